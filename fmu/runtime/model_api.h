@@ -1,0 +1,128 @@
+/*
+ * model_api.h -- the contract between the GENERATED model code (config.h + model.c,
+ * written by `wearcosim build`) and the HAND-WRITTEN FMI 2.0 runtime in fmu/runtime/.
+ *
+ * The runtime is shared by every model and never edited per model.  Everything that is
+ * model specific comes through the macros of config.h and the mdl_* symbols below.
+ *
+ * ---------------------------------------------------------------------------------
+ * Storage.  All values of one instance live in ONE array `double v[NV]`.  A variable's
+ * FMI value reference IS its offset in v, whatever its FMI type (Integer and Boolean
+ * values are stored as doubles holding whole numbers / 0.0 or 1.0).  v is laid out in
+ * slices, each given by an offset/count pair in config.h:
+ *
+ *   OFF_X    N_X    continuous states x                       (fmi2Get/SetContinuousStates)
+ *   OFF_DX   N_X    their derivatives dx/dt                    (fmi2GetDerivatives)
+ *   OFF_P    N_P    parameters: independent ones first, then calculated ones
+ *   OFF_U    N_U    inputs (Real/Integer/Boolean)
+ *   OFF_Y    N_Y    every other variable computed by mdl_eval (algebraics, outputs)
+ *   OFF_D    N_D    discrete variables changed only at events (when-assigned)
+ *   OFF_DPRE N_D    pre() values of the discrete variables
+ *   OFF_M    N_M    relation memories (0/1): value of each event-generating relation,
+ *                   frozen between events.  Event indicator k belongs to relation k.
+ *   OFF_MPRE N_M    their pre() values
+ *   OFF_C    N_C    when-condition values (0/1)
+ *   OFF_CPRE N_C    their pre() values
+ *   OFF_W    N_W    iteration variables of nonlinear algebraic loops (Newton unknowns)
+ *   OFF_SOLVER ...  solver settings, stored as ordinary tunable parameters (inside the
+ *                   parameter slice) at these fixed offsets:
+ *                     v[OFF_SOLVER_METHOD]  0 = auto, 1 = Dormand-Prince 5(4), 2 = implicit
+ *                     v[OFF_SOLVER_RTOL]    relative tolerance; <= 0: use fmi2SetupExperiment's
+ *                                           tolerance if defined, else 1e-6
+ *                     v[OFF_SOLVER_ATOL]    absolute tolerance; <= 0: 1e-3 * rtol... (runtime doc)
+ *                     v[OFF_SOLVER_HMAX]    max step; <= 0: unlimited (still bounded by the
+ *                                           communication step)
+ *
+ * Any slice may be empty (count 0).  NV is the total length.  Every slice's offset is a
+ * compile-time constant in config.h.
+ *
+ * Other config.h macros:
+ *   MODEL_IDENTIFIER   C identifier (prefix for fmi2 symbols via FMI2_FUNCTION_PREFIX)
+ *   MODEL_GUID         string, identical to modelDescription.xml's guid
+ *   N_Z                number of event indicators (== N_M)
+ *   HAS_JACOBIAN       1 if mdl_jac is an exact generated Jacobian, 0 if it returns -1
+ *   DEFAULT_START_TIME, DEFAULT_STOP_TIME, DEFAULT_TOLERANCE (from the experiment annotation)
+ *
+ * ---------------------------------------------------------------------------------
+ * Semantics the runtime relies on:
+ *  - mdl_eval never changes x, p, u, d, m, c.  It fills dx, y and (via Newton) w.
+ *  - Between events, relations are frozen at v[OFF_M+k]; mdl_zc returns indicators whose
+ *    sign is consistent with the memory, with hysteresis built in by the generated code:
+ *    z_k > 0 iff relation k is true, z_k(t) changes sign at least h away from the
+ *    switching surface, so right after an event every |z_k| >= h.  The runtime only
+ *    has to detect sign changes of z between accepted steps (z_old*z_new <= 0 with
+ *    z_old != 0 counts; a sign change to the side the memory already says does not
+ *    happen by construction).
+ *  - Event iteration (ME: fmi2NewDiscreteStates, CS: inside fmi2DoStep, and during
+ *    fmi2ExitInitializationMode): the RUNTIME copies d->dpre, m->mpre, c->cpre, then calls
+ *    mdl_event once.  mdl_event re-evaluates relations from the current continuous values
+ *    (writes m), evaluates when-conditions (writes c), executes the when-clauses whose
+ *    condition became true (c && !cpre, or `initial()` when initial != 0): writes d and may
+ *    reinit states (writes x).  It sets *flags (bit mask MDL_EV_*) and ends with y, dx
+ *    consistent (it calls mdl_eval itself).  The runtime repeats the pass while
+ *    MDL_EV_CHANGED is set (up to a bound; exceeding it is an error "event iteration does
+ *    not converge at t=...").
+ *  - Return codes: 0 = ok; >0 = a problem the runtime must turn into fmi2Discard in CS /
+ *    fmi2Error in ME with the message already reported through rt_log (e.g. NaN, Newton
+ *    failure, a Modelica assert with level=error); MDL_TERMINATE = terminate() was called.
+ * ---------------------------------------------------------------------------------
+ */
+#ifndef WEARCOSIM_MODEL_API_H
+#define WEARCOSIM_MODEL_API_H
+
+#include <stddef.h>
+
+/* variable kinds, one per slot of v (mdl_var[i].kind) */
+enum {
+    MK_PARAM_FIXED = 0,   /* parameter, settable only before fmi2ExitInitializationMode */
+    MK_PARAM_TUNABLE = 1, /* parameter, settable also in event mode / between CS steps  */
+    MK_CALC_PARAM = 2,    /* calculated parameter: never settable                       */
+    MK_INPUT = 3,         /* input: settable any time after instantiation               */
+    MK_STATE = 4,         /* state: start settable before initialization (initial=exact) */
+    MK_DERIV = 5,         /* derivative of a state                                       */
+    MK_COMPUTED = 6,      /* algebraic / output: not settable                            */
+    MK_DISCRETE = 7,      /* discrete variable: start settable before initialization     */
+    MK_INTERNAL = 8       /* pre values, relation memories, when flags, Newton vars      */
+};
+enum { MT_REAL = 0, MT_INTEGER = 1, MT_BOOLEAN = 2 };
+
+typedef struct {
+    const char *name;   /* Modelica name, e.g. "joint.wearDepth[3]"; NULL for internals */
+    unsigned char type; /* MT_* */
+    unsigned char kind; /* MK_* */
+    double min, max;    /* -INFINITY / +INFINITY when absent */
+} MdlVar;
+
+/* flags set by mdl_event */
+#define MDL_EV_CHANGED   1  /* some d, m or c changed: another pass is needed           */
+#define MDL_EV_REINIT    2  /* some state was reinit'ed (valuesOfContinuousStatesChanged) */
+#define MDL_EV_TERMINATE 4  /* terminate() was called                                      */
+#define MDL_TERMINATE    -2 /* return code for terminate() outside event handling          */
+
+/* Context handed to generated code: lets it log and lets the runtime's Newton solver be
+ * reused.  Defined by the runtime (rt_ctx.h); generated code only uses the functions. */
+typedef struct RtCtx RtCtx;
+
+/* ---- provided by the RUNTIME, callable from generated code ---- */
+/* printf-style log; status is an fmi2Status value (0 OK ... 3 Error) */
+void rt_log(RtCtx *ctx, int status, const char *category, const char *fmt, ...);
+/* Solve the model's nonlinear loops: calls mdl_nl_res / mdl_nl_jac until converged,
+ * unknowns are v[OFF_W .. OFF_W+N_W-1] (start: current values).  0 = ok, >0 = failed
+ * (message logged with the time). */
+int rt_newton(RtCtx *ctx, double *v, double t);
+
+/* ---- provided by the GENERATED model.c ---- */
+extern const MdlVar mdl_var[];           /* NV entries, indexed by value reference */
+void mdl_set_start(double *v);           /* all start values / parameter defaults        */
+int  mdl_calc_params(double *v, RtCtx *ctx);  /* calculated parameters from the others   */
+int  mdl_initialize(double *v, double t, RtCtx *ctx); /* initial equations -> x, d; then eval */
+int  mdl_eval(double *v, double t, RtCtx *ctx);        /* dx, y (and w via rt_newton)    */
+void mdl_zc(const double *v, double t, double *z);     /* N_Z event indicators           */
+int  mdl_event(double *v, double t, int initial, RtCtx *ctx, int *flags);
+int  mdl_jac(double *v, double t, double *J, RtCtx *ctx); /* dense N_X*N_X column-major
+                                                            d(dx)/dx; -1: not available */
+/* nonlinear loops (only when N_W > 0) */
+int  mdl_nl_res(const double *v, double t, double *r);   /* N_W residuals at w = v[OFF_W..] */
+int  mdl_nl_jac(const double *v, double t, double *J);   /* N_W*N_W column-major dr/dw   */
+
+#endif

@@ -1,0 +1,142 @@
+"""Command line: ``wearcosim build | check | simulate | demo``."""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _err(msg: str) -> int:
+    print(f"wearcosim: {msg}", file=sys.stderr)
+    return 2
+
+
+def cmd_build(args) -> int:
+    from .export import frontend, openmodelica
+    from .export.build import DEFAULT_OUT, DEFAULT_PACKAGE, build_fmu
+    from .export.errors import ExportError
+    package_dir = Path(args.package or DEFAULT_PACKAGE)
+    out = Path(args.out or DEFAULT_OUT)
+    backend = args.backend
+    if backend == "auto":
+        backend = "openmodelica" if openmodelica.available() else "native"
+    try:
+        if args.file:
+            models = args.models
+            if not models:
+                return _err("--file needs the model name(s) to build")
+        else:
+            models = args.models or frontend.list_models(package_dir, args.prefix)
+        if not models:
+            return _err(f"no models found below {args.prefix} in {package_dir}")
+        seen = {}
+        for m in models:
+            short = m.split(".")[-1]
+            if short in seen:
+                return _err(f"two models would build {short}.fmu: {seen[short]} and {m}")
+            seen[short] = m
+        rc = 0
+        for m in models:
+            try:
+                if backend == "openmodelica":
+                    p = openmodelica.build_fmu(m, package_dir, out)
+                    print(f"built {p} (OpenModelica)")
+                else:
+                    r = build_fmu(m, package_dir, out, path=args.file)
+                    print(f"built {r.fmu}  [{r.seconds:.2f} s, {r.n_states} states, "
+                          f"{r.n_event_indicators} event indicators]")
+            except ExportError as exc:
+                print(f"error: {exc}", file=sys.stderr)
+                rc = 1
+                if not args.keep_going:
+                    return rc
+        return rc
+    except ExportError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+
+
+def cmd_check(args) -> int:
+    from .fmi.check import validate
+    rc = 0
+    for f in args.fmus:
+        problems = validate(f)
+        if args.wear_interface and not problems:
+            from .fmi.check import wear_interface_problems
+            problems = wear_interface_problems(f)
+        if problems:
+            rc = 1
+            print(f"{f}: {len(problems)} problem(s)")
+            for p in problems:
+                print(f"  - {p}")
+        else:
+            print(f"{f}: OK")
+    return rc
+
+
+def cmd_simulate(args) -> int:
+    import numpy as np
+    from fmpy import simulate_fmu
+    kw = {}
+    if args.stop is not None:
+        kw["stop_time"] = args.stop
+    if args.step is not None:
+        kw["output_interval"] = args.step
+    fmi_type = "ModelExchange" if args.me else "CoSimulation"
+    if args.me:
+        kw["solver"] = "CVode"
+    res = simulate_fmu(str(args.fmu), fmi_type=fmi_type, **kw)
+    names = res.dtype.names
+    if args.csv:
+        out = Path(args.csv)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        tmp = out.with_suffix(out.suffix + ".part")
+        np.savetxt(tmp, np.column_stack([res[n] for n in names]), delimiter=",", header=",".join(names), comments="")
+        tmp.replace(out)
+    if args.plot:
+        from .plots.timeseries import plot_result
+        plot_result(res, args.plot, title=Path(args.fmu).stem)
+    print(f"simulated {args.fmu}: {len(res)} rows, variables: {', '.join(names[1:8])}{' ...' if len(names) > 8 else ''}")
+    return 0
+
+
+def cmd_demo(args) -> int:
+    from .demo import run_demo
+    return run_demo(Path(args.out))
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(prog="wearcosim", description=__doc__)
+    sub = p.add_subparsers(dest="cmd", required=True)
+    b = sub.add_parser("build", help="build FMI 2.0 FMUs (ME + CS) from Modelica models")
+    b.add_argument("models", nargs="*", help="dotted class names (default: every model below --prefix)")
+    b.add_argument("--package", help="Modelica package directory (default: modelica/WearCosim)")
+    b.add_argument("--prefix", default="WearCosim.Examples", help="sub-package whose models are built by default")
+    b.add_argument("--file", help="build from this .mo file instead of the package (needs model names)")
+    b.add_argument("--out", help="output directory (default: fmu/build)")
+    b.add_argument("--backend", choices=["auto", "native", "openmodelica"], default="native")
+    b.add_argument("--keep-going", action="store_true", help="continue after a model fails")
+    b.set_defaults(func=cmd_build)
+    c = sub.add_parser("check", help="validate FMUs (FMPy validation; --wear-interface too)")
+    c.add_argument("fmus", nargs="+")
+    c.add_argument("--wear-interface", action="store_true")
+    c.set_defaults(func=cmd_check)
+    s = sub.add_parser("simulate", help="simulate an FMU with FMPy")
+    s.add_argument("fmu")
+    s.add_argument("--me", action="store_true", help="Model Exchange with CVode (default: Co-Simulation)")
+    s.add_argument("--stop", type=float)
+    s.add_argument("--step", type=float)
+    s.add_argument("--csv")
+    s.add_argument("--plot")
+    s.set_defaults(func=cmd_simulate)
+    d = sub.add_parser("demo", help="build the FMUs and run the default co-simulation into results/")
+    d.add_argument("--out", default=str(ROOT / "results"))
+    d.set_defaults(func=cmd_demo)
+    args = p.parse_args(argv)
+    return args.func(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

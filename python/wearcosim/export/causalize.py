@@ -1,0 +1,215 @@
+"""Pass 2 (scalar DAE -> causal blocks): balance check, matching, BLT, block solving.
+
+* Unknowns of the continuous system: the derivatives of the states, the algebraic Reals
+  and the discrete-valued variables defined by equations.  Everything else (time, states,
+  parameters, inputs, discrete variables, pre values, relation memories) is known.
+* Balance: #equations == #unknowns, else an error listing counts and, from a maximum
+  matching, the equations left without a variable and the variables left without an
+  equation (with their source lines).
+* Matching: augmenting paths (Hopcroft-Karp style BFS/DFS); BLT: Tarjan's strongly
+  connected components on the equation dependency graph, in evaluation order.
+* Blocks: a scalar equation linear in its unknown is solved symbolically
+  (``v = -r(v=0) / (dr/dv)``); a larger block linear in its unknowns becomes a dense linear
+  solve ``A v = b`` (CasADi's symbolic QR, fine for the small blocks of mechanisms such as
+  ``M*der(v) = f``); anything nonlinear keeps its unknowns as Newton iteration variables
+  ``w``, solved at run time by the runtime's damped Newton with the generated Jacobian.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import casadi as ca
+
+from .dae import Dae
+from .errors import ExportError
+
+
+@dataclass
+class Block:
+    vars: list            # unknown names
+    eqs: list             # equation indices
+    kind: str             # "explicit" | "linear" | "nonlinear"
+
+
+@dataclass
+class Causal:
+    dae: Dae
+    unknowns: list                    # names, in order: der(x)..., alg..., dalg...
+    sym: dict                         # unknown name -> SX symbol
+    blocks: list                      # [Block] in evaluation order
+    solution: dict                    # unknown name -> SX in knowns (+ w)
+    w: list = field(default_factory=list)         # [(name, SX symbol)] Newton unknowns
+    nl_residuals: list = field(default_factory=list)  # [SX] residuals in knowns + w
+
+
+def unknowns_of(dae: Dae):
+    names, syms = [], {}
+    for sv in dae.scalars.values():
+        if sv.kind == "state":
+            n = f"der({sv.name})"
+            names.append(n)
+            syms[n] = dae.der[sv.name]
+    for sv in dae.scalars.values():
+        if sv.kind in ("alg", "dalg"):
+            names.append(sv.name)
+            syms[sv.name] = sv.sym
+    return names, syms
+
+
+def incidence(residuals, unknown_syms: dict):
+    """For each residual, the indices of the unknowns it depends on."""
+    index = {s.name(): k for k, s in enumerate(unknown_syms.values())}
+    out = []
+    for r in residuals:
+        out.append(sorted({index[s.name()] for s in ca.symvar(r) if s.name() in index}))
+    return out
+
+
+def match(inc, n_vars):
+    """Maximum bipartite matching equations -> variables. Returns (eq->var, var->eq)."""
+    n_eq = len(inc)
+    eq_of_var = [-1] * n_vars
+    var_of_eq = [-1] * n_eq
+    # cheap greedy start
+    for i, vs in enumerate(inc):
+        for v in vs:
+            if eq_of_var[v] < 0:
+                eq_of_var[v] = i
+                var_of_eq[i] = v
+                break
+    import sys
+    sys.setrecursionlimit(max(10000, 4 * (n_eq + n_vars)))
+
+    def augment(i, seen):
+        for v in inc[i]:
+            if v in seen:
+                continue
+            seen.add(v)
+            if eq_of_var[v] < 0 or augment(eq_of_var[v], seen):
+                eq_of_var[v] = i
+                var_of_eq[i] = v
+                return True
+        return False
+
+    for i in range(n_eq):
+        if var_of_eq[i] < 0:
+            augment(i, set())
+    return var_of_eq, eq_of_var
+
+
+def tarjan(n, succ):
+    """Strongly connected components of a graph (iterative Tarjan), in reverse topological
+    order of the condensation (i.e. a component comes after every component it reaches)."""
+    index = [None] * n
+    low = [0] * n
+    onstack = [False] * n
+    stack, comps = [], []
+    counter = 0
+    for root in range(n):
+        if index[root] is not None:
+            continue
+        work = [(root, 0)]
+        while work:
+            v, pi = work.pop()
+            if pi == 0:
+                index[v] = low[v] = counter
+                counter += 1
+                stack.append(v)
+                onstack[v] = True
+            recurse = False
+            for k in range(pi, len(succ[v])):
+                w = succ[v][k]
+                if index[w] is None:
+                    work.append((v, k + 1))
+                    work.append((w, 0))
+                    recurse = True
+                    break
+                elif onstack[w]:
+                    low[v] = min(low[v], index[w])
+            if recurse:
+                continue
+            if low[v] == index[v]:
+                comp = []
+                while True:
+                    w = stack.pop()
+                    onstack[w] = False
+                    comp.append(w)
+                    if w == v:
+                        break
+                comps.append(comp)
+            if work:
+                u = work[-1][0]
+                low[u] = min(low[u], low[v])
+    return comps
+
+
+def check_balance(dae: Dae, residuals, names, syms, what="model"):
+    n_eq, n_var = len(residuals), len(names)
+    inc = incidence([r for r, _ in residuals], syms)
+    var_of_eq, eq_of_var = match(inc, n_var)
+    free_eqs = [i for i in range(n_eq) if var_of_eq[i] < 0]
+    free_vars = [names[v] for v in range(n_var) if eq_of_var[v] < 0]
+    if n_eq != n_var or free_eqs or free_vars:
+        lines = [f"{what} is {'unbalanced' if n_eq != n_var else 'structurally singular'}: "
+                 f"{n_eq} scalar equations, {n_var} unknowns"]
+        if free_vars:
+            lines.append("variables without an equation: " + ", ".join(free_vars[:20]) +
+                         (" ..." if len(free_vars) > 20 else ""))
+        if free_eqs:
+            lines.append("equations without a variable (over-determined): " +
+                         "; ".join(f"{residuals[i][1]}: {residuals[i][0]} = 0" for i in free_eqs[:10]))
+        loc = residuals[free_eqs[0]][1] if free_eqs else dae.model.loc
+        raise ExportError("\n  ".join(lines), loc, "balance")
+    return inc, var_of_eq
+
+
+def causalize(dae: Dae) -> Causal:
+    names, syms = unknowns_of(dae)
+    residuals = dae.equations
+    inc, var_of_eq = check_balance(dae, residuals, names, syms)
+    n = len(residuals)
+    # dependency: eq i needs the equation that defines each of its other unknowns
+    eq_of_var = {v: i for i, v in enumerate(var_of_eq)}
+    succ = [[eq_of_var[v] for v in inc[i] if v != var_of_eq[i]] for i in range(n)]
+    comps = tarjan(n, succ)      # dependencies first
+    res = [r for r, _ in residuals]
+    sym_list = list(syms.values())
+    solution = {}
+    causal = Causal(dae, names, syms, [], solution)
+    known_from, known_to = [], []    # substitution of solved unknowns
+
+    def subst(x):
+        if not known_from:
+            return x
+        return ca.substitute(x, ca.vertcat(*known_from), ca.vertcat(*known_to))
+
+    for comp in comps:
+        eqs = sorted(comp)
+        vnames = [names[var_of_eq[i]] for i in eqs]
+        vsyms = [sym_list[var_of_eq[i]] for i in eqs]
+        r = subst(ca.vertcat(*[res[i] for i in eqs]))
+        V = ca.vertcat(*vsyms)
+        J = ca.jacobian(r, V)
+        if not ca.depends_on(J, V):
+            r0 = ca.substitute(r, V, ca.DM.zeros(V.shape[0]))
+            if len(eqs) == 1:
+                if J.is_zero():
+                    raise ExportError(f"equation cannot be solved for {vnames[0]} (zero coefficient)",
+                                      residuals[eqs[0]][1], "structure")
+                sol = [-r0 / J]
+                kind = "explicit"
+            else:
+                sol = ca.vertsplit(ca.solve(J, -r0))
+                kind = "linear"
+            for nm, sy, s in zip(vnames, vsyms, sol):
+                solution[nm] = s
+                known_from.append(sy)
+                known_to.append(s)
+        else:
+            kind = "nonlinear"
+            for nm, sy in zip(vnames, vsyms):
+                causal.w.append((nm, sy))
+                solution[nm] = sy
+            causal.nl_residuals.extend(ca.vertsplit(r))
+        causal.blocks.append(Block(vnames, eqs, kind))
+    return causal

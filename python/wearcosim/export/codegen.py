@@ -1,0 +1,570 @@
+"""Pass 3 (causal blocks -> C): lay out the value array, build the CasADi functions the
+runtime needs, generate their C code, render ``config.h``, ``model.c`` and
+``modelDescription.xml``.
+
+Everything generated here is stamped "do not edit"; the FMI runtime in ``fmu/runtime``
+is shared and hand-written.  The contract between the two is ``fmu/runtime/model_api.h``.
+
+CasADi functions (all take ``(v[NV], t, initial)``):
+
+``eval``    derivatives, algebraic Reals, discrete-valued variables defined by equations
+``zc``      event indicators (relations with hysteresis, see ``events.py``)
+``rel``     relation values from the continuous values (event mode)
+``cond``    when-condition values
+``fire``    new discrete values and re-initialised states of the firing when-branches,
+            plus flags (reinit, terminate)
+``asserts`` assert conditions (1 = holds)
+``jac``     dense d(der x)/dx (only without nonlinear loops; else the runtime differences)
+``nlres``/``nljac``  residuals/Jacobian of the nonlinear loops in the Newton unknowns w
+``params``  calculated parameters
+``init``    initial values of states and discrete variables (start expressions, initial
+            equations)
+"""
+from __future__ import annotations
+
+import hashlib
+import math
+import os
+import tempfile
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from string import Template
+from xml.sax.saxutils import quoteattr, escape
+
+import casadi as ca
+import numpy as np
+
+from .causalize import Causal, check_balance, incidence, match
+from .errors import ExportError
+from .symbolic import to_num
+
+TEMPLATES = Path(__file__).resolve().parents[3] / "fmu" / "templates"
+
+SOLVER_PARAMS = [
+    # name, type, start, min, max, description
+    ("solver.method", "Integer", 0, 0, 2,
+     "Co-Simulation solver: 0 = auto, 1 = Dormand-Prince 5(4) (explicit), 2 = implicit (L-stable, uses the Jacobian)"),
+    ("solver.rtol", "Real", 0.0, 0.0, 1.0,
+     "Relative tolerance of the embedded solver; 0 = tolerance of fmi2SetupExperiment, else 1e-6"),
+    ("solver.atol", "Real", 0.0, 0.0, 1e10,
+     "Absolute tolerance of the embedded solver; 0 = runtime default"),
+    ("solver.hmax", "Real", 0.0, 0.0, 1e100,
+     "Maximum step of the embedded solver [s]; 0 = limited by the communication step only"),
+]
+
+
+@dataclass
+class Slot:
+    name: str
+    kind: str           # fmi-facing kind (see model_api.h MK_*)
+    type: str           # Real | Integer | Boolean
+    sym: object         # SX symbol in the input vector
+    scalar: object = None  # ScalarVar or None
+    start: object = None
+    causality: str = "local"
+    variability: str = "continuous"
+    initial: str = ""
+    description: str = ""
+    unit: str = ""
+    min: float = -math.inf
+    max: float = math.inf
+    derivative_of: int = -1   # index (slot) of the state for derivatives
+
+
+@dataclass
+class Layout:
+    slots: list = field(default_factory=list)
+    off: dict = field(default_factory=dict)     # slice name -> offset
+    n: dict = field(default_factory=dict)       # slice name -> count
+
+    def add_slice(self, name, items):
+        self.off[name] = len(self.slots)
+        self.n[name] = len(items)
+        self.slots.extend(items)
+
+    @property
+    def NV(self):
+        return len(self.slots)
+
+
+def _num(x, default=0.0):
+    n = to_num(x)
+    if n is None:
+        return None
+    return float(n)
+
+
+def _lit(e):
+    """Numeric value of a literal min/max attribute (None if not a literal)."""
+    from . import ir
+    if isinstance(e, ir.Lit) and not isinstance(e.value, str):
+        return float(e.value)
+    if isinstance(e, ir.Un) and e.op == "-":
+        v = _lit(e.a)
+        return -v if v is not None else None
+    return None
+
+
+def _bounds(sv):
+    lo = _lit(sv.base.min) if sv.base.min is not None else None
+    hi = _lit(sv.base.max) if sv.base.max is not None else None
+    return (-math.inf if lo is None else lo), (math.inf if hi is None else hi)
+
+
+def layout(causal: Causal) -> Layout:
+    dae = causal.dae
+    L = Layout()
+    S = list(dae.scalars.values())
+
+    def mk(sv, kind, **kw):
+        lo, hi = _bounds(sv)
+        kw.setdefault("causality", "output" if sv.base.causality == "output" else "local")
+        return Slot(sv.name, kind, sv.type, sv.sym, sv, sv.start,
+                    description=sv.base.description, unit=sv.base.unit, min=lo, max=hi, **kw)
+
+    states = [s for s in S if s.kind == "state"]
+    L.add_slice("X", [mk(s, "MK_STATE") for s in states])
+    L.add_slice("DX", [Slot(f"der({s.name})", "MK_DERIV", "Real", dae.der[s.name], None, None,
+                            description=f"Time derivative of {s.name}",
+                            unit=(s.base.unit + "/s") if s.base.unit else "", derivative_of=k)
+                       for k, s in enumerate(states)])
+    params = [mk(s, "MK_PARAM_FIXED", causality="parameter") for s in S if s.kind == "param" and not getattr(s, "structural", False)]
+    for p in params:
+        p.causality = "parameter"
+    calcs = [mk(s, "MK_CALC_PARAM") for s in S if s.kind == "calc" and not getattr(s, "structural", False)]
+    for p in calcs:
+        p.causality = "calculatedParameter"
+    consts = []
+    for s in S:
+        if s.kind == "const" or (s.kind in ("param", "calc") and getattr(s, "structural", False)):
+            val = s.value if s.kind == "const" else dae.param_values.get(s.name)
+            sl = mk(s, "MK_CALC_PARAM")
+            sl.sym = ca.SX.sym(f"$const_{s.name}")
+            sl.start = val
+            sl.variability = "constant"
+            consts.append(sl)
+    solver = []
+    for name, typ, start, lo, hi, desc in SOLVER_PARAMS:
+        solver.append(Slot(name, "MK_PARAM_TUNABLE", typ, ca.SX.sym(name), None, start,
+                           causality="parameter", variability="tunable", initial="exact",
+                           description=desc, min=lo, max=hi))
+    L.add_slice("P", params + calcs + consts + solver)
+    L.n["P_INDEP"] = len(params)
+    L.n["P_CALC"] = len(calcs)
+    L.off["SOLVER"] = L.off["P"] + len(params) + len(calcs) + len(consts)
+    L.add_slice("U", [mk(s, "MK_INPUT", causality="input") for s in S if s.kind == "input"])
+    for u in L.slots[L.off["U"]:]:
+        u.causality = "input"
+    L.add_slice("Y", [mk(s, "MK_COMPUTED") for s in S if s.kind == "alg"])
+    dalg = [mk(s, "MK_COMPUTED") for s in S if s.kind == "dalg"]
+    disc = [mk(s, "MK_DISCRETE") for s in S if s.kind == "disc"]
+    L.add_slice("D", dalg + disc)
+    L.n["DALG"] = len(dalg)
+    L.add_slice("DPRE", [Slot(f"pre({s.name})", "MK_INTERNAL", s.type, dae.pre[s.name])
+                         for s in dalg + disc])
+    rels = dae.events.relations
+    L.add_slice("M", [Slot(f"$rel{k}", "MK_INTERNAL", "Boolean", r.m) for k, r in enumerate(rels)])
+    L.add_slice("MPRE", [Slot(f"$relpre{k}", "MK_INTERNAL", "Boolean", ca.SX.sym(f"$relpre{k}")) for k in range(len(rels))])
+    conds = []
+    for wi, w in enumerate(dae.whens):
+        for bi, (cs, _) in enumerate(w.branches):
+            for ci, _c in enumerate(cs):
+                conds.append(Slot(f"$when{wi}.{bi}.{ci}", "MK_INTERNAL", "Boolean", ca.SX.sym(f"$when{wi}.{bi}.{ci}")))
+    L.add_slice("C", conds)
+    L.add_slice("CPRE", [Slot(s.name + ".pre", "MK_INTERNAL", "Boolean", ca.SX.sym(s.name + ".pre")) for s in conds])
+    L.add_slice("W", [Slot(f"$w.{n}", "MK_INTERNAL", "Real", sy) for n, sy in causal.w])
+    return L
+
+
+@dataclass
+class Generated:
+    layout: Layout
+    functions: dict          # name -> casadi.Function
+    n_asserts: int
+    assert_msgs: list
+    has_jac: bool
+    init_exprs: dict         # info for XML (which states are calculated)
+    guid: str
+    model_name: str
+    identifier: str
+
+
+def build_functions(causal: Causal) -> Generated:
+    dae = causal.dae
+    L = layout(causal)
+    V = ca.vertcat(*[s.sym for s in L.slots])
+    t, INIT = dae.t, dae.init_flag
+    inputs = [V, t, INIT]
+    sol = causal.solution
+
+    def solved(x):
+        """Substitute every unknown by its solution (knowns + w only)."""
+        names = [n for n in causal.unknowns if not (isinstance(sol[n], ca.SX) and sol[n].is_symbolic() and sol[n].name() == causal.sym[n].name())]
+        if not names:
+            return x
+        return ca.substitute(x, ca.vertcat(*[causal.sym[n] for n in names]), ca.vertcat(*[sol[n] for n in names]))
+
+    # constants: their symbols must not appear; substitute numeric values
+    states = L.slots[L.off["X"]:L.off["X"] + L.n["X"]]
+    dx = [sol[f"der({s.name})"] for s in states]
+    ys = [sol[s.name] for s in L.slots[L.off["Y"]:L.off["Y"] + L.n["Y"]]]
+    dalg = [sol[s.name] for s in L.slots[L.off["D"]:L.off["D"] + L.n["DALG"]]]
+    # structural params that got folded late: substitute their values everywhere
+    fold_from, fold_to = [], []
+    for s in L.slots[L.off["P"]:L.off["P"] + L.n["P"]]:
+        if s.variability == "constant" and s.scalar is not None and s.scalar.sym is not None:
+            fold_from.append(s.scalar.sym)
+            fold_to.append(float(s.start))
+
+    def fold(x):
+        x = ca.vertcat(*x) if isinstance(x, list) else x
+        if x.numel() == 0:
+            return x
+        if fold_from:
+            x = ca.substitute(x, ca.vertcat(*fold_from), ca.vertcat(*fold_to))
+        return x
+
+    eval_out = fold(ca.vertcat(*(dx + ys + dalg))) if (dx or ys or dalg) else ca.SX(0, 1)
+    F = {}
+    F["eval"] = ca.Function("wc_eval", inputs, [eval_out])
+    rels = dae.events.relations
+    F["zc"] = ca.Function("wc_zc", inputs, [fold(solved(ca.vertcat(*[r.indicator() for r in rels]))) if rels else ca.SX(0, 1)])
+    F["rel"] = ca.Function("wc_rel", inputs, [fold(solved(ca.vertcat(*[r.value() for r in rels]))) if rels else ca.SX(0, 1)])
+
+    # when-clauses
+    cond_exprs = []
+    fire_disc = {s.name: s.sym for s in L.slots[L.off["D"] + L.n["DALG"]:L.off["D"] + L.n["D"]]}
+    new_disc = dict(fire_disc)
+    new_x = {s.name: s.sym for s in states}
+    reinit_flag = ca.SX(0)
+    term_flag = ca.SX(0)
+    when_asserts = []
+    ci = 0
+    cslots = L.slots[L.off["C"]:L.off["C"] + L.n["C"]]
+    cpres = L.slots[L.off["CPRE"]:L.off["CPRE"] + L.n["CPRE"]]
+    for w in dae.whens:
+        taken = ca.SX(0)
+        for conds, eqs in w.branches:
+            fire = ca.SX(0)
+            for c in conds:
+                cond_exprs.append(c)
+                fire = ca.logic_or(fire, ca.logic_and(cslots[ci].sym, ca.logic_not(cpres[ci].sym)))
+                ci += 1
+            active = ca.logic_and(fire, ca.logic_not(taken))
+            taken = ca.logic_or(taken, fire)
+            for kind, target, value, msg, loc in eqs:
+                if kind == "assign":
+                    new_disc[target] = ca.if_else(active, value, new_disc[target])
+                elif kind == "reinit":
+                    new_x[target] = ca.if_else(active, value, new_x[target])
+                    reinit_flag = ca.logic_or(reinit_flag, active)
+                elif kind == "terminate":
+                    term_flag = ca.logic_or(term_flag, active)
+                elif kind == "assert":
+                    when_asserts.append((ca.logic_or(ca.logic_not(active), value), msg, loc))
+    # pre() of states inside when bodies means the value before reinit: that is x itself
+    F["cond"] = ca.Function("wc_cond", inputs, [fold(solved(ca.vertcat(*cond_exprs))) if cond_exprs else ca.SX(0, 1)])
+    fire_out = [new_disc[n] for n in fire_disc] + [new_x[s.name] for s in states] + [reinit_flag, term_flag]
+    F["fire"] = ca.Function("wc_fire", inputs, [fold(solved(ca.vertcat(*fire_out)))])
+    asserts = [(c, m, lvl, loc) for c, m, lvl, loc in dae.asserts] + [(c, m, "error", loc) for c, m, loc in when_asserts]
+    F["asserts"] = ca.Function("wc_asserts", inputs, [fold(solved(ca.vertcat(*[a[0] for a in asserts]))) if asserts else ca.SX(0, 1)])
+    xs = ca.vertcat(*[s.sym for s in states]) if states else ca.SX(0, 1)
+    has_jac = not causal.w
+    if states:
+        jac = ca.densify(ca.jacobian(eval_out[:len(states)], xs)) if has_jac else ca.SX(0, 1)
+    else:
+        jac = ca.SX(0, 1)
+    F["jac"] = ca.Function("wc_jac", inputs, [jac])
+    if causal.w:
+        wv = ca.vertcat(*[sy for _, sy in causal.w])
+        r = fold(ca.vertcat(*causal.nl_residuals))
+        F["nlres"] = ca.Function("wc_nlres", inputs, [r])
+        F["nljac"] = ca.Function("wc_nljac", inputs, [ca.densify(ca.jacobian(r, wv))])
+    calcs = L.slots[L.off["P"] + L.n["P_INDEP"]:L.off["P"] + L.n["P_INDEP"] + L.n["P_CALC"]]
+    # calculated parameters may depend on each other: substitute to a fixed point
+    calc_expr = [s.start for s in calcs]
+    if calcs:
+        csyms = ca.vertcat(*[s.sym for s in calcs])
+        ce = ca.vertcat(*[c if isinstance(c, ca.SX) else ca.SX(float(c)) for c in calc_expr])
+        for _ in range(len(calcs) + 1):
+            if not ca.depends_on(ce, csyms):
+                break
+            ce = ca.substitute(ce, csyms, ce)
+        if ca.depends_on(ce, csyms):
+            raise ExportError("calculated parameters depend on each other cyclically", dae.model.loc, "structure")
+        F["params"] = ca.Function("wc_params", inputs, [fold(ce)])
+    else:
+        F["params"] = ca.Function("wc_params", inputs, [ca.SX(0, 1)])
+
+    init_x, calc_states = initial_values(causal, L, solved, fold)
+    F["init"] = ca.Function("wc_init", inputs, [init_x])
+    for s in states:
+        s.initial = "calculated" if s.name in calc_states else "exact"
+    model_name = dae.model.name
+    ident = model_name.replace(".", "_")
+    guid = "{" + str(uuid.UUID(hashlib.md5(("wearcosim:" + model_name + str(L.NV) + "".join(s.name for s in L.slots)).encode()).hexdigest())) + "}"
+    return Generated(L, F, len(asserts), asserts, has_jac, {"calc_states": calc_states}, guid, model_name, ident)
+
+
+def initial_values(causal: Causal, L: Layout, solved, fold):
+    """Initial states and discrete values: start expressions, then initial equations
+    solved for the states that are not fixed."""
+    dae = causal.dae
+    states = L.slots[L.off["X"]:L.off["X"] + L.n["X"]]
+    dslots = L.slots[L.off["D"]:L.off["D"] + L.n["D"]]
+    x0 = {}
+    calc = set()
+    for s in states:
+        st = s.start
+        if isinstance(st, ca.SX) and not st.is_constant():
+            x0[s.name] = st
+            calc.add(s.name)
+        else:
+            x0[s.name] = s.sym       # keep the (possibly user-set) start value in v
+    d0 = []
+    for s in dslots:
+        st = s.start
+        if isinstance(st, ca.SX) and not st.is_constant():
+            d0.append(st)
+        else:
+            d0.append(s.sym)
+    if dae.initial_equations:
+        res = [solved(r) for r, _ in dae.initial_equations]
+        free = [s for s in states if s.scalar.base.fixed is not True]
+        syms = {s.name: s.sym for s in free}
+        if len(res) > len(free):
+            raise ExportError(f"{len(res)} initial equations but only {len(free)} states with fixed=false",
+                              dae.initial_equations[0][1], "balance")
+        inc = incidence(res, syms)
+        var_of_eq, eq_of_var = match(inc, len(free))
+        if any(v < 0 for v in var_of_eq):
+            i = var_of_eq.index(-1)
+            raise ExportError("initial equation does not determine any free state",
+                              dae.initial_equations[i][1], "balance")
+        chosen = [free[v] for v in var_of_eq]
+        Vv = ca.vertcat(*[s.sym for s in chosen])
+        R = ca.vertcat(*res)
+        J = ca.jacobian(R, Vv)
+        if ca.depends_on(J, Vv):
+            raise ExportError("nonlinear initial equations are not supported (write them linear in the "
+                              "states, or use start values)", dae.initial_equations[0][1], "unsupported")
+        sol = ca.vertsplit(ca.solve(J, -ca.substitute(R, Vv, ca.DM.zeros(Vv.shape[0]))))
+        for s, e in zip(chosen, sol):
+            x0[s.name] = e
+            calc.add(s.name)
+    out = [x0[s.name] for s in states] + d0
+    return (fold(ca.vertcat(*out)) if out else ca.SX(0, 1)), calc
+
+
+# ----------------------------------------------------------------------------- C code
+def _cstr(s: str) -> str:
+    return '"' + s.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
+
+
+def _cnum(x) -> str:
+    if x is None:
+        return "0.0"
+    x = float(x)
+    if math.isinf(x):
+        return "INFINITY" if x > 0 else "(-INFINITY)"
+    if math.isnan(x):
+        return "NAN"
+    return repr(x)
+
+
+def render_c(gen: Generated, outdir: Path, experiment: dict):
+    L = gen.layout
+    outdir.mkdir(parents=True, exist_ok=True)
+    # CasADi code
+    cg = ca.CodeGenerator("wc_casadi.c", {"with_header": False, "with_export": False, "casadi_real": "double",
+                                          "casadi_int": "long long int", "main": False, "verbose": False,
+                                          "mex": False, "cpp": False})
+    for f in gen.functions.values():
+        cg.add(f)
+    code = cg.dump()
+    stamp = f"/* Generated by wearcosim build from {gen.model_name} -- do not edit. */\n"
+    (outdir / "wc_casadi.inc").write_text(stamp + code)
+
+    def wrapper(key, f):
+        return (f"static int call_{key}(const double *v, double t, double init, double *out) {{\n"
+                f"    const casadi_real *arg[{max(f.sz_arg(), 3)}] = {{v, &t, &init}};\n"
+                f"    casadi_real *res[{max(f.sz_res(), 1)}] = {{out}};\n"
+                f"    casadi_int iw[{max(f.sz_iw(), 1)}];\n"
+                f"    casadi_real w[{max(f.sz_w(), 1)}];\n"
+                f"    return {f.name()}(arg, res, iw, w, 0);\n}}\n")
+    wrappers = "\n".join(wrapper(k, f) for k, f in gen.functions.items())
+    kinds = []
+    for s in L.slots:
+        nm = _cstr(s.name) if s.kind != "MK_INTERNAL" else "NULL"
+        ty = {"Real": "MT_REAL", "Integer": "MT_INTEGER", "Boolean": "MT_BOOLEAN"}[s.type]
+        kinds.append(f"    {{{nm}, {ty}, {s.kind}, {_cnum(s.min)}, {_cnum(s.max)}}}")
+    starts = []
+    for s in L.slots:
+        st = s.start
+        n = to_num(st) if st is not None else 0.0
+        if isinstance(st, (bool, np.bool_)):
+            n = float(st)
+        starts.append(_cnum(n if n is not None else 0.0))
+    amsgs = []
+    for c, m, lvl, loc in gen.assert_msgs:
+        amsgs.append(f"    {{{_cstr(m)}, {_cstr(str(loc))}, {1 if lvl == 'error' else 0}}}")
+    subs = dict(
+        MODEL_NAME=gen.model_name, STAMP=stamp.strip(),
+        VAR_TABLE=",\n".join(kinds) if kinds else "    {NULL, 0, 0, 0, 0}",
+        START_VALUES=", ".join(starts) if starts else "0.0",
+        WRAPPERS=wrappers,
+        ASSERT_TABLE=",\n".join(amsgs) if amsgs else "    {NULL, NULL, 0}",
+        N_ASSERT=str(gen.n_asserts),
+        N_DISC=str(L.n["D"] - L.n["DALG"]),
+    )
+    tpl = Template((TEMPLATES / "model.c.in").read_text())
+    (outdir / "model.c").write_text(tpl.substitute(subs))
+    exp = experiment or {}
+    cfg = dict(
+        STAMP=stamp.strip(), IDENT=gen.identifier, GUID=gen.guid, NV=str(L.NV),
+        N_X=str(L.n["X"]), OFF_X=str(L.off["X"]), OFF_DX=str(L.off["DX"]),
+        OFF_P=str(L.off["P"]), N_P=str(L.n["P"]), N_P_INDEP=str(L.n["P_INDEP"]), N_P_CALC=str(L.n["P_CALC"]),
+        OFF_U=str(L.off["U"]), N_U=str(L.n["U"]), OFF_Y=str(L.off["Y"]), N_Y=str(L.n["Y"]),
+        OFF_D=str(L.off["D"]), N_D=str(L.n["D"]), N_DALG=str(L.n["DALG"]), OFF_DPRE=str(L.off["DPRE"]),
+        OFF_M=str(L.off["M"]), N_M=str(L.n["M"]), OFF_MPRE=str(L.off["MPRE"]),
+        OFF_C=str(L.off["C"]), N_C=str(L.n["C"]), OFF_CPRE=str(L.off["CPRE"]),
+        OFF_W=str(L.off["W"]), N_W=str(L.n["W"]),
+        OFF_SOLVER=str(L.off["SOLVER"]), HAS_JACOBIAN="1" if gen.has_jac else "0",
+        START_TIME=_cnum(exp.get("StartTime", 0.0)), STOP_TIME=_cnum(exp.get("StopTime", 1.0)),
+        TOLERANCE=_cnum(exp.get("Tolerance", 1e-6)),
+    )
+    tpl = Template((TEMPLATES / "config.h.in").read_text())
+    (outdir / "config.h").write_text(tpl.substitute(cfg))
+
+
+# ----------------------------------------------------------------------------- XML
+def render_xml(gen: Generated, experiment: dict, description: str = "", source_files=("model.c",)) -> str:
+    L = gen.layout
+    out = ['<?xml version="1.0" encoding="UTF-8"?>',
+           f'<!-- Generated by wearcosim build from {escape(gen.model_name)} -- do not edit. -->']
+    n_ev = L.n["M"]
+    out.append(f'<fmiModelDescription fmiVersion="2.0" modelName={quoteattr(gen.model_name)} '
+               f'guid={quoteattr(gen.guid)} description={quoteattr(description or gen.model_name)} '
+               f'generationTool="wearcosim" variableNamingConvention="structured" '
+               f'numberOfEventIndicators="{n_ev}">')
+    caps = ('canGetAndSetFMUstate="true" canSerializeFMUstate="true" '
+            'providesDirectionalDerivative="false" canNotUseMemoryManagementFunctions="true"')
+    out.append(f'  <ModelExchange modelIdentifier={quoteattr(gen.identifier)} {caps} '
+               f'completedIntegratorStepNotNeeded="true">')
+    out.append(_source_files(source_files))
+    out.append('  </ModelExchange>')
+    out.append(f'  <CoSimulation modelIdentifier={quoteattr(gen.identifier)} {caps} '
+               f'canHandleVariableCommunicationStepSize="true" canInterpolateInputs="false" '
+               f'maxOutputDerivativeOrder="0">')
+    out.append(_source_files(source_files))
+    out.append('  </CoSimulation>')
+    units = sorted({s.unit for s in L.slots if s.unit and s.type == "Real" and s.kind != "MK_INTERNAL"})
+    if units:
+        out.append('  <UnitDefinitions>')
+        for u in units:
+            out.append(f'    <Unit name={quoteattr(u)}/>')
+        out.append('  </UnitDefinitions>')
+    if experiment:
+        attrs = " ".join(f'{k}="{experiment[k]!r}"' for k in ("startTime", "stopTime", "tolerance", "stepSize") if k in experiment)
+        out.append(f'  <DefaultExperiment {attrs}/>')
+    out.append('  <ModelVariables>')
+    index = {}
+    exported = [k for k, s in enumerate(L.slots) if s.kind != "MK_INTERNAL"]
+    for pos, k in enumerate(exported, 1):
+        index[k] = pos
+    for k in exported:
+        s = L.slots[k]
+        caus, var, init, start = _fmi_attrs(s, L, k)
+        s.causality, s.variability, s.initial = caus, var, init
+        a = [f'name={quoteattr(s.name)}', f'valueReference="{k}"']
+        if s.description:
+            a.append(f'description={quoteattr(s.description)}')
+        a.append(f'causality="{caus}"')
+        a.append(f'variability="{var}"')
+        if init:
+            a.append(f'initial="{init}"')
+        t_attr = []
+        if s.type == "Real":
+            if s.unit:
+                t_attr.append(f'unit={quoteattr(s.unit)}')
+            if s.derivative_of >= 0:
+                t_attr.append(f'derivative="{index[L.off["X"] + s.derivative_of]}"')
+        if s.type in ("Real", "Integer"):
+            if math.isfinite(s.min):
+                t_attr.append(f'min="{_fmt(s.min, s.type)}"')
+            if math.isfinite(s.max):
+                t_attr.append(f'max="{_fmt(s.max, s.type)}"')
+        if start is not None:
+            t_attr.append(f'start="{_fmt(start, s.type)}"')
+        out.append(f'    <ScalarVariable {" ".join(a)}>')
+        out.append(f'      <{s.type} {" ".join(t_attr)}/>')
+        out.append('    </ScalarVariable>')
+    out.append('  </ModelVariables>')
+    out.append('  <ModelStructure>')
+    outs = [k for k in exported if L.slots[k].causality == "output"]
+    if outs:
+        out.append('    <Outputs>')
+        out.extend(f'      <Unknown index="{index[k]}"/>' for k in outs)
+        out.append('    </Outputs>')
+    ders = [k for k in exported if L.slots[k].kind == "MK_DERIV"]
+    if ders:
+        out.append('    <Derivatives>')
+        out.extend(f'      <Unknown index="{index[k]}"/>' for k in ders)
+        out.append('    </Derivatives>')
+    init_unknowns = []
+    for k in exported:
+        s = L.slots[k]
+        if (s.causality == "output" and s.initial in ("approx", "calculated")) or s.causality == "calculatedParameter" \
+                or (s.kind in ("MK_STATE", "MK_DERIV") and s.initial in ("approx", "calculated")):
+            init_unknowns.append(k)
+    if init_unknowns:
+        out.append('    <InitialUnknowns>')
+        out.extend(f'      <Unknown index="{index[k]}"/>' for k in sorted(init_unknowns, key=lambda k: index[k]))
+        out.append('    </InitialUnknowns>')
+    out.append('  </ModelStructure>')
+    out.append('</fmiModelDescription>')
+    return "\n".join(out) + "\n"
+
+
+def _fmt(x, typ):
+    if typ == "Boolean":
+        return "true" if float(x) else "false"
+    if typ == "Integer":
+        return str(int(round(float(x))))
+    return repr(float(x))
+
+
+def _fmi_attrs(s: Slot, L: Layout, k: int):
+    """(causality, variability, initial, start) following FMI 2.0's rules."""
+    disc = "discrete" if s.type != "Real" else "continuous"
+    if s.kind == "MK_STATE":
+        caus = s.causality
+        init = s.initial or "exact"
+        return caus, "continuous", init, (s.start if init == "exact" else None)
+    if s.kind == "MK_DERIV":
+        return "local", "continuous", "calculated", None
+    if s.kind == "MK_PARAM_FIXED":
+        return "parameter", "fixed", "exact", s.start
+    if s.kind == "MK_PARAM_TUNABLE":
+        return "parameter", "tunable", "exact", s.start
+    if s.kind == "MK_CALC_PARAM":
+        if s.variability == "constant":
+            return "local", "constant", "exact", s.start
+        return "calculatedParameter", "fixed", "calculated", None
+    if s.kind == "MK_INPUT":
+        return "input", disc, "", (s.start if s.start is not None and to_num(s.start) is not None else 0.0)
+    if s.kind == "MK_DISCRETE":
+        if s.causality == "output":
+            return "output", "discrete", "calculated", None
+        st = s.start
+        if st is not None and to_num(st) is not None:
+            return "local", "discrete", "exact", to_num(st)
+        return "local", "discrete", "calculated", None
+    # computed
+    var = "discrete" if s.type != "Real" else "continuous"
+    return s.causality, var, "calculated", None
+
+
+def _source_files(files):
+    return "    <SourceFiles>\n" + "\n".join(f'      <File name="{f}"/>' for f in files) + "\n    </SourceFiles>"

@@ -1,0 +1,483 @@
+"""Pass 1 (IR -> scalar DAE): classify variables, create one CasADi symbol per scalar,
+evaluate every equation into scalar residuals, extract events and when-clauses.
+
+Variable classes (``ScalarVar.kind``):
+
+``param``   independent Real parameter (start = its literal/constant binding), FMI "fixed"
+``calc``    calculated parameter (binding depends on other parameters)
+``const``   constant, or structural parameter (Integer/Boolean parameters and any parameter
+            whose value fixes a size, range or subscript): folded to a number at build time,
+            exported as ``variability="constant"``
+``input``   top-level input
+``state``   appears under ``der()``
+``alg``     Real, continuous-time, computed by the equations
+``dalg``    Integer/Boolean (discrete-valued) computed by equations outside when-clauses
+            (piecewise constant: changes only at events)
+``disc``    assigned in a when-clause (Real, Integer or Boolean)
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Optional
+
+import casadi as ca
+import numpy as np
+
+from . import ir
+from .errors import ExportError
+from .events import EventRegistry
+from .symbolic import Evaluator, _numeric, as_sx, is_num, to_num
+
+
+@dataclass
+class ScalarVar:
+    name: str                 # FMI name, e.g. "q[1]" or "joint.M[1,2]"
+    base: ir.Var
+    index: tuple              # 0-based index inside the base array
+    kind: str
+    sym: Optional[ca.SX] = None
+    start: object = None      # number, or SX expression of parameters
+    value: object = None      # numeric value for const
+    type: str = "Real"
+
+    @property
+    def causality(self):
+        return self.base.causality
+
+
+@dataclass
+class Dae:
+    model: ir.Model
+    t: ca.SX
+    init_flag: ca.SX
+    scalars: dict = field(default_factory=dict)          # name -> ScalarVar (declaration order)
+    der: dict = field(default_factory=dict)              # state name -> der symbol
+    pre: dict = field(default_factory=dict)              # disc/dalg name -> pre symbol
+    equations: list = field(default_factory=list)        # [(SX residual, Loc)]
+    initial_equations: list = field(default_factory=list)
+    whens: list = field(default_factory=list)            # [WhenS]
+    asserts: list = field(default_factory=list)          # [(SX cond, message, level, Loc)]
+    events: EventRegistry = None
+    param_values: dict = field(default_factory=dict)     # param/calc name -> numeric default
+
+    def of_kind(self, *kinds):
+        return [s for s in self.scalars.values() if s.kind in kinds]
+
+
+@dataclass
+class WhenS:
+    """A when-clause: ordered branches, each with condition elements and equations."""
+    branches: list            # [(conds [SX], eqs [(kind, target_name, value SX|None, message, Loc)])]
+    loc: ir.Loc
+
+
+def _scalar_names(v: ir.Var):
+    if not v.dims:
+        return [(v.name, ())]
+    return [(f"{v.name}[{','.join(str(i + 1) for i in idx)}]", idx) for idx in np.ndindex(*v.dims)]
+
+
+def _state_refs(model: ir.Model):
+    """(name, subs) of every variable under der() in equations/algorithms."""
+    found = []
+
+    def visit(e):
+        for x in ir.walk(e):
+            if isinstance(x, ir.Call) and x.builtin and x.name == "der":
+                for y in ir.walk(x.args[0]):
+                    if isinstance(y, ir.Ref) and y.name != "time":
+                        found.append(y)
+
+    for eq in model.equations:
+        visit(eq.residual)
+    for alg in model.algorithms:
+        for st in _walk_stmts(alg):
+            for e in _stmt_exprs(st):
+                visit(e)
+    return found
+
+
+def _walk_stmts(stmts):
+    for s in stmts:
+        yield s
+        if isinstance(s, ir.IfStmt):
+            for _, b in s.blocks:
+                yield from _walk_stmts(b)
+            yield from _walk_stmts(s.other)
+        elif isinstance(s, (ir.ForStmt, ir.WhileStmt)):
+            yield from _walk_stmts(s.body)
+
+
+def _stmt_exprs(s):
+    if isinstance(s, ir.Assign):
+        return [s.value]
+    if isinstance(s, ir.IfStmt):
+        return [c for c, _ in s.blocks]
+    if isinstance(s, ir.ForStmt):
+        return [s.range]
+    if isinstance(s, ir.WhileStmt):
+        return [s.cond]
+    return []
+
+
+def build(model: ir.Model) -> Dae:
+    t = ca.SX.sym("time")
+    dae = Dae(model=model, t=t, init_flag=ca.SX.sym("initial()"))
+    V = model.variables
+
+    # --- when-assigned variables
+    when_targets = set()
+    for w in model.whens:
+        for _, eqs in w.branches:
+            for we in eqs:
+                if we.kind == "assign" and we.target is not None:
+                    when_targets.add(we.target.name)
+
+    # --- numeric values of parameters/constants (for structure and start values)
+    numeric: dict = {}
+    busy = set()
+
+    def num_value(name, loc):
+        if name in numeric:
+            return numeric[name]
+        v = V.get(name)
+        if v is None:
+            raise ExportError(f"unknown variable '{name}'", loc, "name")
+        if name in busy:
+            raise ExportError(f"parameter '{name}' is defined in terms of itself", v.loc, "structure")
+        expr = v.binding if v.binding is not None else v.start
+        busy.add(name)
+        try:
+            if expr is None:
+                val = _zeros(v)
+            else:
+                ev = Evaluator(model, lambda n, l: num_value(n, l), numeric=True)
+                ev.loc = v.loc
+                val = ev.eval(expr)
+                if v.dims and not isinstance(val, np.ndarray):
+                    val = np.full(v.dims, val, dtype=object)
+        except ExportError as exc:
+            if exc.kind == "name":
+                raise
+            raise ExportError(f"value of parameter '{name}' is not computable at build time: {exc.message}",
+                              v.loc, "structure") from None
+        finally:
+            busy.discard(name)
+        if isinstance(val, np.ndarray):
+            if any(to_num(x) is None for x in val.reshape(-1)):
+                raise ExportError(f"parameter '{name}' has a non-constant value", v.loc, "structure")
+            val = np.vectorize(lambda x: to_num(x), otypes=[object])(val)
+        elif to_num(val) is None:
+            raise ExportError(f"parameter '{name}' has a non-constant value", v.loc, "structure")
+        else:
+            val = to_num(val)
+        numeric[name] = val
+        return val
+
+    def depends_on_params(expr):
+        return any(isinstance(x, ir.Ref) and x.name in V and V[x.name].variability == "parameter"
+                   for x in ir.walk(expr))
+
+    # --- classify
+    states = set()
+    for r in _state_refs(model):
+        v = V.get(r.name)
+        if v is None:
+            raise ExportError(f"der() of unknown variable '{r.name}'", model.loc, "name")
+        if v.variability in ("parameter", "constant"):
+            continue
+        if v.type != "Real":
+            raise ExportError(f"der() of {v.type} variable '{r.name}'", v.loc, "type")
+        if not r.subs:
+            states.update(n for n, _ in _scalar_names(v))
+        else:
+            states.add(f"{r.name}[{','.join(str(_numeric(Evaluator(model, lambda n, l: num_value(n, l)).eval(s))) for s in r.subs)}]")
+
+    structural_params = set()
+    for name, v in V.items():
+        if v.variability == "constant" or (v.variability == "parameter" and v.type != "Real"):
+            structural_params.add(name)
+
+    sym_of = {}   # scalar name -> SX
+    values = {}   # var name -> array/scalar value used by the evaluator
+    for name, v in V.items():
+        for sname, idx in _scalar_names(v):
+            if name in structural_params:
+                kind = "const"
+            elif v.variability == "parameter":
+                kind = "calc" if (v.binding is not None and depends_on_params(v.binding)) else "param"
+            elif v.causality == "input":
+                kind = "input"
+            elif sname in states:
+                kind = "state"
+            elif name in when_targets or v.variability == "discrete" and v.type == "Real":
+                kind = "disc"
+            elif v.type != "Real" or v.variability == "discrete":
+                kind = "dalg"
+            else:
+                kind = "alg"
+            sv = ScalarVar(sname, v, idx, kind, type=v.type)
+            if kind != "const":
+                sv.sym = ca.SX.sym(sname)
+                sym_of[sname] = sv.sym
+            dae.scalars[sname] = sv
+
+    def value_of(name, loc):
+        if name in values:
+            return values[name]
+        v = V.get(name)
+        if v is None:
+            raise ExportError(f"unknown variable '{name}'", loc, "name")
+        items = []
+        for sname, idx in _scalar_names(v):
+            sv = dae.scalars[sname]
+            if sv.kind == "const":
+                val = num_value(name, loc)
+                items.append(val[idx] if idx else val)
+            else:
+                items.append(sv.sym)
+        if v.dims:
+            a = np.empty(v.dims, dtype=object)
+            for (sname, idx), it in zip(_scalar_names(v), items):
+                a[idx] = it
+            values[name] = a
+        else:
+            values[name] = items[0]
+        return values[name]
+
+    # parameters whose value a structure depends on are folded (hook)
+    param_syms = {}
+    for sv in dae.scalars.values():
+        if sv.kind in ("param", "calc"):
+            param_syms[sv.name] = sv
+
+    def structural_hook(x: ca.SX):
+        syms = ca.symvar(x)
+        subs_from, subs_to = [], []
+        for s in syms:
+            sv = dae.scalars.get(s.name())
+            if sv is None or sv.kind not in ("param", "calc"):
+                return None
+            val = num_value(sv.base.name, sv.base.loc)
+            subs_from.append(s)
+            subs_to.append(float(val[sv.index] if sv.index else val))
+        for s in syms:
+            dae.scalars[s.name()].structural = True
+        r = ca.substitute(x, ca.vertcat(*subs_from), ca.vertcat(*subs_to)) if subs_from else x
+        return _numeric(r)
+
+    # --- start values / calculated-parameter bindings (symbolic in parameters)
+    pev = Evaluator(model, value_of)
+    pev.structural_hook = structural_hook
+    for name, v in V.items():
+        svs = [dae.scalars[s] for s, _ in _scalar_names(v)]
+        if svs[0].kind == "const":
+            val = num_value(name, v.loc)
+            for sv in svs:
+                sv.value = val[sv.index] if sv.index else val
+            continue
+        if svs[0].kind == "calc":
+            pev.loc = v.loc
+            val = _broadcast(pev.eval(v.binding), v)
+            for sv in svs:
+                sv.start = val[sv.index] if sv.index else val
+            continue
+        src = v.start if svs[0].kind != "param" or v.binding is None else v.binding
+        if svs[0].kind == "input" and v.binding is not None:
+            src = v.binding
+        if src is None:
+            val = _zeros(v)
+        else:
+            pev.loc = v.loc
+            try:
+                val = _broadcast(pev.eval(src), v)
+            except ExportError:
+                raise
+        for sv in svs:
+            x = val[sv.index] if sv.index else val
+            sv.start = to_num(x) if to_num(x) is not None else x
+            if isinstance(sv.start, ca.SX) and sv.kind in ("param", "input"):
+                raise ExportError(f"start value of '{sv.name}' must be a constant", v.loc, "structure")
+
+    for sv in dae.scalars.values():
+        if sv.kind in ("param", "calc"):
+            try:
+                val = num_value(sv.base.name, sv.base.loc)
+                dae.param_values[sv.name] = float(val[sv.index] if sv.index else val)
+            except ExportError:
+                pass
+
+    # --- events
+    cont_syms = [dae.t] + [sv.sym for sv in dae.scalars.values() if sv.kind in ("state", "alg", "input") and sv.type == "Real"]
+    dae.events = EventRegistry(ca.vertcat(*cont_syms), dae.init_flag)
+
+    for sv in dae.scalars.values():
+        if sv.kind == "state":
+            dae.der[sv.name] = ca.SX.sym(f"der({sv.name})")
+        if sv.kind in ("disc", "dalg"):
+            dae.pre[sv.name] = ca.SX.sym(f"pre({sv.name})")
+
+    def der_of(arg, env):
+        x = ev.eval(arg, env)
+
+        def d1(e):
+            if is_num(e):
+                return 0.0
+            e = as_sx(e)
+            syms = ca.symvar(e)
+            out = 0.0
+            for s in syms:
+                n = s.name()
+                if n == "time":
+                    dv = 1.0
+                elif n in dae.der:
+                    dv = dae.der[n]
+                else:
+                    sv = dae.scalars.get(n)
+                    if sv is not None and sv.kind in ("param", "calc", "disc", "dalg"):
+                        continue
+                    if n.startswith("pre(") or n.startswith("$rel") or n == "initial()":
+                        continue
+                    raise ExportError(f"der() of an expression containing the non-state '{n}' needs index "
+                                      f"reduction, which is not supported; write the model in state form",
+                                      ev.loc, "unsupported")
+                out = out + ca.jacobian(e, s) * dv
+            return out
+        if isinstance(x, np.ndarray):
+            return np.vectorize(d1, otypes=[object])(x)
+        return d1(x)
+
+    def pre_of(arg, env):
+        if isinstance(arg, ir.Ref):
+            val = ev.eval(arg, env)
+
+            def p1(e):
+                if is_num(e) or not isinstance(e, ca.SX) or not e.is_symbolic():
+                    return e
+                return dae.pre.get(e.name(), e)
+            if isinstance(val, np.ndarray):
+                return np.vectorize(p1, otypes=[object])(val)
+            return p1(val)
+        raise ExportError("pre() needs a variable as argument", ev.loc, "unsupported")
+
+    ev = Evaluator(model, value_of, events=dae.events, der=der_of, pre=pre_of, time=dae.t)
+    ev.structural_hook = structural_hook
+
+    def residuals(e: ir.Expr, loc, into):
+        ev.loc = loc
+        dae.events.loc = loc
+        if isinstance(e, ir.Bin) and e.op == "-" and isinstance(e.a, ir.Arr) and e.a.kind == "tuple":
+            lhs = [ev.eval(x) if x is not None else None for x in e.a.elems]
+            rhs = ev.eval(e.b)
+            if not isinstance(rhs, tuple):
+                rhs = (rhs,)
+            for a, b in zip(lhs, rhs):
+                _add_res(into, _sub(a, b), loc)
+            return
+        _add_res(into, ev.eval(e), loc)
+
+    for eq in model.equations:
+        residuals(eq.residual, eq.loc, dae.equations)
+
+    # --- model algorithms: each assigned variable gets one equation
+    for alg in model.algorithms:
+        assigned = []
+        for st in _walk_stmts(alg):
+            if isinstance(st, ir.Assign):
+                for tg in (st.targets or (st.target,)):
+                    if tg is not None and tg.name not in assigned:
+                        assigned.append(tg.name)
+        env = {}
+        for n in assigned:
+            v = V[n]
+            base = value_of(n, v.loc)
+            env[n] = pre_of(ir.Ref(n), None) if v.variability == "discrete" else \
+                _broadcast(np.vectorize(lambda s: dae.scalars[s.name()].start if isinstance(s, ca.SX) else s,
+                                        otypes=[object])(base) if isinstance(base, np.ndarray) else
+                           (dae.scalars[base.name()].start if isinstance(base, ca.SX) else base), v)
+        ev.exec_block(alg, env)
+        for n in assigned:
+            _add_res(dae.equations, _sub(value_of(n, model.loc), env[n]), model.loc)
+
+    for eq in model.initial_equations:
+        ev.loc = eq.loc
+        _add_res(dae.initial_equations, ev.eval(eq.residual), eq.loc)
+
+    # --- when clauses
+    for w in model.whens:
+        branches = []
+        for cond, eqs in w.branches:
+            ev.loc = w.loc
+            dae.events.loc = w.loc
+            c = ev.eval(cond)
+            conds = list(np.asarray(c, dtype=object).reshape(-1)) if isinstance(c, np.ndarray) else [c]
+            out = []
+            for we in eqs:
+                ev.loc = we.loc
+                if we.kind in ("assign", "reinit"):
+                    tv = ev.eval(we.target)
+                    val = ev.eval(we.value)
+                    tl = list(np.asarray(tv, dtype=object).reshape(-1)) if isinstance(tv, np.ndarray) else [tv]
+                    vl = list(np.asarray(val, dtype=object).reshape(-1)) if isinstance(val, np.ndarray) else [val] * len(tl)
+                    for tsym, vv in zip(tl, vl):
+                        if not isinstance(tsym, ca.SX) or not tsym.is_symbolic():
+                            raise ExportError(f"when-equation target '{we.target.name}' is not a variable", we.loc, "structure")
+                        tname = tsym.name()
+                        kind = dae.scalars[tname].kind
+                        if we.kind == "reinit" and kind != "state":
+                            raise ExportError(f"reinit() of '{tname}', which is not a state", we.loc, "structure")
+                        if we.kind == "assign" and kind != "disc":
+                            raise ExportError(f"when-equation assigns '{tname}' ({kind})", we.loc, "structure")
+                        out.append((we.kind, tname, vv, "", we.loc))
+                elif we.kind == "terminate":
+                    out.append(("terminate", None, None, we.message, we.loc))
+                elif we.kind == "assert":
+                    out.append(("assert", None, ev.eval(we.value), we.message, we.loc))
+            branches.append((conds, out))
+        dae.whens.append(WhenS(branches, w.loc))
+
+    for a in model.asserts:
+        ev.loc = a.loc
+        ev.noevent += 1
+        try:
+            c = ev.eval(a.cond)
+        finally:
+            ev.noevent -= 1
+        for cc in (list(np.asarray(c, dtype=object).reshape(-1)) if isinstance(c, np.ndarray) else [c]):
+            dae.asserts.append((cc, a.message, a.level, a.loc))
+    return dae
+
+
+def _zeros(v: ir.Var):
+    z = False if v.type == "Boolean" else 0
+    if v.dims:
+        return np.full(v.dims, z, dtype=object)
+    return z
+
+
+def _broadcast(val, v: ir.Var):
+    if v.dims and not isinstance(val, np.ndarray):
+        return np.full(v.dims, val, dtype=object)
+    if v.dims and tuple(val.shape) != tuple(v.dims):
+        raise ExportError(f"value of '{v.name}' has size {val.shape}, declared {v.dims}", v.loc, "type")
+    return val
+
+
+def _sub(a, b):
+    from .symbolic import _elementwise, _binop
+    return _elementwise(lambda x, y: _binop("-", x, y), a, b)
+
+
+def _add_res(into, r, loc):
+    items = list(np.asarray(r, dtype=object).reshape(-1)) if isinstance(r, np.ndarray) else [r]
+    for x in items:
+        if isinstance(x, (bool, np.bool_)):
+            x = float(x)
+        n = to_num(x)
+        if n is not None:
+            if abs(n) > 0:
+                raise ExportError("equation reduces to a false constant statement", loc, "structure")
+            # 0 = 0 is an empty equation but still counts in Modelica's balance
+            into.append((ca.SX(0.0), loc))
+            continue
+        into.append((as_sx(x), loc))

@@ -1,0 +1,536 @@
+"""Front end: rumoca (pinned) parses, resolves and flattens; this adapter turns its flat
+JSON into :mod:`wearcosim.export.ir`.
+
+This is the ONLY module that knows rumoca's flat-IR schema (which carries no version):
+a rumoca upgrade touches this file and the IR snapshot tests of ``tests/export``.
+
+Diagnostics: rumoca's errors are translated into :class:`ExportError` with ``file:line``.
+Parse errors carry their location in rumoca's diagnostics; for semantic errors (unknown
+name, type mismatch) rumoca 0.10.2 gives no location, so the offending identifier is
+searched in the source files of the package (first use outside comments).
+"""
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+from typing import Optional
+
+from . import ir
+from .errors import ExportError
+
+RUMOCA_VERSION = "0.10.2"
+
+_BINOPS = {
+    "Add": "+", "Sub": "-", "Mul": "*", "Div": "/", "Exp": "^",
+    "AddElem": ".+", "SubElem": ".-", "MulElem": ".*", "DivElem": "./", "ExpElem": ".^",
+    "Gt": ">", "Lt": "<", "Ge": ">=", "Le": "<=", "Eq": "==", "Neq": "<>",
+    "And": "and", "Or": "or",
+}
+_UNOPS = {"Minus": "-", "Not": "not", "Plus": "+", "ElemMinus": "-", "ElemPlus": "+"}
+
+# rumoca builtin names -> Modelica names used in our IR
+_BUILTINS = {
+    "Der": "der", "Pre": "pre", "Edge": "edge", "Change": "change", "Initial": "initial",
+    "Terminal": "terminal", "NoEvent": "noEvent", "Smooth": "smooth", "Reinit": "reinit",
+    "Sin": "sin", "Cos": "cos", "Tan": "tan", "Asin": "asin", "Acos": "acos", "Atan": "atan",
+    "Atan2": "atan2", "Sinh": "sinh", "Cosh": "cosh", "Tanh": "tanh", "Exp": "exp",
+    "Log": "log", "Log10": "log10", "Sqrt": "sqrt", "Abs": "abs", "Sign": "sign",
+    "Min": "min", "Max": "max", "Mod": "mod", "Rem": "rem", "Floor": "floor", "Ceil": "ceil",
+    "Integer": "integer", "Div": "div", "Sum": "sum", "Product": "product", "Size": "size",
+    "Fill": "fill", "Zeros": "zeros", "Ones": "ones", "Transpose": "transpose",
+    "Identity": "identity", "Diagonal": "diagonal", "Cross": "cross", "Skew": "skew",
+    "Scalar": "scalar", "Vector": "vector", "Matrix": "matrix", "Ndims": "ndims",
+    "Linspace": "linspace", "Cat": "cat", "OuterProduct": "outerProduct",
+    "Homotopy": "homotopy", "SemiLinear": "semiLinear", "Delay": "delay", "Sample": "sample",
+    "Time": "time", "Abs_": "abs",
+}
+
+_TYPE_NAMES = {0: "Real", 1: "Integer", 2: "Boolean", 3: "String"}
+
+
+def _err(msg, loc=None, kind="error"):
+    return ExportError(msg, loc, kind)
+
+
+# ----------------------------------------------------------------------------- sources
+class SourceMap:
+    """Maps rumoca's (source id, byte offset) spans to ``file:line``.
+
+    rumoca identifies sources by an opaque id.  Keyword locations carry both the id and a
+    line number, which pins each id to the one candidate file where that byte offset lies
+    on that line and holds that keyword text.
+    """
+
+    def __init__(self, files):
+        self.files = [Path(f) for f in files]
+        self._text = {}
+        self._lines = {}
+        self.ids: dict = {}
+
+    def text(self, f: Path) -> bytes:
+        if f not in self._text:
+            b = f.read_bytes()
+            self._text[f] = b
+            starts = [0]
+            for m in re.finditer(rb"\n", b):
+                starts.append(m.end())
+            self._lines[f] = starts
+        return self._text[f]
+
+    def line_of(self, f: Path, offset: int) -> int:
+        self.text(f)
+        import bisect
+        return bisect.bisect_right(self._lines[f], offset)
+
+    def learn(self, location: dict):
+        sid = location.get("source")
+        if sid is None or sid in self.ids:
+            return
+        line = location.get("start_line")
+        start = location.get("start")
+        txt = location.get("text", "")
+        for f in self.files:
+            b = self.text(f)
+            if start is None or start > len(b):
+                continue
+            if self.line_of(f, start) == line and (not txt or b[start:start + len(txt)].decode(errors="ignore") == txt):
+                self.ids[sid] = f
+                return
+
+    def loc(self, span: Optional[dict]) -> ir.Loc:
+        if not span:
+            return ir.Loc()
+        f = self.ids.get(span.get("source"))
+        if f is None:
+            return ir.Loc()
+        return ir.Loc(str(f), self.line_of(f, span.get("start", 0)))
+
+
+def _package_files(path: Path):
+    """All .mo files rumoca will see: the package tree containing ``path``."""
+    root = path.parent
+    while (root.parent / "package.mo").exists() and (root / "package.mo").exists():
+        root = root.parent
+    return sorted(root.rglob("*.mo")), root
+
+
+def _strip_comments(src: str) -> str:
+    """Blank out comments and string literals (keeping line structure)."""
+    out = []
+    i, n = 0, len(src)
+    while i < n:
+        c = src[i]
+        if src.startswith("//", i):
+            j = src.find("\n", i)
+            j = n if j < 0 else j
+            out.append(" " * (j - i)); i = j
+        elif src.startswith("/*", i):
+            j = src.find("*/", i + 2)
+            j = n if j < 0 else j + 2
+            out.append(re.sub(r"[^\n]", " ", src[i:j])); i = j
+        elif c == '"':
+            j = i + 1
+            while j < n and src[j] != '"':
+                j += 2 if src[j] == "\\" else 1
+            j = min(j + 1, n)
+            out.append('"' + re.sub(r"[^\n]", " ", src[i + 1:j - 1]) + '"'); i = j
+        else:
+            out.append(c); i += 1
+    return "".join(out)
+
+
+def _find_identifier(files, ident: str, prefer: Optional[Path] = None):
+    """First line using ``ident`` as a word outside comments/strings/declarations."""
+    last = ident.split(".")[-1]
+    pat = re.compile(r"(?<![\w.])" + re.escape(ident if "." in ident else last) + r"(?!\w)")
+    order = ([prefer] if prefer else []) + [f for f in files if f != prefer]
+    for f in order:
+        try:
+            src = _strip_comments(Path(f).read_text(errors="ignore"))
+        except OSError:
+            continue
+        for k, line in enumerate(src.splitlines(), 1):
+            if pat.search(line):
+                return ir.Loc(str(f), k)
+    return None
+
+
+def _translate_rumoca_error(exc, path: Path, files, model: str) -> ExportError:
+    text = str(exc)
+    first = text.splitlines()[0] if text else repr(exc)
+    # parse errors: diagnostics carry "[file:line:col]"
+    try:
+        import rumoca
+        for f in [path] + [x for x in files if x != path]:
+            for d in rumoca.validate(str(f)):
+                s = str(d)
+                m = re.search(r"\[([^\]\s]+\.mo):(\d+):(\d+)\]", s)
+                msg = getattr(d, "message", "") or s
+                msg = re.sub(r"\s+", " ", msg).strip()
+                mm = re.search(r"×\s*([^\n]+)", s)
+                if mm:
+                    msg = mm.group(1).strip()
+                if m:
+                    return _err(f"syntax: {msg}", ir.Loc(m.group(1), int(m.group(2))), "syntax")
+                if d.file and d.line:
+                    return _err(msg, ir.Loc(d.file, d.line), "syntax")
+    except Exception:  # pragma: no cover - validate itself failing is not fatal
+        pass
+    m = re.search(r"unresolved (?:component )?reference:? '([^']+)'", text) or \
+        re.search(r"unresolved (?:type|class|function)[^']*'([^']+)'", text)
+    if m:
+        loc = _find_identifier(files, m.group(1), prefer=path)
+        return _err(f"unknown name '{m.group(1)}' ({first})", loc, "name")
+    m = re.search(r"unbalanced model: (\d+) equations, (\d+) unknowns[^\n]*", text)
+    if m:
+        return _err(f"unbalanced model {model}: {m.group(0)}", ir.Loc(str(path), 1), "balance")
+    if "type mismatch" in text:
+        return _err(first, ir.Loc(str(path), 0), "type")
+    m = re.search(r"(?:line|Line) (\d+)", text)
+    loc = ir.Loc(str(path), int(m.group(1))) if m else ir.Loc(str(path), 0)
+    kind = "unsupported" if "unsupported" in text else "compile"
+    return _err(re.sub(r"\s+", " ", text).strip(), loc, kind)
+
+
+# ----------------------------------------------------------------------------- conversion
+class _Conv:
+    def __init__(self, flat: dict, smap: SourceMap, model_file: Path):
+        self.flat = flat
+        self.smap = smap
+        self.model_file = model_file
+        self.eff = {int(k): v for k, v in flat.get("effective_types", {}).items()}
+
+    # -- locations
+    def first_span(self, node):
+        stack = [node]
+        while stack:
+            o = stack.pop()
+            if isinstance(o, dict):
+                if "span" in o and isinstance(o["span"], dict) and "source" in o["span"]:
+                    return o["span"]
+                if "location" in o and isinstance(o["location"], dict) and "source" in o["location"]:
+                    return o["location"]
+                stack.extend(reversed(list(o.values())))
+            elif isinstance(o, list):
+                stack.extend(reversed(o))
+        return None
+
+    def loc(self, node) -> ir.Loc:
+        loc = self.smap.loc(self.first_span(node))
+        return loc if loc.line else ir.Loc(str(self.model_file), 0)
+
+    # -- expressions
+    def expr(self, e) -> ir.Expr:
+        if e is None:
+            return None
+        (tag, body), = e.items()
+        if tag == "Literal":
+            (vt, val), = body["value"].items()
+            if vt == "Real":
+                return ir.Lit(float(val))
+            if vt == "Integer":
+                return ir.Lit(int(val))
+            if vt == "Boolean":
+                return ir.Lit(bool(val))
+            if vt == "String":
+                return ir.Lit(str(val))
+            raise _err(f"unsupported literal {vt}", self.loc(e), "unsupported")
+        if tag == "VarRef":
+            name = body["name"]["name"]
+            subs = tuple(self.sub(s) for s in body.get("subscripts", []))
+            if name == "time":
+                return ir.Ref("time")
+            return ir.Ref(name, subs)
+        if tag == "Binary":
+            op = _BINOPS.get(body["op"])
+            if op is None:
+                raise _err(f"unsupported operator {body['op']}", self.loc(e), "unsupported")
+            return ir.Bin(op, self.expr(body["lhs"]), self.expr(body["rhs"]))
+        if tag == "Unary":
+            op = _UNOPS.get(body["op"])
+            if op is None:
+                raise _err(f"unsupported unary operator {body['op']}", self.loc(e), "unsupported")
+            a = self.expr(body["rhs"])
+            return a if op == "+" else ir.Un(op, a)
+        if tag == "If":
+            br = tuple((self.expr(c), self.expr(v)) for c, v in body["branches"])
+            return ir.If(br, self.expr(body["else_branch"]))
+        if tag == "BuiltinCall":
+            fn = body["function"]
+            name = _BUILTINS.get(fn)
+            if name is None:
+                name = fn[:1].lower() + fn[1:]
+            return ir.Call(name, tuple(self.expr(a) for a in body["args"]), True)
+        if tag == "FunctionCall":
+            nm = body["name"]["name"] if isinstance(body["name"], dict) else body["name"]
+            if body.get("is_constructor"):
+                raise _err(f"record constructor {nm}() is not supported", self.loc(e), "unsupported")
+            return ir.Call(nm, tuple(self.expr(a) for a in body["args"]), False)
+        if tag == "Array":
+            kind = {"Array": "array", "Horizontal": "row", "Vertical": "col"}.get(body.get("kind", "Array"), "array")
+            return ir.Arr(tuple(self.expr(a) for a in body["elements"]), kind)
+        if tag == "Range":
+            return ir.Range(self.expr(body["start"]), self.expr(body.get("step")), self.expr(body["end"]))
+        if tag == "ArrayComprehension":
+            if body.get("filter"):
+                raise _err("array comprehension with a filter is not supported", self.loc(e), "unsupported")
+            return ir.Compr(self.expr(body["expr"]),
+                            tuple((ix["name"], self.expr(ix["range"])) for ix in body["indices"]))
+        if tag == "Tuple":
+            return ir.Arr(tuple(self.expr(a) for a in body["elements"]), "tuple")
+        raise _err(f"unsupported expression '{tag}'", self.loc(e), "unsupported")
+
+    def sub(self, s):
+        if isinstance(s, str):
+            if s == "Colon":
+                return ir.Colon()
+            raise _err(f"unsupported subscript {s}", None, "unsupported")
+        (tag, body), = s.items()
+        if tag == "Index":
+            return ir.Lit(int(body["value"]))
+        if tag == "Expr":
+            return self.expr(body["expr"])
+        if tag == "Colon":
+            return ir.Colon()
+        raise _err(f"unsupported subscript {tag}", self.loc(s), "unsupported")
+
+    # -- variables
+    def var(self, name, r) -> ir.Var:
+        eff = self.eff.get(r.get("type_id"), {})
+        tname = _TYPE_NAMES.get(eff.get("canonical_type", 0), "Real")
+        loc = self.loc(r.get("variability") if isinstance(r.get("variability"), dict) else r)
+        if tname == "String":
+            raise _err(f"String variable '{name}' is not supported", loc, "unsupported")
+        var = r["variability"]
+        variability = "continuous"
+        if isinstance(var, dict):
+            (k, _), = var.items()
+            variability = {"Parameter": "parameter", "Constant": "constant", "Discrete": "discrete"}.get(k, "continuous")
+        if variability == "continuous" and (r.get("is_discrete_type") or tname != "Real"):
+            variability = "discrete"
+        cau = r["causality"]
+        causality = "local"
+        if isinstance(cau, dict):
+            (k, _), = cau.items()
+            causality = {"Input": "input", "Output": "output"}.get(k, "local")
+        fixed = r.get("fixed")
+        if isinstance(fixed, list):
+            fixed = bool(fixed[0]) if fixed else None
+        finals = self.flat.get("variable_final_flags", {})
+        return ir.Var(
+            name=name, type=tname, dims=tuple(int(d) for d in r.get("dims", [])),
+            variability=variability, causality=causality,
+            start=self.expr(r.get("start")), binding=self.expr(r.get("binding")),
+            fixed=fixed, min=self.expr(r.get("min")), max=self.expr(r.get("max")),
+            nominal=self.expr(r.get("nominal")), unit=r.get("unit") or "",
+            description=r.get("description") or "", final=bool(finals.get(name, False)),
+            protected=bool(r.get("is_protected")), loc=loc)
+
+    # -- statements (function bodies, algorithms)
+    def comp_ref(self, comp) -> ir.Ref:
+        parts = comp["parts"]
+        name = ".".join(p["ident"] for p in parts)
+        subs = tuple(self.sub(s) for s in parts[-1].get("subs", []))
+        return ir.Ref(name, subs)
+
+    def stmts(self, body):
+        return tuple(self.stmt(s) for s in (body or []))
+
+    def stmt(self, s) -> ir.Stmt:
+        (tag, b), = s.items()
+        loc = self.loc(s)
+        if tag == "Assignment":
+            return ir.Assign(self.comp_ref(b["comp"]), self.expr(b["value"]), loc)
+        if tag == "For":
+            idx = b["indices"]
+            body = self.stmts(b.get("equations") or b.get("stmts") or b.get("body"))
+            for ix in reversed(idx[1:]):
+                body = (ir.ForStmt(ix["ident"], self.expr(ix["range"]), body, loc),)
+            return ir.ForStmt(idx[0]["ident"], self.expr(idx[0]["range"]), body, loc)
+        if tag == "If":
+            blocks = tuple((self.expr(cb["cond"]), self.stmts(cb.get("stmts"))) for cb in b["cond_blocks"])
+            return ir.IfStmt(blocks, self.stmts(b.get("else_block")), loc)
+        if tag == "While":
+            return ir.WhileStmt(self.expr(b.get("cond")), self.stmts(b.get("stmts") or b.get("body")), loc)
+        if tag == "Break":
+            return ir.Break(loc)
+        if tag == "Return":
+            return ir.Return(loc)
+        if tag == "FunctionCall":
+            outs = b.get("outputs") or []
+            call = ir.Call(b["comp"]["parts"][-1]["ident"] if "comp" in b else str(b.get("name")),
+                           tuple(self.expr(a) for a in b.get("args", [])), False)
+            targets = tuple(self.expr(o) if o else None for o in outs)
+            return ir.Assign(ir.Ref("_"), call, loc, targets)
+        if tag == "Assert":
+            return ir.AssertStmt(self.expr(b["condition"]), _string(b.get("message")), "error", loc)
+        raise _err(f"unsupported statement '{tag}' in an algorithm", loc, "unsupported")
+
+    def function(self, name, f) -> ir.Function:
+        loc = self.loc(f)
+        if f.get("external"):
+            raise _err(f"external function '{name}' is not supported", loc, "unsupported")
+
+        def fvar(a, role):
+            eff = a.get("effective_type", {})
+            dims = []
+            for k, d in enumerate(eff.get("dimensions", [])):
+                shp = a.get("shape_expr", [])
+                dims.append(-1 if (k < len(shp) and shp[k] == {"Colon": {}}) or d == 0 else int(d))
+            return ir.Var(name=a["name"], type=_TYPE_NAMES.get(eff.get("canonical_type", 0), "Real"),
+                          dims=tuple(dims), variability="continuous", causality=role,
+                          binding=self.expr(a.get("default")), description=a.get("description") or "",
+                          loc=loc)
+        return ir.Function(name, [fvar(a, "input") for a in f["inputs"]],
+                           [fvar(a, "output") for a in f["outputs"]],
+                           [fvar(a, "local") for a in f.get("locals", [])],
+                           self.stmts(f.get("body")), loc)
+
+
+def _string(e):
+    if isinstance(e, dict) and "Literal" in e:
+        v = e["Literal"]["value"]
+        return str(next(iter(v.values())))
+    return "assertion failed"
+
+
+def _learn_locations(smap: SourceMap, node):
+    stack = [node]
+    while stack:
+        o = stack.pop()
+        if isinstance(o, dict):
+            loc = o.get("location")
+            if isinstance(loc, dict) and "start_line" in loc:
+                smap.learn(loc)
+            stack.extend(o.values())
+        elif isinstance(o, list):
+            stack.extend(o)
+
+
+_EXPERIMENT = re.compile(r"experiment\s*\(([^)]*)\)", re.S)
+
+
+def parse_experiment(model_file: Path) -> dict:
+    """The ``experiment(...)`` annotation of a model file (StartTime, StopTime, ...)."""
+    try:
+        src = _strip_comments(model_file.read_text(errors="ignore"))
+    except OSError:
+        return {}
+    m = _EXPERIMENT.search(src)
+    out = {}
+    if m:
+        for k, v in re.findall(r"(\w+)\s*=\s*([-+0-9.eE]+)", m.group(1)):
+            try:
+                out[k] = float(v)
+            except ValueError:
+                pass
+    return out
+
+
+def model_file_for(root: Path, model: str) -> Optional[Path]:
+    """Where class ``model`` (dotted name) is defined, for one-class-per-file packages."""
+    parts = model.split(".")
+    base = root.parent if (root / "package.mo").exists() else root
+    p = base.joinpath(*parts).with_suffix(".mo")
+    return p if p.exists() else None
+
+
+def flatten(path, model: str) -> dict:
+    """rumoca's flat IR (dict) of ``model`` loaded from ``path`` (raises ExportError)."""
+    import rumoca
+    path = Path(path)
+    if not path.exists():
+        raise _err(f"no such file: {path}", None, "io")
+    files, _ = _package_files(path)
+    if getattr(rumoca, "__version__", RUMOCA_VERSION) not in (RUMOCA_VERSION,):
+        pass  # version pinned in pyproject; IR snapshot tests catch schema changes
+    try:
+        m = rumoca.Session().load(str(path), model=model)
+        return m.to_dict("flat")
+    except rumoca.RumocaError as exc:
+        raise _translate_rumoca_error(exc, path, files, model) from None
+
+
+def load(path, model: str) -> ir.Model:
+    """Load ``model`` (dotted name) from ``path`` (its file or package) into our IR."""
+    path = Path(path)
+    flat = flatten(path, model)
+    files, root = _package_files(path)
+    mfile = model_file_for(root, model) or path
+    smap = SourceMap(files)
+    _learn_locations(smap, flat.get("variables", {}))
+    conv = _Conv(flat, smap, mfile)
+    out = ir.Model(name=model, description=flat.get("model_description") or "",
+                   loc=ir.Loc(str(mfile), 1))
+    for name, r in flat["variables"].items():
+        out.variables[name] = conv.var(name, r)
+    for eq in flat.get("equations", []):
+        out.equations.append(ir.Equation(conv.expr(eq["residual"]), conv.loc(eq)))
+    for eq in flat.get("initial_equations", []):
+        out.initial_equations.append(ir.Equation(conv.expr(eq["residual"]), conv.loc(eq)))
+    for a in flat.get("assert_equations", []) + flat.get("initial_assert_equations", []):
+        lvl = a.get("level")
+        lvl = "warning" if (isinstance(lvl, dict) and "warning" in str(lvl).lower()) else "error"
+        out.asserts.append(ir.AssertEq(conv.expr(a["condition"]), _string(a.get("message")), lvl, conv.loc(a)))
+    for alg in flat.get("algorithms", []):
+        body = alg.get("statements", alg.get("body", alg)) if isinstance(alg, dict) else alg
+        out.algorithms.append(conv.stmts(body))
+    for alg in flat.get("initial_algorithms", []):
+        body = alg.get("statements", alg.get("body", alg)) if isinstance(alg, dict) else alg
+        out.initial_algorithms.append(conv.stmts(body))
+    for ch in flat.get("when_chains", []):
+        branches = []
+        for br in [ch["first"]] + list(ch.get("else_when", [])):
+            eqs = []
+            for w in br["equations"]:
+                (tag, b), = w.items()
+                wl = conv.loc(w)
+                if tag == "Assign":
+                    eqs.append(ir.WhenEq("assign", _target(b["target"]), conv.expr(b["value"]), loc=wl))
+                elif tag == "Reinit":
+                    eqs.append(ir.WhenEq("reinit", _target(b["state"]), conv.expr(b["value"]), loc=wl))
+                elif tag == "Terminate":
+                    eqs.append(ir.WhenEq("terminate", message=_string(b.get("message")), loc=wl))
+                elif tag == "Assert":
+                    eqs.append(ir.WhenEq("assert", value=conv.expr(b.get("condition")),
+                                         message=_string(b.get("message")), loc=wl))
+                else:
+                    raise _err(f"unsupported equation '{tag}' in a when-clause", wl, "unsupported")
+            branches.append((conv.expr(br["condition"]), eqs))
+        out.whens.append(ir.WhenClause(branches, conv.loc(ch)))
+    for fname, f in flat.get("functions", {}).items():
+        out.functions[fname] = conv.function(fname, f)
+    out.experiment = parse_experiment(mfile)
+    return out
+
+
+def _target(t) -> ir.Ref:
+    if isinstance(t, str):
+        m = re.match(r"^(.*?)\[([\d,\s]+)\]$", t)
+        if m:
+            return ir.Ref(m.group(1), tuple(ir.Lit(int(x)) for x in m.group(2).split(",")))
+        return ir.Ref(t)
+    if isinstance(t, dict) and "VarRef" in t:
+        return _Conv({}, SourceMap([]), Path("?")).expr(t)
+    return ir.Ref(str(t))
+
+
+def list_models(package_dir, prefix: str = "WearCosim.Examples") -> list:
+    """Dotted names of every model class below ``prefix`` (one class per file)."""
+    package_dir = Path(package_dir)
+    top = package_dir.name
+    parts = prefix.split(".")
+    if parts[0] != top:
+        raise _err(f"package {prefix} is not in {package_dir}", None, "io")
+    base = package_dir.joinpath(*parts[1:])
+    out = []
+    for f in sorted(base.rglob("*.mo")):
+        if f.name == "package.mo":
+            continue
+        src = _strip_comments(f.read_text(errors="ignore"))
+        m = re.search(r"^\s*(?:(?:encapsulated|partial|final)\s+)*(model|block|class|function|record|connector|type|package)\s+(\w+)", src, re.M)
+        if m and m.group(1) in ("model", "block", "class") and not re.search(r"^\s*partial\s", src, re.M):
+            rel = f.relative_to(package_dir).with_suffix("")
+            out.append(".".join([top] + list(rel.parts)))
+    return out

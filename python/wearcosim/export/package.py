@@ -1,0 +1,96 @@
+"""Pass 4: compile the generated C with the shared runtime and zip the FMU.
+
+The FMU holds ``modelDescription.xml``, ``binaries/linux64/<id>.so`` and, under
+``sources/``, every C file needed to rebuild the binary on another platform (FMPy's
+``compile_platform_binary`` works on it).  The archive is written to a temporary file next
+to its destination and renamed into place, so an interrupted or failed build never leaves
+a half-written FMU behind.
+"""
+from __future__ import annotations
+
+import os
+import platform
+import shutil
+import subprocess
+import tempfile
+import zipfile
+from pathlib import Path
+
+from .errors import ExportError
+
+ROOT = Path(__file__).resolve().parents[3]
+RUNTIME = ROOT / "fmu" / "runtime"
+
+
+def platform_dir() -> str:
+    sysname = platform.system()
+    bits = "64" if platform.architecture()[0] == "64bit" else "32"
+    if sysname == "Linux":
+        return "linux" + bits
+    if sysname == "Darwin":
+        return "darwin" + bits
+    if sysname == "Windows":
+        return "win" + bits
+    return sysname.lower() + bits
+
+
+def shared_ext() -> str:
+    return {"Linux": ".so", "Darwin": ".dylib", "Windows": ".dll"}.get(platform.system(), ".so")
+
+
+def runtime_sources():
+    """(compilation units, headers) of the shared runtime."""
+    units = sorted(p for p in RUNTIME.glob("*.c"))
+    headers = sorted(list(RUNTIME.glob("*.h")) + list((RUNTIME / "include").glob("*.h")))
+    if not units:
+        raise ExportError(f"the FMI runtime sources are missing in {RUNTIME}", None, "io")
+    return units, headers
+
+
+def copy_sources(gen_dir: Path, src_dir: Path):
+    """Lay out ``sources/``: generated files + runtime (flat, one include dir)."""
+    src_dir.mkdir(parents=True, exist_ok=True)
+    units, headers = runtime_sources()
+    for f in list(gen_dir.iterdir()):
+        shutil.copy2(f, src_dir / f.name)
+    for f in units + headers:
+        shutil.copy2(f, src_dir / f.name)
+    return ["model.c"] + [u.name for u in units]
+
+
+def compile_binary(src_dir: Path, units, identifier: str, out: Path, cc: str = None, opt: str = "-O2"):
+    cc = cc or os.environ.get("CC", "gcc")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    cmd = [cc, "-shared", "-fPIC", opt, "-fvisibility=hidden", "-std=c99", "-D_POSIX_C_SOURCE=200809L",
+           f"-DFMI2_FUNCTION_PREFIX=", "-I", str(src_dir)] + [str(src_dir / u) for u in units] + \
+          ["-o", str(out), "-lm"]
+    cmd = [c for c in cmd if c != "-DFMI2_FUNCTION_PREFIX="]
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    except FileNotFoundError:
+        raise ExportError(f"C compiler '{cc}' not found (install gcc or set CC)", None, "compile") from None
+    if p.returncode != 0:
+        raise ExportError(f"C compilation of {identifier} failed:\n{p.stderr[-4000:]}", None, "compile")
+    return cmd
+
+
+def write_fmu(stage: Path, dest: Path):
+    """Zip the staged tree into ``dest`` atomically (temp file + fsync + rename)."""
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=dest.name + ".", suffix=".part", dir=dest.parent)
+    os.close(fd)
+    try:
+        with zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED) as z:
+            for p in sorted(stage.rglob("*")):
+                if p.is_file():
+                    z.write(p, p.relative_to(stage).as_posix())
+        with open(tmp, "rb") as f:
+            os.fsync(f.fileno())
+        os.replace(tmp, dest)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    return dest

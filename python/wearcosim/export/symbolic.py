@@ -1,0 +1,798 @@
+"""Symbolic evaluation: IR expressions -> CasADi SX scalars (scalarisation of arrays).
+
+Arrays are numpy object arrays of ``casadi.SX`` scalars (or Python numbers, which keeps
+structural quantities -- sizes, ranges, subscripts -- numeric).  Modelica's operator rules
+are applied by operand shape (``*``: scalar*array elementwise, vector*vector = dot,
+matrix*vector and matrix*matrix = matrix product).
+
+User functions are inlined by symbolic execution of their algorithm: ``for`` loops with
+structural ranges are unrolled, ``if`` statements on symbolic conditions evaluate both
+branches and merge every assigned variable with ``if_else``, ``while`` loops must have a
+structurally evaluable condition (rumoca 0.10.2 itself rejects while loops whose trip count
+it cannot prove), dynamic subscripts become select chains.  Following the Modelica
+specification (relations in functions do not generate events), everything inside a
+function body is evaluated in ``noEvent`` mode.
+
+Event-generating relations (outside ``noEvent``/``smooth``/functions, with an operand that
+varies in continuous time) are handed to an :class:`EventSink` which replaces them by a
+relation-memory symbol: between events the relation is frozen; see ``events.py``.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Callable, Optional
+
+import casadi as ca
+import numpy as np
+
+from . import ir
+from .errors import ExportError
+
+
+def is_num(x) -> bool:
+    return isinstance(x, (int, float, bool, np.integer, np.floating, np.bool_))
+
+
+def to_num(x):
+    """A Python number if ``x`` is (or folds to) a numeric constant, else None."""
+    if is_num(x):
+        return x
+    if isinstance(x, ca.SX) and x.is_constant():
+        return float(x)
+    return None
+
+
+def as_sx(x) -> ca.SX:
+    if isinstance(x, ca.SX):
+        return x
+    return ca.SX(float(x))
+
+
+def _elementwise(f, *args):
+    arrs = [a for a in args if isinstance(a, np.ndarray)]
+    if not arrs:
+        return f(*args)
+    shape = np.broadcast_shapes(*[a.shape for a in arrs])
+    out = np.empty(shape, dtype=object)
+    bargs = [np.broadcast_to(a, shape) if isinstance(a, np.ndarray) else a for a in args]
+    for idx in np.ndindex(*shape):
+        out[idx] = f(*[b[idx] if isinstance(b, np.ndarray) else b for b in bargs])
+    return out
+
+
+def _fold(x):
+    """Numbers stay numbers; constant SX fold to float."""
+    if isinstance(x, ca.SX) and x.is_constant():
+        return float(x)
+    return x
+
+
+def if_else(c, a, b):
+    cn = to_num(c)
+    if cn is not None:
+        return a if cn else b
+    return _elementwise(lambda cc, aa, bb: _fold(ca.if_else(as_sx(cc), as_sx(aa), as_sx(bb))) if to_num(cc) is None
+                        else (aa if to_num(cc) else bb), c, a, b)
+
+
+_UNARY = {
+    "sin": (math.sin, ca.sin), "cos": (math.cos, ca.cos), "tan": (math.tan, ca.tan),
+    "asin": (math.asin, ca.asin), "acos": (math.acos, ca.acos), "atan": (math.atan, ca.atan),
+    "sinh": (math.sinh, ca.sinh), "cosh": (math.cosh, ca.cosh), "tanh": (math.tanh, ca.tanh),
+    "exp": (math.exp, ca.exp), "log": (math.log, ca.log), "log10": (math.log10, lambda x: ca.log(x) / math.log(10)),
+    "sqrt": (math.sqrt, ca.sqrt), "abs": (abs, ca.fabs),
+    "sign": (lambda x: (x > 0) - (x < 0), ca.sign),
+    "floor": (math.floor, ca.floor), "ceil": (math.ceil, ca.ceil),
+    "integer": (math.floor, ca.floor),
+}
+
+
+def _un(name, x):
+    fn, fs = _UNARY[name]
+
+    def one(v):
+        n = to_num(v)
+        if n is not None:
+            try:
+                r = fn(n)
+                return int(r) if name in ("floor", "ceil", "integer", "sign") else r
+            except (ValueError, OverflowError):
+                return _fold(fs(ca.SX(n)))
+        return fs(v)
+    return _elementwise(one, x)
+
+
+def _binop(op, a, b):
+    """Scalar binary operation with numeric folding."""
+    na, nb = to_num(a), to_num(b)
+    both = na is not None and nb is not None
+    if op == "+":
+        return na + nb if both else a + b
+    if op == "-":
+        return na - nb if both else a - b
+    if op == "*":
+        if both:
+            return na * nb
+        if na == 0 or nb == 0:
+            return 0.0
+        return a * b
+    if op == "/":
+        if both and nb != 0:
+            return na / nb
+        return a / b
+    if op == "^":
+        if both:
+            try:
+                return na ** nb
+            except (ZeroDivisionError, OverflowError):
+                pass
+        if nb is not None and float(nb).is_integer():
+            k = int(nb)
+            if k == 2:
+                return a * a
+            if k == 1:
+                return a
+            if k == 0:
+                return 1.0
+        return ca.power(as_sx(a), as_sx(b)) if not isinstance(a, ca.SX) or True else a ** b
+    if op in ("<", "<=", ">", ">=", "==", "<>"):
+        if both:
+            return {"<": na < nb, "<=": na <= nb, ">": na > nb, ">=": na >= nb, "==": na == nb, "<>": na != nb}[op]
+        A, B = as_sx(a), as_sx(b)
+        return {"<": A < B, "<=": A <= B, ">": A > B, ">=": A >= B, "==": A == B, "<>": A != B}[op]
+    if op == "and":
+        if na is not None:
+            return b if na else False
+        if nb is not None:
+            return a if nb else False
+        return ca.logic_and(as_sx(a), as_sx(b))
+    if op == "or":
+        if na is not None:
+            return True if na else b
+        if nb is not None:
+            return True if nb else a
+        return ca.logic_or(as_sx(a), as_sx(b))
+    raise ValueError(op)
+
+
+def mod(a, b):
+    return _binop("-", a, _binop("*", _un("floor", _binop("/", a, b)), b))
+
+
+def div_trunc(a, b):
+    q = _binop("/", a, b)
+    n = to_num(q)
+    if n is not None:
+        return int(math.trunc(n))
+    return ca.sign(q) * ca.floor(ca.fabs(q))
+
+
+def shape(x):
+    return x.shape if isinstance(x, np.ndarray) else ()
+
+
+def arr(x) -> np.ndarray:
+    if isinstance(x, np.ndarray):
+        return x
+    out = np.empty((), dtype=object)
+    out[()] = x
+    return out
+
+
+def matmul(a, b):
+    """Modelica ``*`` by operand shape."""
+    sa, sb = shape(a), shape(b)
+    if not sa or not sb:
+        return _elementwise(lambda x, y: _binop("*", x, y), a, b)
+    if len(sa) == 1 and len(sb) == 1:
+        if sa != sb:
+            raise ValueError(f"vector*vector size mismatch {sa} vs {sb}")
+        acc = 0.0
+        for x, y in zip(a, b):
+            acc = _binop("+", acc, _binop("*", x, y))
+        return acc
+    A = a if len(sa) == 2 else a.reshape(1, -1)
+    B = b if len(sb) == 2 else b.reshape(-1, 1)
+    if A.shape[1] != B.shape[0]:
+        raise ValueError(f"matrix product size mismatch {sa} * {sb}")
+    out = np.empty((A.shape[0], B.shape[1]), dtype=object)
+    for i in range(A.shape[0]):
+        for j in range(B.shape[1]):
+            acc = 0.0
+            for k in range(A.shape[1]):
+                acc = _binop("+", acc, _binop("*", A[i, k], B[k, j]))
+            out[i, j] = acc
+    if len(sa) == 1:
+        return out.reshape(-1)
+    if len(sb) == 1:
+        return out.reshape(-1)
+    return out
+
+
+class EventSink:
+    """Receives event-generating relations; default: no events (plain comparison)."""
+
+    def relation(self, op: str, a, b, loc) -> object:
+        return _binop(op, a, b)
+
+    def initial(self):
+        return False
+
+    def pre(self, name: str, value):
+        return value
+
+
+class Break_(Exception):
+    pass
+
+
+class Return_(Exception):
+    pass
+
+
+@dataclass
+class Scope:
+    """Name resolution for the evaluator: model variables or function locals."""
+    lookup: Callable[[str], object]
+    locals: dict = field(default_factory=dict)
+
+
+class Evaluator:
+    """Evaluates IR expressions to numbers / SX / object arrays."""
+
+    def __init__(self, model: ir.Model, resolve: Callable[[str, ir.Loc], object],
+                 events: Optional[EventSink] = None, der: Optional[Callable] = None,
+                 pre: Optional[Callable] = None, time=None, numeric: bool = False):
+        self.model = model
+        self.resolve = resolve            # name -> value (array/scalar) of a model variable
+        self.events = events or EventSink()
+        self.der = der
+        self.pre = pre
+        self.time = time
+        self.numeric = numeric
+        self.noevent = 0
+        self.structural_hook = None
+        self.loc = model.loc
+        self._fdepth = 0
+
+    # ------------------------------------------------------------------ helpers
+    def fail(self, msg, kind="unsupported"):
+        raise ExportError(msg, self.loc, kind)
+
+    def num(self, v):
+        """Numeric value of ``v`` if it is structural (folds structural parameters)."""
+        n = _numeric(v)
+        if n is None and self.structural_hook is not None and isinstance(v, ca.SX):
+            n = self.structural_hook(v)
+        return n
+
+    def structural(self, e: ir.Expr, what: str, env=None):
+        v = self.eval(e, env)
+        n = self.num(v)
+        if n is None:
+            self.fail(f"{what} must be a structural (parameter/constant) expression", "structure")
+        return n
+
+    # ------------------------------------------------------------------ expressions
+    def eval(self, e: ir.Expr, env: Optional[dict] = None):
+        m = getattr(self, "_e_" + type(e).__name__)
+        return m(e, env)
+
+    def _e_Lit(self, e, env):
+        if isinstance(e.value, str):
+            return e.value
+        return e.value
+
+    def _e_Colon(self, e, env):
+        return slice(None)
+
+    def _e_Ref(self, e, env):
+        if e.name == "time":
+            if self.time is None:
+                self.fail("'time' is not available here", "structure")
+            return self.time
+        if env is not None and e.name in env:
+            base = env[e.name]
+        else:
+            base = self.resolve(e.name, self.loc)
+        if not e.subs:
+            return base
+        return self.index(base, [self.eval(s, env) for s in e.subs])
+
+    def index(self, base, subs):
+        if not isinstance(base, np.ndarray):
+            self.fail("subscript on a scalar", "type")
+        if len(subs) > base.ndim:
+            self.fail(f"too many subscripts ({len(subs)}) for an array of {base.ndim} dimensions", "type")
+        static = []
+        dyn = None
+        for k, s in enumerate(subs):
+            if isinstance(s, slice):
+                static.append(s)
+            elif isinstance(s, np.ndarray):
+                idx = [self.num(x) for x in s.reshape(-1)]
+                if any(i is None for i in idx):
+                    self.fail("array subscript must be structural", "structure")
+                static.append([int(i) - 1 for i in idx])
+            else:
+                n = self.num(s)
+                if n is None:
+                    if dyn is not None or base.ndim != 1:
+                        self.fail("dynamic (time-varying) subscripts are supported on vectors only", "unsupported")
+                    dyn = s
+                    static.append(slice(None))
+                else:
+                    i = int(n)
+                    if not 1 <= i <= base.shape[k]:
+                        self.fail(f"subscript {i} out of range 1..{base.shape[k]}", "structure")
+                    static.append(i - 1)
+        if dyn is not None:
+            # select chain: sum_k (idx == k) * a[k]
+            acc = 0.0
+            for k in range(base.shape[0]):
+                acc = if_else(_binop("==", dyn, k + 1), base[k], acc)
+            return acc
+        out = base
+        # numpy fancy indexing with lists: apply one axis at a time
+        sel = []
+        for s in static:
+            sel.append(s)
+        res = base[tuple(np.ix_(*[np.arange(base.shape[k])[s] if not isinstance(s, int) else [s]
+                                  for k, s in enumerate(sel)]))] if any(isinstance(s, list) for s in sel) else base[tuple(sel)]
+        if any(isinstance(s, list) for s in sel):
+            # drop the axes that were scalar subscripts
+            squeeze = tuple(k for k, s in enumerate(sel) if isinstance(s, int))
+            res = res.reshape([d for k, d in enumerate(res.shape) if k not in squeeze])
+        out = res
+        if isinstance(out, np.ndarray) and out.ndim == 0:
+            return out[()]
+        return out
+
+    def _e_Un(self, e, env):
+        a = self.eval(e.a, env)
+        if e.op == "-":
+            return _elementwise(lambda x: -x if is_num(x) else _fold(-x), a)
+        if e.op == "not":
+            return _elementwise(lambda x: (not x) if is_num(x) else ca.logic_not(x), a)
+        self.fail(f"unary operator {e.op}")
+
+    def _e_Bin(self, e, env):
+        op = e.op
+        if op in ("<", "<=", ">", ">=") and not self.noevent:
+            a = self.eval(e.a, env)
+            b = self.eval(e.b, env)
+            if shape(a) or shape(b):
+                self.fail("relations on arrays are not supported")
+            if to_num(a) is not None and to_num(b) is not None:
+                return _binop(op, to_num(a), to_num(b))
+            old = self.loc
+            return self.events.relation(op, a, b, self.loc)
+        a = self.eval(e.a, env)
+        b = self.eval(e.b, env)
+        try:
+            if op == "*":
+                return matmul(a, b)
+            if op in (".*", "./", ".+", ".-", ".^"):
+                return _elementwise(lambda x, y: _binop(op[1:], x, y), a, b)
+            if op == "/" and shape(b):
+                self.fail("division by an array")
+            if op == "^" and shape(a):
+                n = _numeric(b)
+                if n is None or not float(n).is_integer() or len(shape(a)) != 2:
+                    self.fail("matrix power needs a square matrix and an integer exponent")
+                r = np.eye(shape(a)[0], dtype=object)
+                for _ in range(int(n)):
+                    r = matmul(r, a)
+                return r
+            if op in ("+", "-") and shape(a) != shape(b) and shape(a) and shape(b):
+                self.fail(f"size mismatch in '{op}': {shape(a)} vs {shape(b)}", "type")
+            return _elementwise(lambda x, y: _binop(op, x, y), a, b)
+        except ValueError as exc:
+            self.fail(str(exc), "type")
+
+    def _e_If(self, e, env):
+        out = self.eval(e.other, env)
+        for c, v in reversed(e.branches):
+            cv = self.eval(c, env)
+            n = to_num(cv)
+            if n is not None:
+                out = self.eval(v, env) if n else out
+            else:
+                out = if_else(cv, self.eval(v, env), out)
+        return out
+
+    def _e_Arr(self, e, env):
+        vals = [self.eval(x, env) for x in e.elems]
+        if e.kind == "tuple":
+            return tuple(vals)
+        if e.kind == "array":
+            return _stack(vals)
+        if e.kind == "row":
+            mats = [_as_matrix_col(v) for v in vals]
+            return np.concatenate(mats, axis=1)
+        if e.kind == "col":
+            mats = [_as_matrix_row(v) for v in vals]
+            return np.concatenate(mats, axis=0)
+        self.fail(f"array kind {e.kind}")
+
+    def _e_Range(self, e, env):
+        a = self.structural(e.start, "range start", env)
+        s = self.structural(e.step, "range step", env) if e.step is not None else 1
+        b = self.structural(e.stop, "range end", env)
+        n = int(math.floor((b - a) / s + 1e-12)) + 1 if s != 0 else 0
+        vals = [a + k * s for k in range(max(n, 0))]
+        if all(float(v).is_integer() for v in vals) and all(isinstance(x, (int, np.integer)) or float(x).is_integer() for x in (a, s)):
+            vals = [int(v) for v in vals]
+        out = np.empty(len(vals), dtype=object)
+        out[:] = vals
+        return out
+
+    def _e_Compr(self, e, env):
+        def rec(k, scope):
+            name, rng = e.indices[k]
+            vals = [self.num(x) for x in np.asarray(self.eval(rng, scope), dtype=object).reshape(-1)]
+            if any(v is None for v in vals):
+                self.fail("array comprehension range must be structural", "structure")
+            out = []
+            for v in vals:
+                sc = dict(scope)
+                sc[name] = v
+                out.append(self.eval(e.expr, sc) if k == len(e.indices) - 1 else rec(k + 1, sc))
+            return _stack(out)
+        return rec(0, dict(env or {}))
+
+    def _e_Call(self, e, env):
+        if not e.builtin:
+            return self.call_function(e, env)
+        name = e.name
+        args = e.args
+        if name in ("noEvent", "smooth"):
+            self.noevent += 1
+            try:
+                return self.eval(args[-1], env)
+            finally:
+                self.noevent -= 1
+        if name == "der":
+            if self.der is None:
+                self.fail("der() is not allowed here")
+            return self.der(args[0], env)
+        if name == "pre":
+            if self.pre is None:
+                self.fail("pre() is not allowed here")
+            return self.pre(args[0], env)
+        if name == "edge":
+            b = self.eval(args[0], env)
+            p = self.pre(args[0], env) if self.pre else b
+            return _elementwise(lambda x, y: _binop("and", x, _not(y)), b, p)
+        if name == "change":
+            b = self.eval(args[0], env)
+            p = self.pre(args[0], env) if self.pre else b
+            return _elementwise(lambda x, y: _binop("<>", x, y), b, p)
+        if name == "initial":
+            return self.events.initial()
+        if name == "terminal":
+            return False
+        if name == "homotopy":
+            return self.eval(args[0], env)
+        vals = [self.eval(a, env) for a in args]
+        if name in _UNARY:
+            return _un(name, vals[0])
+        if name == "atan2":
+            return _elementwise(lambda y, x: math.atan2(y, x) if is_num(y) and is_num(x) else ca.atan2(as_sx(y), as_sx(x)), *vals)
+        if name in ("min", "max"):
+            if len(vals) == 1:
+                flat = list(np.asarray(vals[0], dtype=object).reshape(-1))
+                acc = flat[0]
+                for x in flat[1:]:
+                    acc = _minmax(name, acc, x)
+                return acc
+            return _elementwise(lambda x, y: _minmax(name, x, y), vals[0], vals[1])
+        if name == "mod":
+            return _elementwise(mod, vals[0], vals[1])
+        if name == "rem":
+            return _elementwise(lambda x, y: _binop("-", x, _binop("*", div_trunc(x, y), y)), vals[0], vals[1])
+        if name == "div":
+            return _elementwise(div_trunc, vals[0], vals[1])
+        if name == "sum":
+            acc = 0.0
+            for x in np.asarray(vals[0], dtype=object).reshape(-1):
+                acc = _binop("+", acc, x)
+            return acc
+        if name == "product":
+            acc = 1.0
+            for x in np.asarray(vals[0], dtype=object).reshape(-1):
+                acc = _binop("*", acc, x)
+            return acc
+        if name == "size":
+            a = vals[0]
+            if len(vals) == 1:
+                out = np.empty(len(shape(a)), dtype=object)
+                out[:] = list(shape(a))
+                return out
+            return int(shape(a)[int(self.num(vals[1])) - 1])
+        if name == "ndims":
+            return len(shape(vals[0]))
+        if name in ("fill", "zeros", "ones"):
+            if name == "fill":
+                v, dims = vals[0], vals[1:]
+            else:
+                v, dims = (0.0 if name == "zeros" else 1.0), vals
+            dims = [int(self.num(d)) for d in dims]
+            out = np.empty(tuple(dims) + shape(v), dtype=object)
+            for idx in np.ndindex(*dims):
+                out[idx] = v
+            return out
+        if name == "identity":
+            n = int(_numeric(vals[0]))
+            out = np.empty((n, n), dtype=object)
+            for i in range(n):
+                for j in range(n):
+                    out[i, j] = 1.0 if i == j else 0.0
+            return out
+        if name == "diagonal":
+            v = vals[0]
+            n = len(v)
+            out = np.empty((n, n), dtype=object)
+            out[:] = 0.0
+            for i in range(n):
+                out[i, i] = v[i]
+            return out
+        if name == "transpose":
+            return np.asarray(vals[0], dtype=object).T.copy()
+        if name == "cross":
+            a, b = vals
+            return _stack([_binop("-", _binop("*", a[1], b[2]), _binop("*", a[2], b[1])),
+                           _binop("-", _binop("*", a[2], b[0]), _binop("*", a[0], b[2])),
+                           _binop("-", _binop("*", a[0], b[1]), _binop("*", a[1], b[0]))])
+        if name == "skew":
+            x = vals[0]
+            z = 0.0
+            return np.array([[z, _binop("-", 0, x[2]), x[1]], [x[2], z, _binop("-", 0, x[0])],
+                             [_binop("-", 0, x[1]), x[0], z]], dtype=object)
+        if name == "outerProduct":
+            a, b = vals
+            out = np.empty((len(a), len(b)), dtype=object)
+            for i in range(len(a)):
+                for j in range(len(b)):
+                    out[i, j] = _binop("*", a[i], b[j])
+            return out
+        if name == "linspace":
+            x1, x2, n = vals
+            n = int(_numeric(n))
+            return _stack([_binop("+", x1, _binop("*", _binop("-", x2, x1), k / (n - 1))) for k in range(n)])
+        if name == "vector":
+            return np.asarray(vals[0], dtype=object).reshape(-1).copy()
+        if name == "scalar":
+            return np.asarray(vals[0], dtype=object).reshape(-1)[0]
+        if name == "matrix":
+            a = vals[0]
+            if not shape(a):
+                return np.array([[a]], dtype=object)
+            return a.reshape(a.shape[0], -1) if a.ndim >= 2 else a.reshape(-1, 1)
+        if name == "cat":
+            k = int(_numeric(vals[0])) - 1
+            return np.concatenate([np.asarray(v, dtype=object) for v in vals[1:]], axis=k)
+        if name == "semiLinear":
+            x, kp, kn = vals
+            return if_else(_binop(">=", x, 0), _binop("*", kp, x), _binop("*", kn, x))
+        if name in ("sample", "delay", "reinit"):
+            self.fail(f"{name}() is not supported here")
+        self.fail(f"built-in function {name}() is not supported")
+
+    # ------------------------------------------------------------------ functions
+    def call_function(self, e: ir.Call, env):
+        f = self.model.functions.get(e.name)
+        if f is None:
+            self.fail(f"unknown function {e.name}", "name")
+        args = [self.eval(a, env) for a in e.args]
+        outs = self.inline(f, args)
+        return outs[0] if len(outs) == 1 else tuple(outs)
+
+    def inline(self, f: ir.Function, args):
+        if self._fdepth > 50:
+            self.fail(f"recursion too deep in function {f.name}")
+        if len(args) > len(f.inputs):
+            self.fail(f"too many arguments to {f.name}", "type")
+        fenv = {}
+        for k, v in enumerate(f.inputs):
+            if k < len(args):
+                fenv[v.name] = args[k]
+            elif v.binding is not None:
+                fenv[v.name] = None  # filled below (defaults may use earlier inputs)
+            else:
+                self.fail(f"missing argument '{v.name}' in call of {f.name}", "type")
+        saved = (self.noevent, self.loc)
+        self.noevent += 1
+        self._fdepth += 1
+        try:
+            for v in f.inputs:
+                if fenv.get(v.name) is None:
+                    fenv[v.name] = self.eval(v.binding, fenv)
+            for v in list(f.outputs) + list(f.locals):
+                if v.binding is not None:
+                    fenv[v.name] = self.eval(v.binding, fenv)
+                elif v.dims and all(d >= 0 for d in v.dims):
+                    z = np.empty(v.dims, dtype=object)
+                    z[...] = 0.0
+                    fenv[v.name] = z
+                else:
+                    fenv[v.name] = 0.0
+            try:
+                self.exec_block(f.body, fenv)
+            except Return_:
+                pass
+        finally:
+            self.noevent, self.loc = saved
+            self._fdepth -= 1
+        return [fenv[o.name] for o in f.outputs]
+
+    def exec_block(self, stmts, env):
+        for s in stmts:
+            self.exec(s, env)
+
+    def exec(self, s, env):
+        if getattr(s, "loc", None) is not None and s.loc.line:
+            self.loc = s.loc
+        if isinstance(s, ir.Assign):
+            val = self.eval(s.value, env)
+            if s.targets:
+                if not isinstance(val, tuple):
+                    val = (val,)
+                for t, v in zip(s.targets, val):
+                    if t is not None:
+                        self.assign(t, v, env)
+                return
+            self.assign(s.target, val, env)
+        elif isinstance(s, ir.ForStmt):
+            rng = self.eval(s.range, env)
+            vals = list(np.asarray(rng, dtype=object).reshape(-1))
+            vals = [self.num(v) for v in vals]
+            if any(v is None for v in vals):
+                self.fail("for-loop range must be structural")
+            had = s.index in env
+            old = env.get(s.index)
+            try:
+                for v in vals:
+                    env[s.index] = v
+                    try:
+                        self.exec_block(s.body, env)
+                    except Break_:
+                        break
+            finally:
+                if had:
+                    env[s.index] = old
+                else:
+                    env.pop(s.index, None)
+        elif isinstance(s, ir.WhileStmt):
+            for _ in range(100000):
+                c = self.num(self.eval(s.cond, env))
+                if c is None:
+                    self.fail("while-loop condition depends on time-varying values; only structurally "
+                              "evaluable while loops are supported (use a for loop with a fixed count)")
+                if not c:
+                    return
+                try:
+                    self.exec_block(s.body, env)
+                except Break_:
+                    return
+            self.fail("while loop did not terminate in 100000 iterations")
+        elif isinstance(s, ir.IfStmt):
+            self.exec_if(list(s.blocks), s.other, env)
+        elif isinstance(s, ir.Break):
+            raise Break_()
+        elif isinstance(s, ir.Return):
+            raise Return_()
+        elif isinstance(s, ir.AssertStmt):
+            pass  # asserts inside functions are not checked at run time (documented)
+        else:
+            self.fail(f"statement {type(s).__name__}")
+
+    def exec_if(self, blocks, other, env):
+        if not blocks:
+            self.exec_block(other, env)
+            return
+        cond, body = blocks[0]
+        c = self.eval(cond, env)
+        n = _numeric(c)
+        if n is not None:
+            if n:
+                self.exec_block(body, env)
+            else:
+                self.exec_if(blocks[1:], other, env)
+            return
+        env_t = dict(env)
+        env_f = dict(env)
+        try:
+            self.exec_block(body, env_t)
+            self.exec_if(blocks[1:], other, env_f)
+        except (Break_, Return_):
+            self.fail("break/return under a time-varying condition is not supported")
+        for k in set(env_t) | set(env_f):
+            if k not in env_t or k not in env_f:
+                continue
+            a, b = env_t[k], env_f[k]
+            if a is b:
+                env[k] = a
+            else:
+                env[k] = if_else(c, a, b)
+
+    def assign(self, t: ir.Ref, val, env):
+        if t.name not in env:
+            self.fail(f"assignment to unknown variable '{t.name}'", "name")
+        if not t.subs:
+            env[t.name] = val
+            return
+        base = env[t.name]
+        if not isinstance(base, np.ndarray):
+            self.fail(f"subscripted assignment to scalar '{t.name}'", "type")
+        base = base.copy()
+        subs = [self.eval(s, env) for s in t.subs]
+        if len(subs) == 1 and _numeric(subs[0]) is None and not isinstance(subs[0], (slice, np.ndarray)):
+            for k in range(base.shape[0]):
+                base[k] = if_else(_binop("==", subs[0], k + 1), val, base[k])
+            env[t.name] = base
+            return
+        idx = []
+        for s in subs:
+            if isinstance(s, slice):
+                idx.append(s)
+            elif isinstance(s, np.ndarray):
+                idx.append([int(_numeric(x)) - 1 for x in s.reshape(-1)])
+            else:
+                idx.append(int(_numeric(s)) - 1)
+        base[tuple(idx)] = val
+        env[t.name] = base
+
+
+def _not(x):
+    return (not x) if is_num(x) else ca.logic_not(as_sx(x))
+
+
+def _minmax(name, x, y):
+    nx, ny = to_num(x), to_num(y)
+    if nx is not None and ny is not None:
+        return min(nx, ny) if name == "min" else max(nx, ny)
+    return (ca.fmin if name == "min" else ca.fmax)(as_sx(x), as_sx(y))
+
+
+def _numeric(v):
+    if isinstance(v, (bool, np.bool_)):
+        return bool(v)
+    if isinstance(v, (int, np.integer)):
+        return int(v)
+    n = to_num(v)
+    if n is None:
+        return None
+    return int(n) if isinstance(n, float) and n.is_integer() and abs(n) < 2**53 else n
+
+
+def _stack(vals):
+    if not vals:
+        return np.empty(0, dtype=object)
+    shapes = {shape(v) for v in vals}
+    if len(shapes) != 1:
+        raise ExportError(f"array constructor with elements of different sizes {sorted(shapes)}", None, "type")
+    s = shapes.pop()
+    out = np.empty((len(vals),) + s, dtype=object)
+    for k, v in enumerate(vals):
+        out[k] = v
+    return out
+
+
+def _as_matrix_col(v):
+    s = shape(v)
+    if not s:
+        return np.array([[v]], dtype=object)
+    if len(s) == 1:
+        return np.asarray(v, dtype=object).reshape(-1, 1)
+    return v
+
+
+def _as_matrix_row(v):
+    s = shape(v)
+    if not s:
+        return np.array([[v]], dtype=object)
+    if len(s) == 1:
+        return np.asarray(v, dtype=object).reshape(1, -1)
+    return v

@@ -1,0 +1,1 @@
+"""FMU runners (FMPy default, libcosim and PyFMI optional) and FMU checks."""

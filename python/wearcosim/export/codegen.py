@@ -156,8 +156,13 @@ def layout(causal: Causal) -> Layout:
     L.add_slice("U", [mk(s, "MK_INPUT", causality="input") for s in S if s.kind == "input"])
     for u in L.slots[L.off["U"]:]:
         u.causality = "input"
-    L.add_slice("Y", [mk(s, "MK_COMPUTED") for s in S if s.kind == "alg"])
+    newton = {n for n, _ in causal.w}
+    ys = [mk(s, "MK_COMPUTED") for s in S if s.kind == "alg"]
     dalg = [mk(s, "MK_COMPUTED") for s in S if s.kind == "dalg"]
+    for sl in ys + dalg:
+        if sl.name in newton:   # the symbol belongs to the W slot; the Y slot is an output copy
+            sl.sym = ca.SX.sym("$y." + sl.name)
+    L.add_slice("Y", ys)
     disc = [mk(s, "MK_DISCRETE") for s in S if s.kind == "disc"]
     L.add_slice("D", dalg + disc)
     L.n["DALG"] = len(dalg)

@@ -7,7 +7,7 @@ With ``g = a - b`` for ``>``/``>=`` (``g = b - a`` for ``<``/``<=``), the relati
 ``g > 0`` (``>= 0``), and its event indicator is::
 
     z_k = g + h_k   if m_k (currently true)
-    z_k = g - h_k   otherwise,          h_k = HYSTERESIS * (1 + |b|)
+    z_k = g - h_k   otherwise,          h_k = HYSTERESIS * (1 + |b|), b as written
 
 so the indicator crosses zero only when ``g`` has passed the switching surface by ``h_k``.
 At the event the memory is re-evaluated as ``m_k = (g > 0)`` (``>=`` for ``>=``), which is
@@ -42,13 +42,14 @@ class Relation:
     m: ca.SX            # memory symbol
     loc: object
     key: str
+    scale: ca.SX = None   # the relation's right operand as written (hysteresis scale)
 
     def value(self) -> ca.SX:
         """The relation evaluated from the current continuous values (event mode)."""
         return (self.g >= 0) if self.op in (">=", "<=") else (self.g > 0)
 
     def indicator(self) -> ca.SX:
-        h = HYSTERESIS * (1 + ca.fabs(self.b))
+        h = HYSTERESIS * (1 + ca.fabs(self.scale if self.scale is not None else self.b))
         return self.g + ca.if_else(self.m, h, -h)
 
 
@@ -76,7 +77,7 @@ class EventRegistry:
         if r is None:
             k = len(self.relations)
             r = Relation(op if op in (">", ">=") else {"<": ">", "<=": ">="}[op], lhs, rhs, g,
-                         ca.SX.sym(f"$rel{k}"), self.loc or loc, key)
+                         ca.SX.sym(f"$rel{k}"), self.loc or loc, key, B)
             self.relations.append(r)
             self._by_key[key] = r
         return r.m

@@ -98,6 +98,21 @@ class SourceMap:
                 self.ids[sid] = f
                 return
 
+    def learn_span(self, span: dict, text: str, prefer: Optional[Path] = None):
+        """Pin a source id from a span known to cover ``text`` (a declaration's name)."""
+        sid = span.get("source") if span else None
+        if sid is None or sid in self.ids:
+            return
+        start, end = span.get("start"), span.get("end")
+        if start is None or end is None:
+            return
+        order = ([prefer] if prefer in self.files else []) + [f for f in self.files if f != prefer]
+        for f in order:
+            b = self.text(f)
+            if re.search(r"(?<!\w)" + re.escape(text) + r"(?!\w)", b[start:end].decode(errors="ignore")):
+                self.ids[sid] = f
+                return
+
     def loc(self, span: Optional[dict]) -> ir.Loc:
         if not span:
             return ir.Loc()
@@ -172,7 +187,7 @@ def _translate_rumoca_error(exc, path: Path, files, model: str) -> ExportError:
                 if mm:
                     msg = mm.group(1).strip()
                 if m:
-                    return _err(f"syntax: {msg}", ir.Loc(m.group(1), int(m.group(2))), "syntax")
+                    return _err(msg, ir.Loc(m.group(1), int(m.group(2))), "syntax")
                 if d.file and d.line:
                     return _err(msg, ir.Loc(d.file, d.line), "syntax")
     except Exception:  # pragma: no cover - validate itself failing is not fatal
@@ -460,6 +475,8 @@ def load(path, model: str) -> ir.Model:
     mfile = model_file_for(root, model) or path
     smap = SourceMap(files)
     _learn_locations(smap, flat.get("variables", {}))
+    for name, r in flat.get("variables", {}).items():
+        smap.learn_span(r.get("source_span"), name.split(".")[-1].split("[")[0], prefer=mfile)
     conv = _Conv(flat, smap, mfile)
     out = ir.Model(name=model, description=flat.get("model_description") or "",
                    loc=ir.Loc(str(mfile), 1))

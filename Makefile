@@ -1,0 +1,24 @@
+# wearcosim: one-command set-up.  `make demo` and `make test` install what they need.
+PYTHON ?= python3
+STAMP := .make/installed
+
+.PHONY: demo test install fmus bench clean
+
+$(STAMP): pyproject.toml
+	@mkdir -p .make
+	$(PYTHON) -m pip install --quiet --disable-pip-version-check -e '.[test]'
+	@touch $(STAMP)
+
+install: $(STAMP)
+
+demo: $(STAMP)
+	$(PYTHON) -m wearcosim.cli demo
+
+fmus: $(STAMP)
+	$(PYTHON) -m wearcosim.cli build
+
+test: $(STAMP)
+	$(PYTHON) -m pytest -q
+
+clean:
+	rm -rf fmu/build results .make

@@ -1,0 +1,1 @@
+"""Figures (matplotlib, Agg backend): time series, orbits, wear maps."""

@@ -1,0 +1,37 @@
+"""Time-series plots of FMU results (structured numpy arrays as returned by FMPy)."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+
+def _plt():
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    return plt
+
+
+def save(fig, path):
+    """Save atomically (temp file + rename): no half-written figure is left behind."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.stem + ".part" + path.suffix)
+    fig.savefig(tmp, dpi=130, bbox_inches="tight")
+    os.replace(tmp, path)
+
+
+def plot_result(res, path, names=None, title=""):
+    plt = _plt()
+    names = names or [n for n in res.dtype.names if n != "time"][:6]
+    fig, axes = plt.subplots(len(names), 1, sharex=True, figsize=(7, 1.8 * len(names) + 0.6), squeeze=False)
+    for ax, n in zip(axes[:, 0], names):
+        ax.plot(res["time"], res[n], lw=1)
+        ax.set_ylabel(n)
+        ax.grid(alpha=0.3)
+    axes[-1, 0].set_xlabel("time [s]")
+    if title:
+        axes[0, 0].set_title(title)
+    save(fig, path)
+    plt.close(fig)
+    return path

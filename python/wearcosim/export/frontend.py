@@ -484,6 +484,11 @@ def load(path, model: str) -> ir.Model:
         out.variables[name] = conv.var(name, r)
     for eq in flat.get("equations", []):
         out.equations.append(ir.Equation(conv.expr(eq["residual"]), conv.loc(eq)))
+    # declaration equations of non-parameter variables (``Real y = expr``) are equations;
+    # rumoca keeps them as bindings
+    for name, v in out.variables.items():
+        if v.binding is not None and v.variability not in ("parameter", "constant") and v.causality != "input":
+            out.equations.append(ir.Equation(ir.Bin("-", ir.Ref(name), v.binding), v.loc))
     for eq in flat.get("initial_equations", []):
         out.initial_equations.append(ir.Equation(conv.expr(eq["residual"]), conv.loc(eq)))
     for a in flat.get("assert_equations", []) + flat.get("initial_assert_equations", []):

@@ -287,6 +287,12 @@ class _Conv:
             return ir.Arr(tuple(self.expr(a) for a in body["elements"]), kind)
         if tag == "Range":
             return ir.Range(self.expr(body["start"]), self.expr(body.get("step")), self.expr(body["end"]))
+        if tag == "Index":
+            base = self.expr(body["base"])
+            subs = tuple(self.sub(x) for x in body.get("subscripts", []))
+            if isinstance(base, ir.Ref):
+                return ir.Ref(base.name, base.subs + subs)
+            return ir.Call("$index", (base,) + subs, True)
         if tag == "ArrayComprehension":
             if body.get("filter"):
                 raise _err("array comprehension with a filter is not supported", self.loc(e), "unsupported")
@@ -480,8 +486,16 @@ def load(path, model: str) -> ir.Model:
     conv = _Conv(flat, smap, mfile)
     out = ir.Model(name=model, description=flat.get("model_description") or "",
                    loc=ir.Loc(str(mfile), 1))
+    top_inputs = set(flat.get("top_level_input_components") or [])
     for name, r in flat["variables"].items():
-        out.variables[name] = conv.var(name, r)
+        v = conv.var(name, r)
+        # only top-level inputs/outputs are the model's interface; those of sub-components
+        # are ordinary variables (bound by equations of the enclosing model)
+        if v.causality == "input" and name not in top_inputs and name.split("[")[0] not in top_inputs:
+            v.causality = "local"
+        if v.causality == "output" and "." in name.split("[")[0]:
+            v.causality = "local"
+        out.variables[name] = v
     for eq in flat.get("equations", []):
         out.equations.append(ir.Equation(conv.expr(eq["residual"]), conv.loc(eq)))
     # declaration equations of non-parameter variables (``Real y = expr``) are equations;

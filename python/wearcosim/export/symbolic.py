@@ -473,6 +473,9 @@ class Evaluator:
             return self.events.initial()
         if name == "terminal":
             return False
+        if name == "$index":
+            base = self.eval(args[0], env)
+            return self.index(base, [self.eval(a, env) for a in args[1:]])
         if name == "homotopy":
             return self.eval(args[0], env)
         vals = [self.eval(a, env) for a in args]

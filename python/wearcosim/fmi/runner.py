@@ -1,0 +1,279 @@
+"""One small interface to step a Co-Simulation FMU, with backends.
+
+``FMPyRunner`` (default) drives the FMU through FMPy's low-level ``FMU2Slave``;
+``PyFMIRunner`` is optional (PyFMI is not installable everywhere; it is import-guarded).
+Every failing FMI call raises :class:`FMIError`, which carries the FMI function name and
+the returned status, plus the log lines the FMU emitted just before.
+
+The communication grid is anchored to the start time: step ``k`` ends at ``t0 + k*h``,
+never at an accumulated sum of steps.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import stat
+import tempfile
+import zipfile
+from pathlib import Path
+
+import numpy as np
+
+STATUS = {0: "fmi2OK", 1: "fmi2Warning", 2: "fmi2Discard", 3: "fmi2Error", 4: "fmi2Fatal", 5: "fmi2Pending"}
+
+
+class FMIError(RuntimeError):
+    """An FMI call that did not return fmi2OK/fmi2Warning."""
+
+    def __init__(self, function: str, status: int, log=()):
+        self.function = function
+        self.status = status
+        self.log = list(log)
+        last = f": {self.log[-1]}" if self.log else ""
+        super().__init__(f"{function} returned {STATUS.get(status, status)}{last}")
+
+
+def safe_extract(fmu, dest=None) -> Path:
+    """Extract an FMU archive, refusing absolute paths, '..' components and links
+    (checked for every member before anything is written)."""
+    fmu = Path(fmu)
+    with zipfile.ZipFile(fmu) as z:
+        for info in z.infolist():
+            name = info.filename
+            parts = Path(name).parts
+            if name.startswith(("/", "\\")) or (len(name) > 1 and name[1] == ":") or ".." in parts:
+                raise ValueError(f"{fmu}: unsafe path in archive: {name!r}")
+            mode = (info.external_attr >> 16) & 0xFFFF
+            if stat.S_ISLNK(mode):
+                raise ValueError(f"{fmu}: archive contains a symbolic link: {name!r}")
+        dest = Path(dest or tempfile.mkdtemp(prefix="wearcosim-fmu-"))
+        z.extractall(dest)
+    return dest
+
+
+class Runner:
+    """Backend interface (one FMU instance, Co-Simulation)."""
+
+    name = "base"
+
+    def __init__(self, fmu, instance_name: str = "instance", log_level: int = 1):
+        from fmpy import read_model_description
+        self.fmu = Path(fmu)
+        self.md = read_model_description(str(self.fmu))
+        self.vars = {v.name: v for v in self.md.modelVariables}
+        self.instance_name = instance_name
+        self.log_level = log_level
+        self.log = []
+        self.t0 = 0.0
+        self.h = None
+        self.k = 0
+
+    # -- helpers
+    def vr(self, names):
+        try:
+            return [self.vars[n].valueReference for n in names]
+        except KeyError as exc:
+            raise KeyError(f"{self.fmu.name} has no variable {exc.args[0]!r}") from None
+
+    def type_of(self, name):
+        return self.vars[name].type
+
+    @property
+    def time(self) -> float:
+        return self.t0 + self.k * self.h if self.h else self.t0
+
+    def has(self, name) -> bool:
+        return name in self.vars
+
+
+class FMPyRunner(Runner):
+    name = "fmpy"
+
+    def __init__(self, fmu, instance_name="instance", log_level=1):
+        super().__init__(fmu, instance_name, log_level)
+        from fmpy.fmi2 import FMU2Slave
+        self._dir = safe_extract(self.fmu)
+        self.slave = FMU2Slave(guid=self.md.guid, unzipDirectory=str(self._dir),
+                               modelIdentifier=self.md.coSimulation.modelIdentifier,
+                               instanceName=instance_name)
+        self._callbacks = self._make_callbacks()
+        self._call("fmi2Instantiate", lambda: self.slave.instantiate(callbacks=self._callbacks, loggingOn=True))
+
+    def _make_callbacks(self):
+        from fmpy import calloc, free
+        from fmpy.fmi2 import (fmi2CallbackAllocateMemoryTYPE, fmi2CallbackFreeMemoryTYPE, fmi2CallbackFunctions,
+                               fmi2CallbackLoggerTYPE)
+
+        def logger(component, instance, status, category, message):
+            msg = message.decode(errors="replace") if isinstance(message, bytes) else str(message)
+            if status >= self.log_level:
+                self.log.append(msg)
+                del self.log[:-200]
+        cb = fmi2CallbackFunctions()
+        cb.logger = fmi2CallbackLoggerTYPE(logger)
+        cb.allocateMemory = fmi2CallbackAllocateMemoryTYPE(calloc)
+        cb.freeMemory = fmi2CallbackFreeMemoryTYPE(free)
+        return cb
+
+    def _call(self, name, fn):
+        from fmpy.fmi1 import FMICallException
+        try:
+            return fn()
+        except FMICallException as exc:
+            raise FMIError(name, getattr(exc, "status", 3), self.log) from None
+        except Exception as exc:
+            if "Failed to instantiate" in str(exc):
+                raise FMIError(name, 3, self.log) from None
+            raise
+
+    # -- life cycle
+    def setup(self, start_time=0.0, stop_time=None, tolerance=None, step=None):
+        self.t0 = float(start_time)
+        self.h = step
+        self.k = 0
+        self._call("fmi2SetupExperiment", lambda: self.slave.setupExperiment(
+            tolerance=tolerance, startTime=self.t0, stopTime=stop_time))
+
+    def initialize(self):
+        self._call("fmi2EnterInitializationMode", self.slave.enterInitializationMode)
+        self._call("fmi2ExitInitializationMode", self.slave.exitInitializationMode)
+
+    def step(self, n: int = 1):
+        """Advance ``n`` communication steps on the grid t0 + k*h."""
+        for _ in range(n):
+            t = self.t0 + self.k * self.h
+            t1 = self.t0 + (self.k + 1) * self.h
+            self._call("fmi2DoStep", lambda: self.slave.doStep(currentCommunicationPoint=t,
+                                                             communicationStepSize=t1 - t))
+            self.k += 1
+
+    def terminate(self):
+        try:
+            self.slave.terminate()
+        finally:
+            self.slave.freeInstance()
+            shutil.rmtree(self._dir, ignore_errors=True)
+
+    # -- values
+    def set(self, values: dict):
+        by_type = {}
+        for n, v in values.items():
+            by_type.setdefault(self.type_of(n), []).append((n, v))
+        for typ, items in by_type.items():
+            names = [n for n, _ in items]
+            vals = [v for _, v in items]
+            if typ == "Real":
+                self._call("fmi2SetReal", lambda: self.slave.setReal(self.vr(names), [float(v) for v in vals]))
+            elif typ == "Integer":
+                self._call("fmi2SetInteger", lambda: self.slave.setInteger(self.vr(names), [int(v) for v in vals]))
+            elif typ == "Boolean":
+                self._call("fmi2SetBoolean", lambda: self.slave.setBoolean(self.vr(names), [bool(v) for v in vals]))
+            else:
+                raise TypeError(f"cannot set {typ} variable {names}")
+
+    def set_reals(self, vrs, values):
+        self._call("fmi2SetReal", lambda: self.slave.setReal(list(vrs), list(map(float, values))))
+
+    def get_reals(self, vrs):
+        return np.asarray(self._call("fmi2GetReal", lambda: self.slave.getReal(list(vrs))), dtype=float)
+
+    def get(self, names):
+        out = {}
+        for n in names:
+            typ = self.type_of(n)
+            vr = self.vr([n])
+            if typ == "Real":
+                out[n] = self._call("fmi2GetReal", lambda: self.slave.getReal(vr))[0]
+            elif typ == "Integer":
+                out[n] = self._call("fmi2GetInteger", lambda: self.slave.getInteger(vr))[0]
+            else:
+                out[n] = bool(self._call("fmi2GetBoolean", lambda: self.slave.getBoolean(vr))[0])
+        return out
+
+    # -- state
+    def get_state(self):
+        return self._call("fmi2GetFMUstate", self.slave.getFMUState)
+
+    def set_state(self, s):
+        self._call("fmi2SetFMUstate", lambda: self.slave.setFMUState(s))
+
+    def free_state(self, s):
+        self._call("fmi2FreeFMUstate", lambda: self.slave.freeFMUState(s))
+
+    def serialize_state(self, s) -> bytes:
+        return bytes(self._call("fmi2SerializeFMUstate", lambda: self.slave.serializeFMUState(s)))
+
+    def deserialize_state(self, data: bytes):
+        return self._call("fmi2DeSerializeFMUstate", lambda: self.slave.deSerializeFMUState(data))
+
+    def last_successful_time(self) -> float:
+        from fmpy.fmi2 import fmi2LastSuccessfulTime
+        try:
+            return float(self.slave.getRealStatus(fmi2LastSuccessfulTime))
+        except Exception:
+            return float("nan")
+
+
+class PyFMIRunner(Runner):
+    """Optional backend through PyFMI (``pip install 'wearcosim[pyfmi]'``)."""
+    name = "pyfmi"
+
+    def __init__(self, fmu, instance_name="instance", log_level=1):
+        try:
+            import pyfmi  # type: ignore
+        except ImportError:
+            raise ImportError("the PyFMI backend needs PyFMI: pip install 'wearcosim[pyfmi]'") from None
+        super().__init__(fmu, instance_name, log_level)
+        self.model = pyfmi.load_fmu(str(self.fmu), kind="CS")
+
+    def setup(self, start_time=0.0, stop_time=None, tolerance=None, step=None):
+        self.t0, self.h, self.k = float(start_time), step, 0
+        self.model.setup_experiment(tolerance=tolerance, start_time=self.t0, stop_time=stop_time)
+
+    def initialize(self):
+        self.model.enter_initialization_mode()
+        self.model.exit_initialization_mode()
+
+    def step(self, n=1):
+        for _ in range(n):
+            t = self.t0 + self.k * self.h
+            st = self.model.do_step(t, self.t0 + (self.k + 1) * self.h - t, True)
+            if st != 0:
+                raise FMIError("fmi2DoStep", st)
+            self.k += 1
+
+    def set(self, values):
+        for n, v in values.items():
+            self.model.set(n, v)
+
+    def get(self, names):
+        return {n: float(np.asarray(self.model.get(n)).ravel()[0]) for n in names}
+
+    def set_reals(self, vrs, values):
+        self.model.set_real(list(vrs), list(values))
+
+    def get_reals(self, vrs):
+        return np.asarray(self.model.get_real(list(vrs)), dtype=float)
+
+    def get_state(self):
+        return self.model.get_fmu_state()
+
+    def set_state(self, s):
+        self.model.set_fmu_state(s)
+
+    def free_state(self, s):
+        self.model.free_fmu_state(s)
+
+    def terminate(self):
+        self.model.terminate()
+
+
+BACKENDS = {"fmpy": FMPyRunner, "pyfmi": PyFMIRunner}
+
+
+def open_fmu(fmu, backend: str = "fmpy", **kw) -> Runner:
+    try:
+        cls = BACKENDS[backend]
+    except KeyError:
+        raise ValueError(f"unknown FMU backend {backend!r} (known: {', '.join(BACKENDS)})") from None
+    return cls(fmu, **kw)

@@ -65,7 +65,7 @@ def cmd_check(args) -> int:
         problems = validate(f)
         if args.wear_interface and not problems:
             from .fmi.check import wear_interface_problems
-            problems = wear_interface_problems(f)
+            problems = wear_interface_problems(f, args.prefix)
         if problems:
             rc = 1
             print(f"{f}: {len(problems)} problem(s)")
@@ -102,6 +102,39 @@ def cmd_simulate(args) -> int:
     return 0
 
 
+def cmd_run(args) -> int:
+    from .master.loop import MasterError, WearMaster
+    from .master.scenario import ScenarioError, load
+    from .master.store import CheckpointError
+    from .export.errors import ExportError
+    try:
+        sc = load(args.scenario)
+        m = WearMaster(sc, Path(args.out), progress=not args.quiet)
+        path = m.run(resume=args.resume)
+    except (ScenarioError, MasterError, CheckpointError, ExportError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    print(f"results: {path}")
+    if args.plot:
+        from .plots.wear import plot_results
+        for f in plot_results(path):
+            print(f"figure: {f}")
+    return 0
+
+
+def cmd_plot(args) -> int:
+    from .plots.wear import plot_results
+    for f in plot_results(Path(args.results), args.out):
+        print(f"figure: {f}")
+    return 0
+
+
+def cmd_study(args) -> int:
+    from .studies.runner import run_study
+    return run_study([Path(p) for p in args.scenarios], Path(args.out), workers=args.workers,
+                     scheduler=args.scheduler, title=args.title)
+
+
 def cmd_demo(args) -> int:
     from .demo import run_demo
     return run_demo(Path(args.out))
@@ -121,7 +154,8 @@ def main(argv=None) -> int:
     b.set_defaults(func=cmd_build)
     c = sub.add_parser("check", help="validate FMUs (FMPy validation; --wear-interface too)")
     c.add_argument("fmus", nargs="+")
-    c.add_argument("--wear-interface", action="store_true")
+    c.add_argument("--wear-interface", action="store_true", help="also check the wear interface (README)")
+    c.add_argument("--prefix", default="", help="prefix of the wear-interface names")
     c.set_defaults(func=cmd_check)
     s = sub.add_parser("simulate", help="simulate an FMU with FMPy")
     s.add_argument("fmu")
@@ -131,6 +165,24 @@ def main(argv=None) -> int:
     s.add_argument("--csv")
     s.add_argument("--plot")
     s.set_defaults(func=cmd_simulate)
+    r = sub.add_parser("run", help="run a wear co-simulation scenario (TOML)")
+    r.add_argument("scenario")
+    r.add_argument("--out", default=str(ROOT / "results"))
+    r.add_argument("--resume", action="store_true", help="continue from the scenario's checkpoint")
+    r.add_argument("--plot", action="store_true", help="write the figures too")
+    r.add_argument("--quiet", action="store_true")
+    r.set_defaults(func=cmd_run)
+    pl = sub.add_parser("plot", help="figures of a results file")
+    pl.add_argument("results")
+    pl.add_argument("--out")
+    pl.set_defaults(func=cmd_plot)
+    st = sub.add_parser("study", help="run several scenarios in parallel and write a comparison report")
+    st.add_argument("scenarios", nargs="+")
+    st.add_argument("--out", default=str(ROOT / "results" / "study"))
+    st.add_argument("--workers", type=int, default=2)
+    st.add_argument("--scheduler", help="Dask scheduler address (tcp://...); default: local processes")
+    st.add_argument("--title", default="study")
+    st.set_defaults(func=cmd_study)
     d = sub.add_parser("demo", help="build the FMUs and run the default co-simulation into results/")
     d.add_argument("--out", default=str(ROOT / "results"))
     d.set_defaults(func=cmd_demo)

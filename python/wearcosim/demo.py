@@ -21,6 +21,17 @@ def _stale(fmu: Path, package_dir: Path) -> bool:
     return fmu.stat().st_mtime < newest
 
 
+def ensure_fmu(model: str, out_dir: Path, package=None, log=print) -> Path:
+    """The FMU of ``model`` in ``out_dir``, (re)built when missing or older than its sources."""
+    from .export.build import DEFAULT_PACKAGE, build_fmu
+    package = Path(package) if package else DEFAULT_PACKAGE
+    dest = Path(out_dir) / f"{model.split('.')[-1]}.fmu"
+    if _stale(dest, package):
+        r = build_fmu(model, package, out_dir)
+        log(f"built {r.fmu.name:40s} {r.seconds:6.2f} s")
+    return dest
+
+
 def build_examples(out_dir: Path, prefix="WearCosim.Examples", log=print):
     from .export import frontend
     from .export.build import DEFAULT_PACKAGE, build_fmu

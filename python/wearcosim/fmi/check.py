@@ -29,7 +29,7 @@ def validate(fmu) -> list:
     return problems
 
 
-def wear_interface_problems(fmu) -> list:
+def wear_interface_problems(fmu, prefix: str = "") -> list:
     """Problems with the documented wear interface (see README, "Wear interface")."""
     from .. import wear_interface
-    return wear_interface.check(fmu)
+    return wear_interface.check(fmu, prefix)

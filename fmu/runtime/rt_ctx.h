@@ -1,0 +1,90 @@
+/*
+ * rt_ctx.h -- the FMU instance (struct RtCtx) of the wearcosim FMI 2.0 runtime.
+ *
+ * RtCtx is the fmi2Component handed to the importer AND the context pointer the
+ * generated code receives (model_api.h: rt_log, rt_newton).  Everything mutable lives
+ * here (no global or static mutable data anywhere in the runtime), so any number of
+ * instances of any number of FMUs can coexist in one process and on several threads
+ * (one thread per instance at a time, as FMI requires).
+ *
+ * The struct is model independent: sizes come from config.h at run time through
+ * the counts stored below, so files that do not include config.h (the solvers) never
+ * need it.  Only the runtime's own files use this header; generated code only sees
+ * the opaque RtCtx of model_api.h.
+ */
+#ifndef WEARCOSIM_RT_CTX_H
+#define WEARCOSIM_RT_CTX_H
+
+#include "fmi2Functions.h"
+#include "rt_ode.h"
+
+/* instance states, one bit each so that every FMI function can test a mask */
+typedef enum {
+    RT_INSTANTIATED = 1 << 0,
+    RT_INIT_MODE = 1 << 1,
+    RT_EVENT_MODE = 1 << 2,      /* ME */
+    RT_CT_MODE = 1 << 3,         /* ME continuousTimeMode */
+    RT_STEP_COMPLETE = 1 << 4,   /* CS */
+    RT_STEP_IN_PROGRESS = 1 << 5,/* CS: never entered (fmi2DoStep is synchronous) */
+    RT_STEP_FAILED = 1 << 6,     /* CS: after fmi2DoStep returned fmi2Discard */
+    RT_STEP_CANCELED = 1 << 7,   /* CS: never entered */
+    RT_TERMINATED = 1 << 8,
+    RT_ERROR = 1 << 9,
+    RT_FATAL = 1 << 10
+} RtState;
+
+/* log categories (bit index = position in rt_log_categories[]) */
+#define RT_LOG_EVENTS 0
+#define RT_LOG_WARNING 1
+#define RT_LOG_DISCARD 2
+#define RT_LOG_ERROR 3
+#define RT_LOG_ALL 4
+#define RT_LOG_NCAT 5
+
+#define RT_MSG_LEN 1024
+
+struct RtCtx {
+    unsigned int magic;             /* RT_CTX_MAGIC while alive: guards stale handles */
+    char *instanceName;
+    fmi2Type type;
+    fmi2CallbackFunctions cb;       /* a copy, so the importer's struct may go away */
+    int loggingOn;
+    unsigned int logMask;           /* enabled categories */
+    RtState state;
+
+    /* model data */
+    double *v;                      /* NV values, value reference == index */
+    double time;
+    double tStart, tStop, tolerance;
+    int stopDefined, toleranceDefined;
+    int dirty;                      /* v (dx, y, w) not consistent with x, u, p, t */
+    int terminateRequested;         /* the model called terminate() */
+    double lastSuccessfulTime;      /* CS */
+    int meEventPasses;              /* ME: consecutive NewDiscreteStates needing more */
+
+    /* CS integration */
+    RtOde *ode;
+    int odeMethod;                  /* id the current ode object was made for, -1 none */
+    int odeRestart;                 /* restart solver (and recompute z) at next doStep */
+    int csEventPending;             /* inputs/parameters changed: event iteration at the
+                                       start of the next doStep */
+    double hHint;                   /* step size proposal kept over a restart */
+    double *z, *zOld, *zl, *zr, *zm;/* N_Z each (event location) */
+    double *xe;                     /* N_X scratch for the interpolant */
+    double rhsT;                    /* time of the last rhs evaluation (for mdl_jac) */
+    long nEvents;
+
+    /* rt_newton work space (N_W > 0) */
+    double *nlR, *nlR2, *nlJ, *nlDw, *nlWb, *nlW0;
+    int *nlPiv;
+
+    /* logging */
+    int quiet;                      /* >0: model messages are deferred (solver trials) */
+    char deferred[RT_MSG_LEN];      /* last deferred model message */
+    char msg[RT_MSG_LEN];           /* formatting buffer */
+    char msg2[2 * RT_MSG_LEN];      /* escaped copy handed to the logger */
+};
+
+#define RT_CTX_MAGIC 0x57435346u    /* "WCSF" */
+
+#endif

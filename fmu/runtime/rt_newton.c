@@ -1,0 +1,126 @@
+/*
+ * rt_newton.c -- damped Newton solver for the model's nonlinear algebraic loops
+ * (model_api.h: rt_newton), called by the generated mdl_eval.
+ *
+ * Unknowns: w = v[OFF_W .. OFF_W+N_W-1], start values = their current content (the
+ * solution of the previous call, so Newton is warm-started along a trajectory).
+ * Residuals r(w) = mdl_nl_res(v, t, r); Jacobian dr/dw = mdl_nl_jac, or forward
+ * differences when it returns -1.
+ *
+ * Iteration: dw = -J^-1 r (dense LU with partial pivoting, rt_linalg.c), then a
+ * backtracking line search on ||r||_2 (Armijo, lambda halved down to 2^-10).
+ * Convergence test on the scaled full Newton step:
+ *     max_i |dw_i| / (1e-10*|w_i| + 1e-13) <= 1
+ * (a full step that small is taken and accepted: quadratic convergence makes the
+ * remaining error negligible), or an exactly zero residual.
+ * Failure (max 50 iterations, residual/Jacobian not evaluable or NaN, singular J,
+ * line search stalled) returns 1 after logging the time and the cause; w is then
+ * reset to the start values so that a retry (smaller solver step) starts sanely.
+ */
+#include <math.h>
+#include <string.h>
+#include "config.h"
+#include "model_api.h"
+#include "rt_ctx.h"
+#include "rt_linalg.h"
+
+#define NL_MAXIT 50
+#define NL_RTOL 1e-10
+#define NL_ATOL 1e-13
+
+#if N_W > 0
+static double norm2(int n, const double *r)
+{
+    double s = 0;
+    int i;
+    for (i = 0; i < n; i++) s += r[i] * r[i];
+    return sqrt(s);
+}
+
+static int finite_vec(int n, const double *r)
+{
+    int i;
+    for (i = 0; i < n; i++) if (!isfinite(r[i])) return 0;
+    return 1;
+}
+#endif
+
+int rt_newton(RtCtx *ctx, double *v, double t)
+{
+#if N_W > 0
+    const int n = N_W;
+    double *w = v + OFF_W;
+    double *r, *r2, *J, *dw, *wb, *w0;
+    int *piv;
+    double fnorm;
+    int it, i, j, rc;
+    const char *why = "maximum number of iterations reached";
+
+    if (!ctx || !ctx->nlR) return 1;
+    r = ctx->nlR; r2 = ctx->nlR2; J = ctx->nlJ; dw = ctx->nlDw; wb = ctx->nlWb;
+    w0 = ctx->nlW0; piv = ctx->nlPiv;
+
+    memcpy(w0, w, (size_t)n * sizeof(double));
+    rc = mdl_nl_res(v, t, r);
+    if (rc != 0 || !finite_vec(n, r)) { why = "residual not evaluable at the start values"; it = 0; goto fail; }
+    fnorm = norm2(n, r);
+
+    for (it = 1; it <= NL_MAXIT; it++) {
+        double lambda = 1.0, stepnorm = 0.0;
+        if (fnorm == 0.0) return 0;
+        /* Jacobian */
+        rc = mdl_nl_jac(v, t, J);
+        if (rc == -1) {
+            for (j = 0; j < n; j++) {
+                const double wj = w[j];
+                double d = 1.4901161193847656e-08 * (fabs(wj) > 1e-6 ? fabs(wj) : 1e-6);
+                w[j] = wj + d;
+                d = w[j] - wj;
+                rc = mdl_nl_res(v, t, r2);
+                w[j] = wj;
+                if (rc != 0 || !finite_vec(n, r2)) { why = "residual not evaluable for the difference Jacobian"; goto fail; }
+                for (i = 0; i < n; i++) J[i + j * n] = (r2[i] - r[i]) / d;
+            }
+        } else if (rc != 0) {
+            why = "Jacobian not evaluable"; goto fail;
+        }
+        if (!finite_vec(n * n, J)) { why = "Jacobian contains NaN/Inf"; goto fail; }
+        if (rt_lu_factor(n, J, piv) != 0) { why = "singular Jacobian"; goto fail; }
+        for (i = 0; i < n; i++) dw[i] = -r[i];
+        rt_lu_solve(n, J, piv, dw);
+        for (i = 0; i < n; i++) {
+            double sc = fabs(dw[i]) / (NL_RTOL * fabs(w[i]) + NL_ATOL);
+            if (sc > stepnorm) stepnorm = sc;
+        }
+        memcpy(wb, w, (size_t)n * sizeof(double));
+        if (stepnorm <= 1.0) {                /* converged: take the tiny full step */
+            for (i = 0; i < n; i++) w[i] = wb[i] + dw[i];
+            rc = mdl_nl_res(v, t, r2);
+            if (rc == 0 && finite_vec(n, r2)) return 0;
+            memcpy(w, wb, (size_t)n * sizeof(double));
+            return 0;                         /* previous iterate was converged anyway */
+        }
+        for (;;) {                            /* backtracking line search */
+            double f2;
+            for (i = 0; i < n; i++) w[i] = wb[i] + lambda * dw[i];
+            rc = mdl_nl_res(v, t, r2);
+            if (rc == 0 && finite_vec(n, r2)) {
+                f2 = norm2(n, r2);
+                if (f2 <= (1.0 - 1e-4 * lambda) * fnorm) { fnorm = f2; break; }
+            }
+            lambda *= 0.5;
+            if (lambda < 1.0 / 1024.0) { why = "line search failed (no decrease of the residual)"; goto fail; }
+        }
+        memcpy(r, r2, (size_t)n * sizeof(double));
+    }
+fail:
+    memcpy(w, w0, (size_t)n * sizeof(double));
+    rt_log(ctx, 3 /* fmi2Error */, "logStatusError",
+           "rt_newton: nonlinear loop (%d unknowns) not solved at t=%.17g: %s (iteration %d)",
+           n, t, why, it);
+    return 1;
+#else
+    (void)ctx; (void)v; (void)t;
+    return 0;
+#endif
+}

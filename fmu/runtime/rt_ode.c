@@ -1,0 +1,264 @@
+/*
+ * rt_ode.c -- registry and shared helpers of the embedded ODE solvers (rt_ode.h).
+ *
+ * Error norm: weighted RMS, w_i = atol + rtol*max(|x_old_i|, |x_new_i|), a step is
+ * accepted when the norm of the embedded error estimate is <= 1 (Hairer-Wanner).
+ * Initial step: the standard heuristic of Hairer/Norsett/Wanner (Solving ODEs I,
+ * II.4): h0 = 0.01*|x|/|f|, refined with one explicit Euler step to estimate the
+ * second derivative, so the first step is neither absurdly small nor large.
+ * Finite-difference Jacobian: forward differences, one column per state, with
+ * increment sqrt(eps)*max(|x_j|, 1e-5) (machine-number exact: xj+d-xj).
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <stdio.h>
+#include "rt_ode.h"
+
+#define RT_EPS 2.220446049250313e-16
+
+const RtOdeMethod *rt_ode_method(int id)
+{
+    switch (id) {
+    case RT_ODE_AUTO:   return &rt_ode_rodas4;
+    case RT_ODE_DOPRI5: return &rt_ode_dopri5;
+    case RT_ODE_RODAS4: return &rt_ode_rodas4;
+    default:            return NULL;
+    }
+}
+
+static void *default_calloc(size_t a, size_t b) { return calloc(a, b); }
+static void default_free(void *p) { free(p); }
+
+RtOde *rt_ode_new(const RtOdeMethod *m, int n, rt_rhs_fn f, rt_jac_fn jac, void *user,
+                  void *(*mem_calloc)(size_t, size_t), void (*mem_free)(void *))
+{
+    RtOde *s;
+    size_t nn = (size_t)n;
+    if (!m || n < 1 || !f) return NULL;
+    if (!mem_calloc || !mem_free) { mem_calloc = default_calloc; mem_free = default_free; }
+    s = (RtOde *)mem_calloc(1, sizeof(RtOde));
+    if (!s) return NULL;
+    s->mem_calloc = mem_calloc;
+    s->mem_free = mem_free;
+    s->method = m;
+    s->n = n;
+    s->f = f;
+    s->jac = jac;
+    s->user = user;
+    s->rtol = 1e-6;
+    s->atol = 1e-9;
+    s->x = (double *)mem_calloc(nn, sizeof(double));
+    s->x_old = (double *)mem_calloc(nn, sizeof(double));
+    s->fx = (double *)mem_calloc(nn, sizeof(double));
+    s->work = (double *)mem_calloc(m->nwork * nn, sizeof(double));
+    if (m->usejac) {
+        s->J = (double *)mem_calloc(nn * nn, sizeof(double));
+        s->LU = (double *)mem_calloc(nn * nn, sizeof(double));
+        s->piv = (int *)mem_calloc(nn, sizeof(int));
+    }
+    if (!s->x || !s->x_old || !s->fx || !s->work ||
+        (m->usejac && (!s->J || !s->LU || !s->piv))) {
+        rt_ode_free(s);
+        return NULL;
+    }
+    s->first_step = 1;
+    return s;
+}
+
+void rt_ode_free(RtOde *s)
+{
+    void (*fr)(void *);
+    if (!s) return;
+    fr = s->mem_free;
+    if (s->x) fr(s->x);
+    if (s->x_old) fr(s->x_old);
+    if (s->fx) fr(s->fx);
+    if (s->work) fr(s->work);
+    if (s->J) fr(s->J);
+    if (s->LU) fr(s->LU);
+    if (s->piv) fr(s->piv);
+    fr(s);
+}
+
+void rt_ode_restart(RtOde *s, double t, const double *x, double h_hint)
+{
+    memcpy(s->x, x, (size_t)s->n * sizeof(double));
+    memcpy(s->x_old, x, (size_t)s->n * sizeof(double));
+    s->t = s->t_old = t;
+    s->fsal_valid = 0;
+    s->jac_valid = 0;
+    s->h = h_hint > 0.0 ? h_hint : 0.0;
+    s->h_last = 0.0;
+    s->err_old = 1e-4;
+    s->first_step = 1;
+    s->last_rejected = 0;
+    s->msg[0] = '\0';
+    s->abort_code = 0;
+}
+
+int rt_ode_step(RtOde *s, double t_bound) { return s->method->step(s, t_bound); }
+
+void rt_ode_dense(const RtOde *s, double t, double *out)
+{
+    if (s->t == s->t_old) { memcpy(out, s->x, (size_t)s->n * sizeof(double)); return; }
+    if (t < s->t_old) t = s->t_old;
+    if (t > s->t) t = s->t;
+    s->method->dense(s, t, out);
+}
+
+void rt_ode_reset_stats(RtOde *s)
+{
+    s->nfev = s->njev = s->nstep = s->naccept = s->nreject = s->nlu = 0;
+}
+
+double rt_ode_hmin(const RtOde *s, double t)
+{
+    double h = 1e-14 * (fabs(t) > 1.0 ? fabs(t) : 1.0);
+    if (s->h_min_user > h) h = s->h_min_user;
+    return h;
+}
+
+int rt_ode_all_finite(int n, const double *x)
+{
+    int i;
+    for (i = 0; i < n; i++) if (!isfinite(x[i])) return 0;
+    return 1;
+}
+
+double rt_ode_err_norm(const RtOde *s, const double *e, const double *a, const double *b)
+{
+    int i;
+    double sum = 0.0;
+    for (i = 0; i < s->n; i++) {
+        double aa = fabs(a[i]), bb = fabs(b[i]);
+        double w = s->atol + s->rtol * (aa > bb ? aa : bb);
+        double r = e[i] / w;
+        sum += r * r;
+    }
+    sum = sqrt(sum / s->n);
+    return isfinite(sum) ? sum : INFINITY;   /* NaN error -> reject */
+}
+
+int rt_ode_call_f(RtOde *s, double t, const double *x, double *dx)
+{
+    int rc;
+    s->nfev++;
+    rc = s->f(s->user, t, x, dx);
+    if (rc < 0) { s->abort_code = rc; return rc; }
+    if (rc > 0) return rc;
+    return rt_ode_all_finite(s->n, dx) ? 0 : 1;
+}
+
+double rt_ode_initial_h(RtOde *s, double t_bound, double *tmp1, double *tmp2)
+{
+    /* tmp1 <- x + h0*f, tmp2 <- f(t+h0, tmp1) */
+    const int n = s->n;
+    const double span = fabs(t_bound - s->t);
+    const int p = s->method->order;
+    double d0 = 0, d1 = 0, d2 = 0, h0, h1, h;
+    int i;
+    for (i = 0; i < n; i++) {
+        double w = s->atol + s->rtol * fabs(s->x[i]);
+        d0 += (s->x[i] / w) * (s->x[i] / w);
+        d1 += (s->fx[i] / w) * (s->fx[i] / w);
+    }
+    d0 = sqrt(d0 / n);
+    d1 = sqrt(d1 / n);
+    h0 = (d0 < 1e-5 || d1 < 1e-5) ? 1e-6 : 0.01 * d0 / d1;
+    if (h0 > span) h0 = span;
+    if (s->hmax > 0 && h0 > s->hmax) h0 = s->hmax;
+    for (i = 0; i < n; i++) tmp1[i] = s->x[i] + h0 * s->fx[i];
+    if (rt_ode_call_f(s, s->t + h0, tmp1, tmp2) != 0) {
+        /* cannot evaluate there: be careful */
+        h = h0 * 0.01;
+    } else {
+        for (i = 0; i < n; i++) {
+            double w = s->atol + s->rtol * fabs(s->x[i]);
+            double r = (tmp2[i] - s->fx[i]) / w;
+            d2 += r * r;
+        }
+        d2 = sqrt(d2 / n) / h0;
+        {
+            double dm = d1 > d2 ? d1 : d2;
+            if (dm <= 1e-15) h1 = h0 * 1e-3 > 1e-6 ? h0 * 1e-3 : 1e-6;
+            else h1 = pow(0.01 / dm, 1.0 / (p + 1));
+        }
+        h = 100 * h0 < h1 ? 100 * h0 : h1;
+    }
+    if (h > span) h = span;
+    if (s->hmax > 0 && h > s->hmax) h = s->hmax;
+    if (!(h > 0)) h = rt_ode_hmin(s, s->t) * 10;
+    return h;
+}
+
+int rt_ode_jacobian(RtOde *s, double t, const double *x, const double *fx,
+                    double *tmp1, double *tmp2)
+{
+    const int n = s->n;
+    int i, j, rc;
+    s->njev++;
+    if (s->jac) {
+        rc = s->jac(s->user, t, x, fx, s->J);
+        if (rc == 0) return rt_ode_all_finite(n * n, s->J) ? 0 : 1;
+        if (rc != -1) { if (rc < 0) s->abort_code = rc; return rc; }
+    }
+    /* forward differences */
+    memcpy(tmp1, x, (size_t)n * sizeof(double));
+    for (j = 0; j < n; j++) {
+        const double xj = x[j];
+        double d = sqrt(RT_EPS) * (fabs(xj) > 1e-5 ? fabs(xj) : 1e-5);
+        tmp1[j] = xj + d;
+        d = tmp1[j] - xj;          /* exactly representable increment */
+        rc = rt_ode_call_f(s, t, tmp1, tmp2);
+        tmp1[j] = xj;
+        if (rc != 0) return rc;
+        for (i = 0; i < n; i++) s->J[i + j * n] = (tmp2[i] - fx[i]) / d;
+    }
+    return 0;
+}
+
+double rt_ode_clamp_h(const RtOde *s, double h, double t_bound, int *last)
+{
+    const double rem = t_bound - s->t;
+    if (s->hmax > 0 && h > s->hmax) h = s->hmax;
+    *last = 0;
+    if (h >= rem || rem - h < rt_ode_hmin(s, t_bound)) { h = rem; *last = 1; }
+    return h;
+}
+
+int rt_ode_ensure_fsal(RtOde *s)
+{
+    int rc;
+    if (s->fsal_valid) return RT_ODE_OK;
+    rc = rt_ode_call_f(s, s->t, s->x, s->fx);
+    if (rc < 0) {
+        snprintf(s->msg, sizeof s->msg, "model evaluation aborted (code %d) at t=%.17g",
+                 rc, s->t);
+        return RT_ODE_ABORT;
+    }
+    if (rc > 0) {
+        snprintf(s->msg, sizeof s->msg,
+                 "derivatives cannot be evaluated (error or NaN/Inf) at the start point "
+                 "t=%.17g", s->t);
+        return RT_ODE_HMIN;
+    }
+    s->fsal_valid = 1;
+    return RT_ODE_OK;
+}
+
+int rt_ode_reject(RtOde *s, double h_new, const char *why)
+{
+    const double hmin = rt_ode_hmin(s, s->t);
+    s->nreject++;
+    s->last_rejected = 1;
+    if (!(h_new >= hmin)) {   /* also NaN */
+        snprintf(s->msg, sizeof s->msg,
+                 "step size underflow at t=%.17g (h=%.3g < hmin=%.3g): %s",
+                 s->t, h_new, hmin, why);
+        s->h = hmin;
+        return RT_ODE_HMIN;
+    }
+    s->h = h_new;
+    return RT_ODE_OK;
+}

@@ -1,0 +1,284 @@
+/*
+ * test_solvers.c -- unit tests of the embedded solver layer (rt_ode.h, rt_linalg.h)
+ * without any FMI machinery: convergence order, tolerance proportionality, dense
+ * output accuracy, stiff stability, NaN rejection and step-size underflow, LU.
+ *
+ * Prints one "PASS name ..." / "FAIL name ..." line per check and a final
+ * "RESULT passed=N failed=M" line parsed by run_tests.sh.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include "rt_ode.h"
+#include "rt_linalg.h"
+
+static int n_pass = 0, n_fail = 0;
+static void check(int ok, const char *name, const char *fmt, ...)
+{
+    char buf[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    printf("%s %s %s\n", ok ? "PASS" : "FAIL", name, buf);
+    if (ok) n_pass++; else n_fail++;
+}
+
+/* ---- problems ---- */
+static int f_decay(void *u, double t, const double *x, double *dx)
+{
+    (void)u; (void)t;
+    dx[0] = -x[0];
+    return 0;
+}
+/* x1' = x2, x2' = -x1 + cos(t)*0 ... a non-autonomous test: x' = cos(t) x */
+static int f_nonauto(void *u, double t, const double *x, double *dx)
+{
+    (void)u;
+    dx[0] = cos(t) * x[0];
+    return 0;
+}
+/* stiff linear: x1' = -x1 + x2... with eigenvalues -1 and -1e5 */
+static int f_stiff(void *u, double t, const double *x, double *dx)
+{
+    (void)u; (void)t;
+    dx[0] = -1.0 * x[0];
+    dx[1] = 1e5 * (x[0] - x[1]);   /* x2 follows x1 quickly */
+    return 0;
+}
+typedef struct { double mu; long calls; } Vdp;
+static int f_vdp(void *u, double t, const double *x, double *dx)
+{
+    Vdp *p = (Vdp *)u;
+    (void)t;
+    p->calls++;
+    dx[0] = x[1];
+    dx[1] = p->mu * (1 - x[0] * x[0]) * x[1] - x[0];
+    return 0;
+}
+static int j_vdp(void *u, double t, const double *x, const double *fx, double *J)
+{
+    Vdp *p = (Vdp *)u;
+    (void)t; (void)fx;
+    J[0] = 0; J[1] = -2 * p->mu * x[0] * x[1] - 1;
+    J[2] = 1; J[3] = p->mu * (1 - x[0] * x[0]);
+    return 0;
+}
+/* NaN region: derivative is NaN for t > 0.5 */
+static int f_nan(void *u, double t, const double *x, double *dx)
+{
+    (void)u;
+    dx[0] = t > 0.5 ? NAN : -x[0];
+    return 0;
+}
+static int f_fail(void *u, double t, const double *x, double *dx)
+{
+    (void)u;
+    dx[0] = -x[0];
+    return t > 0.5 ? 1 : 0;
+}
+/* NaN only for large steps: emulates a model that is undefined far from the trajectory */
+static int f_nanfar(void *u, double t, const double *x, double *dx)
+{
+    (void)u; (void)t;
+    dx[0] = x[0] < 0.2 ? NAN : -x[0];
+    return 0;
+}
+
+static double run(const RtOdeMethod *m, rt_rhs_fn f, rt_jac_fn jac, void *u, int n,
+                  const double *x0, double t0, double t1, double rtol, double atol,
+                  double *xend, RtOde **keep, int *rc_out)
+{
+    RtOde *s = rt_ode_new(m, n, f, jac, u, NULL, NULL);
+    int rc = RT_ODE_OK;
+    s->rtol = rtol; s->atol = atol;
+    rt_ode_restart(s, t0, x0, 0.0);
+    while (s->t < t1) {
+        rc = rt_ode_step(s, t1);
+        if (rc != RT_ODE_OK) break;
+    }
+    memcpy(xend, s->x, (size_t)n * sizeof(double));
+    if (rc_out) *rc_out = rc;
+    if (keep) *keep = s; else rt_ode_free(s);
+    return s ? 0.0 : 0.0;
+}
+
+/* fixed step runs to measure the order: hmax = h, tolerance huge */
+static double fixed_step_err(const RtOdeMethod *m, rt_rhs_fn f, double h, double exact)
+{
+    double x0 = 1.0, xe;
+    RtOde *s = rt_ode_new(m, 1, f, NULL, NULL, NULL, NULL);
+    s->rtol = 1e3; s->atol = 1e3; s->hmax = h;
+    rt_ode_restart(s, 0.0, &x0, h);
+    while (s->t < 1.0) if (rt_ode_step(s, 1.0) != RT_ODE_OK) break;
+    xe = s->x[0];
+    rt_ode_free(s);
+    return fabs(xe - exact);
+}
+
+static void test_order(const RtOdeMethod *m, int expected, const char *tag)
+{
+    double e1 = fixed_step_err(m, f_decay, 0.1, exp(-1.0));
+    double e2 = fixed_step_err(m, f_decay, 0.05, exp(-1.0));
+    double p = log(e1 / e2) / log(2.0);
+    char name[64];
+    snprintf(name, sizeof name, "order_%s", tag);
+    check(fabs(p - expected) < 0.35, name, "observed order %.2f (expected %d), err(h=0.1)=%.3g",
+          p, expected, e1);
+    e1 = fixed_step_err(m, f_nonauto, 0.1, exp(sin(1.0)));
+    e2 = fixed_step_err(m, f_nonauto, 0.05, exp(sin(1.0)));
+    p = log(e1 / e2) / log(2.0);
+    snprintf(name, sizeof name, "order_nonautonomous_%s", tag);
+    check(fabs(p - expected) < 0.4, name, "observed order %.2f (expected %d)", p, expected);
+}
+
+static void test_tolerance(const RtOdeMethod *m, const char *tag)
+{
+    double rt[3] = {1e-4, 1e-7, 1e-10};
+    double err[3];
+    long nfev[3];
+    int k;
+    char name[64];
+    for (k = 0; k < 3; k++) {
+        double x0 = 1.0, xe;
+        RtOde *s;
+        run(m, f_decay, NULL, NULL, 1, &x0, 0.0, 5.0, rt[k], rt[k] * 1e-3, &xe, &s, NULL);
+        err[k] = fabs(xe - exp(-5.0)) / exp(-5.0);
+        nfev[k] = s->nfev;
+        rt_ode_free(s);
+    }
+    snprintf(name, sizeof name, "tolerance_%s", tag);
+    check(err[0] < 50 * rt[0] && err[1] < 50 * rt[1] && err[2] < 50 * rt[2] &&
+          err[2] < err[1] && err[1] < err[0], name,
+          "rel err at t=5: %.2e (rtol 1e-4, nfev %ld), %.2e (1e-7, nfev %ld), %.2e (1e-10, nfev %ld)",
+          err[0], nfev[0], err[1], nfev[1], err[2], nfev[2]);
+}
+
+static void test_dense(const RtOdeMethod *m, const char *tag)
+{
+    double x0 = 1.0, out, maxerr = 0;
+    int k;
+    char name[64];
+    RtOde *s = rt_ode_new(m, 1, f_decay, NULL, NULL, NULL, NULL);
+    s->rtol = 1e-8; s->atol = 1e-12;
+    rt_ode_restart(s, 0.0, &x0, 0.0);
+    while (s->t < 3.0) {
+        if (rt_ode_step(s, 3.0) != RT_ODE_OK) break;
+        for (k = 0; k <= 10; k++) {
+            double tt = s->t_old + (s->t - s->t_old) * k / 10.0;
+            double e;
+            rt_ode_dense(s, tt, &out);
+            e = fabs(out - exp(-tt)) / exp(-tt);
+            if (e > maxerr) maxerr = e;
+        }
+    }
+    snprintf(name, sizeof name, "dense_output_%s", tag);
+    check(maxerr < 1e-6, name, "max rel interpolation error %.2e over %ld steps (rtol 1e-8)",
+          maxerr, s->naccept);
+    rt_ode_free(s);
+}
+
+static void test_stiff_linear(void)
+{
+    double x0[2] = {1.0, 0.0}, xe[2];
+    RtOde *s;
+    int rc;
+    /* exact: x1 = e^-t; x2 = 1e5/(1e5-1) (e^-t - e^-1e5 t) */
+    double ex1 = exp(-2.0), ex2 = 1e5 / (1e5 - 1) * (exp(-2.0) - 0.0);
+    run(&rt_ode_rodas4, f_stiff, NULL, NULL, 2, x0, 0.0, 2.0, 1e-6, 1e-9, xe, &s, &rc);
+    check(rc == 0 && fabs(xe[0] - ex1) < 1e-6 * ex1 * 10 && fabs(xe[1] - ex2) < 1e-5 * ex2 &&
+          s->naccept < 200, "stiff_linear_rodas4",
+          "x=(%.10g,%.10g) exact=(%.10g,%.10g) steps=%ld rejected=%ld nfev=%ld njev=%ld nlu=%ld",
+          xe[0], xe[1], ex1, ex2, s->naccept, s->nreject, s->nfev, s->njev, s->nlu);
+    rt_ode_free(s);
+}
+
+static void test_vdp(void)
+{
+    /* Van der Pol x'' - mu (1-x^2) x' + x = 0, mu=1000, x(0)=(2,0), t in [0, 3000].
+     * Reference: scipy.integrate.solve_ivp(method='Radau', rtol=atol=1e-12) gives
+     * x(3000) = (-1.5106069367598571, 0.0011783800006900187) (LSODA agrees to 1e-9). */
+    Vdp p = {1000.0, 0};
+    double x0[2] = {2.0, 0.0}, xe[2];
+    const double xr[2] = {-1.5106069367598571, 0.0011783800006900187};
+    RtOde *s;
+    int rc;
+    run(&rt_ode_rodas4, f_vdp, j_vdp, &p, 2, x0, 0.0, 3000.0, 1e-11, 1e-11, xe, &s, &rc);
+    check(rc == 0 && fabs(xe[0] - xr[0]) < 1e-8, "vdp1000_rodas4_tight",
+          "rtol=1e-11: x1(3000)=%.14g ref=%.14g |err|=%.2e steps=%ld", xe[0], xr[0],
+          fabs(xe[0] - xr[0]), s->naccept);
+    rt_ode_free(s);
+    run(&rt_ode_rodas4, f_vdp, j_vdp, &p, 2, x0, 0.0, 3000.0, 1e-6, 1e-6, xe, &s, &rc);
+    check(rc == 0 && fabs(xe[0] - xr[0]) < 1e-4 && s->naccept < 2000, "vdp1000_rodas4_exactjac",
+          "rtol=1e-6: x1(3000)=%.10g ref=%.10g |err|=%.2e steps=%ld rej=%ld nfev=%ld njev=%ld nlu=%ld",
+          xe[0], xr[0], fabs(xe[0] - xr[0]), s->naccept, s->nreject, s->nfev, s->njev, s->nlu);
+    rt_ode_free(s);
+    run(&rt_ode_rodas4, f_vdp, NULL, &p, 2, x0, 0.0, 3000.0, 1e-6, 1e-6, xe, &s, &rc);
+    check(rc == 0 && fabs(xe[0] - xr[0]) < 1e-4 && s->naccept < 2000, "vdp1000_rodas4_fdjac",
+          "rtol=1e-6: x1(3000)=%.10g |err|=%.2e steps=%ld nfev=%ld", xe[0],
+          fabs(xe[0] - xr[0]), s->naccept, s->nfev);
+    rt_ode_free(s);
+}
+
+static void test_failures(const RtOdeMethod *m, const char *tag)
+{
+    double x0 = 1.0, xe;
+    RtOde *s;
+    int rc;
+    char name[64];
+    run(m, f_nan, NULL, NULL, 1, &x0, 0.0, 1.0, 1e-6, 1e-9, &xe, &s, &rc);
+    snprintf(name, sizeof name, "nan_gives_hmin_%s", tag);
+    check(rc == RT_ODE_HMIN && fabs(s->t - 0.5) < 1e-6 && fabs(xe - exp(-s->t)) < 1e-5, name,
+          "rc=%d stopped at t=%.15g msg='%s'", rc, s->t, s->msg);
+    rt_ode_free(s);
+    run(m, f_fail, NULL, NULL, 1, &x0, 0.0, 1.0, 1e-6, 1e-9, &xe, &s, &rc);
+    snprintf(name, sizeof name, "rc_gives_hmin_%s", tag);
+    check(rc == RT_ODE_HMIN && fabs(s->t - 0.5) < 1e-6, name, "rc=%d t=%.15g", rc, s->t);
+    rt_ode_free(s);
+    /* NaN far away: must be survived by shrinking, reaching the end */
+    run(m, f_nanfar, NULL, NULL, 1, &x0, 0.0, 1.0, 1e-6, 1e-9, &xe, &s, &rc);
+    snprintf(name, sizeof name, "nan_far_recovers_%s", tag);
+    check(rc == RT_ODE_OK && s->t == 1.0 && fabs(xe - exp(-1.0)) < 1e-5, name,
+          "rc=%d x(1)=%.10g rejected=%ld", rc, xe, s->nreject);
+    rt_ode_free(s);
+}
+
+static void test_lu(void)
+{
+    /* 4x4 needing pivoting (zero leading entry) */
+    double A[16] = {0, 2, 1, 4, 1, 0, 3, 1, 2, 1, 0, 5, 3, 3, 1, 0}; /* column-major */
+    double A0[16], b[4] = {1, 2, 3, 4}, x[4], r = 0;
+    int piv[4], i, j, rc;
+    double S[4] = {1, 2, 2, 4};  /* singular: columns dependent */
+    int p2[2];
+    memcpy(A0, A, sizeof A);
+    memcpy(x, b, sizeof b);
+    rc = rt_lu_factor(4, A, piv);
+    rt_lu_solve(4, A, piv, x);
+    for (i = 0; i < 4; i++) {
+        double s = 0;
+        for (j = 0; j < 4; j++) s += A0[i + j * 4] * x[j];
+        r = fmax(r, fabs(s - b[i]));
+    }
+    check(rc == 0 && r < 1e-13, "lu_pivoting", "residual %.2e", r);
+    check(rt_lu_factor(2, S, p2) != 0, "lu_singular_detected", "");
+}
+
+int main(void)
+{
+    test_lu();
+    test_order(&rt_ode_dopri5, 5, "dopri5");
+    test_order(&rt_ode_rodas4, 4, "rodas4");
+    test_tolerance(&rt_ode_dopri5, "dopri5");
+    test_tolerance(&rt_ode_rodas4, "rodas4");
+    test_dense(&rt_ode_dopri5, "dopri5");
+    test_dense(&rt_ode_rodas4, "rodas4");
+    test_stiff_linear();
+    test_vdp();
+    test_failures(&rt_ode_dopri5, "dopri5");
+    test_failures(&rt_ode_rodas4, "rodas4");
+    printf("RESULT passed=%d failed=%d\n", n_pass, n_fail);
+    return n_fail ? 1 : 0;
+}

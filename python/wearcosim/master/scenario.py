@@ -1,0 +1,156 @@
+"""Scenario files (TOML) for ``wearcosim run``: loaded, validated, with messages that name
+the file and the key.
+
+Example::
+
+    name = "hybrid-dry-32pi"
+    [fmu]
+    model = "WearCosim.Examples.HybridMechanism.DrySpeed32pi"   # built if needed
+    # path = "fmu/build/DrySpeed32pi.fmu"                        # or an FMU built elsewhere
+    prefix = ""                     # wear-interface prefix
+    [start]                         # start values / parameters set before initialisation
+    "joint.mu_d" = 0.1
+    [wear]
+    k = 1e-4                        # Archard wear coefficient (-)
+    hardness = 1.2e9                # hardness of the worn body (Pa)
+    cycles = 160                    # simulated cycles
+    period = 0.0625                 # s per cycle (or omega = 100.53 rad/s)
+    update_cycles = 1               # wear update every N cycles
+    extrapolation = 1000            # each simulated cycle stands for N real ones
+    smoothing = 0                   # sectors of the moving-average half window (0: none)
+    [run]
+    steps_per_cycle = 1000          # communication steps per cycle
+    tolerance = 1e-7                # embedded solver tolerance
+    record = ["ex", "ey", "Fn", "theta", "delta"]
+    decimate = 4                    # keep every N-th sample of the recorded series
+    transient_cycles = 0            # cycles run before wear is accumulated
+"""
+from __future__ import annotations
+
+import math
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+SCHEMA = {
+    "name": str,
+    "description": str,
+    "fmu": {"model": str, "path": str, "prefix": str, "package": str},
+    "start": dict,
+    "wear": {"k": float, "hardness": float, "cycles": int, "period": float, "omega": float,
+             "update_cycles": int, "extrapolation": float, "smoothing": int},
+    "run": {"steps_per_cycle": int, "tolerance": float, "record": list, "decimate": int,
+            "transient_cycles": int, "backend": str, "solver": int},
+}
+
+
+class ScenarioError(ValueError):
+    pass
+
+
+@dataclass
+class Scenario:
+    name: str
+    source: str
+    model: str = ""
+    fmu_path: str = ""
+    package: str = ""
+    prefix: str = ""
+    start: dict = field(default_factory=dict)
+    k: float = 1e-4
+    hardness: float = 1e9
+    cycles: int = 1
+    period: float = 0.0
+    update_cycles: int = 1
+    extrapolation: float = 1.0
+    smoothing: int = 0
+    steps_per_cycle: int = 500
+    tolerance: float = 1e-7
+    record: list = field(default_factory=list)
+    decimate: int = 1
+    transient_cycles: int = 0
+    backend: str = "fmpy"
+    solver: int = 0
+    description: str = ""
+    raw: dict = field(default_factory=dict)
+
+    @property
+    def step(self) -> float:
+        return self.period / self.steps_per_cycle
+
+
+def _check(data: dict, schema: dict, where: str, src: str):
+    for key, val in data.items():
+        if key not in schema:
+            known = ", ".join(sorted(schema))
+            raise ScenarioError(f"{src}: unknown key '{where}{key}' (known here: {known})")
+        typ = schema[key]
+        if isinstance(typ, dict):
+            if not isinstance(val, dict):
+                raise ScenarioError(f"{src}: '{where}{key}' must be a table [{key}]")
+            _check(val, typ, f"{where}{key}.", src)
+        elif typ is float:
+            if isinstance(val, bool) or not isinstance(val, (int, float)) or not math.isfinite(val):
+                raise ScenarioError(f"{src}: '{where}{key}' must be a finite number, got {val!r}")
+        elif typ is int:
+            if isinstance(val, bool) or not isinstance(val, int):
+                raise ScenarioError(f"{src}: '{where}{key}' must be an integer, got {val!r}")
+        elif not isinstance(val, typ):
+            raise ScenarioError(f"{src}: '{where}{key}' must be of type {typ.__name__}, got {val!r}")
+
+
+def load(path) -> Scenario:
+    path = Path(path)
+    try:
+        data = tomllib.loads(path.read_text())
+    except FileNotFoundError:
+        raise ScenarioError(f"{path}: no such scenario file") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ScenarioError(f"{path}: invalid TOML: {exc}") from None
+    return from_dict(data, str(path), base=path.parent)
+
+
+def from_dict(data: dict, source: str = "<scenario>", base: Path = Path(".")) -> Scenario:
+    _check(data, SCHEMA, "", source)
+    fmu = data.get("fmu", {})
+    wear = data.get("wear", {})
+    run = data.get("run", {})
+    if not fmu.get("model") and not fmu.get("path"):
+        raise ScenarioError(f"{source}: [fmu] needs 'model' (a Modelica class to build) or 'path' (an FMU)")
+    for key in ("k", "hardness"):
+        if key not in wear:
+            raise ScenarioError(f"{source}: missing key 'wear.{key}'")
+    if "period" not in wear and "omega" not in wear:
+        raise ScenarioError(f"{source}: [wear] needs 'period' (s) or 'omega' (rad/s)")
+    period = float(wear["period"]) if "period" in wear else 2 * math.pi / float(wear["omega"])
+    s = Scenario(
+        name=data.get("name", Path(source).stem), source=source, description=data.get("description", ""),
+        model=fmu.get("model", ""),
+        fmu_path=str((base / fmu["path"]).resolve()) if fmu.get("path") else "",
+        package=fmu.get("package", ""), prefix=fmu.get("prefix", ""),
+        start=dict(data.get("start", {})),
+        k=float(wear["k"]), hardness=float(wear["hardness"]), cycles=int(wear.get("cycles", 1)),
+        period=period, update_cycles=int(wear.get("update_cycles", 1)),
+        extrapolation=float(wear.get("extrapolation", 1.0)), smoothing=int(wear.get("smoothing", 0)),
+        steps_per_cycle=int(run.get("steps_per_cycle", 500)), tolerance=float(run.get("tolerance", 1e-7)),
+        record=list(run.get("record", [])), decimate=int(run.get("decimate", 1)),
+        transient_cycles=int(run.get("transient_cycles", 0)), backend=run.get("backend", "fmpy"),
+        solver=int(run.get("solver", 0)), raw=data)
+    checks = [
+        (s.k >= 0, "wear.k must be >= 0"), (s.hardness > 0, "wear.hardness must be > 0 (Pa)"),
+        (s.cycles >= 1, "wear.cycles must be >= 1"), (s.period > 0, "wear.period / omega must be > 0"),
+        (s.update_cycles >= 1, "wear.update_cycles must be >= 1"),
+        (s.extrapolation >= 1, "wear.extrapolation must be >= 1"), (s.smoothing >= 0, "wear.smoothing must be >= 0"),
+        (s.steps_per_cycle >= 10, "run.steps_per_cycle must be >= 10"),
+        (0 < s.tolerance < 1, "run.tolerance must be in (0, 1)"), (s.decimate >= 1, "run.decimate must be >= 1"),
+        (s.transient_cycles >= 0, "run.transient_cycles must be >= 0"),
+        (all(isinstance(r, str) for r in s.record), "run.record must be a list of variable names"),
+        (s.solver in (0, 1, 2), "run.solver must be 0 (auto), 1 (Dormand-Prince) or 2 (implicit)"),
+    ]
+    for ok, msg in checks:
+        if not ok:
+            raise ScenarioError(f"{source}: {msg}")
+    for k, v in s.start.items():
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+            raise ScenarioError(f"{source}: start value 'start.{k}' must be a finite number, got {v!r}")
+    return s

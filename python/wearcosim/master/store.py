@@ -1,0 +1,132 @@
+"""Durable files of a wear run: the results (HDF5) and the checkpoint.
+
+Both are written to a temporary file in the destination directory, flushed, fsync'ed and
+renamed into place (then the directory is fsync'ed), so a crash at any point leaves either
+the previous complete file or the new complete file.
+
+A checkpoint is one ``.npz`` archive whose member ``payload`` carries every array of the
+run's state and whose member ``sha256`` is the checksum of the payload bytes: a truncated
+or altered checkpoint is detected and reported, never silently used.
+"""
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import os
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+
+class CheckpointError(RuntimeError):
+    pass
+
+
+def _fsync_dir(d: Path):
+    try:
+        fd = os.open(str(d), os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def atomic_write_bytes(path, data: bytes):
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix="." + path.name + ".", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+        _fsync_dir(path.parent)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def save_checkpoint(path, arrays: dict, meta: dict):
+    buf = io.BytesIO()
+    np.savez(buf, **{k: np.asarray(v) for k, v in arrays.items()}, __meta__=np.frombuffer(
+        json.dumps(meta, sort_keys=True).encode(), dtype=np.uint8))
+    payload = buf.getvalue()
+    digest = hashlib.sha256(payload).hexdigest().encode()
+    atomic_write_bytes(path, b"WCCK1\n" + digest + b"\n" + payload)
+
+
+def load_checkpoint(path):
+    path = Path(path)
+    raw = path.read_bytes()
+    if not raw.startswith(b"WCCK1\n") or len(raw) < 6 + 65:
+        raise CheckpointError(f"{path}: not a wearcosim checkpoint (bad header)")
+    digest = raw[6:6 + 64]
+    payload = raw[6 + 65:]
+    if hashlib.sha256(payload).hexdigest().encode() != digest:
+        raise CheckpointError(f"{path}: checkpoint is corrupted (checksum mismatch); delete it to start over")
+    with np.load(io.BytesIO(payload), allow_pickle=False) as z:
+        arrays = {k: z[k] for k in z.files if k != "__meta__"}
+        meta = json.loads(bytes(z["__meta__"]).decode())
+    return arrays, meta
+
+
+def write_results(path, meta: dict, series: dict, profiles: dict, attrs: dict = None):
+    """One HDF5 file: /meta (JSON attributes), /series/<name>, /wear/<name>."""
+    import h5py
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix="." + path.name + ".", suffix=".tmp", dir=path.parent)
+    os.close(fd)
+    try:
+        with h5py.File(tmp, "w") as f:
+            m = f.create_group("meta")
+            for k, v in meta.items():
+                m.attrs[k] = json.dumps(v) if not isinstance(v, (str, int, float)) else v
+            for k, v in (attrs or {}).items():
+                f.attrs[k] = v
+            g = f.create_group("series")
+            for k, v in series.items():
+                g.create_dataset(k, data=np.asarray(v), compression="gzip", compression_opts=4)
+            w = f.create_group("wear")
+            for k, v in profiles.items():
+                w.create_dataset(k, data=np.asarray(v))
+        with open(tmp, "rb") as fh:
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+        _fsync_dir(path.parent)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    return path
+
+
+def read_results(path):
+    import h5py
+    with h5py.File(path, "r") as f:
+        meta = {k: _maybe_json(v) for k, v in f["meta"].attrs.items()}
+        series = {k: f["series"][k][()] for k in f["series"]}
+        wear = {k: f["wear"][k][()] for k in f["wear"]}
+    return meta, series, wear
+
+
+def _maybe_json(v):
+    if isinstance(v, (bytes, str)):
+        s = v.decode() if isinstance(v, bytes) else v
+        try:
+            return json.loads(s)
+        except ValueError:
+            return s
+    return v

@@ -1,0 +1,114 @@
+"""The wear interface: what an FMU must expose to be driven by the wear master.
+
+Names are relative to an optional prefix (``prefix=""`` for the library's FMUs, whose
+interface is at the top level; e.g. ``prefix="joint."`` for an FMU that exposes a
+sub-component's variables).
+
+| name                 | causality            | unit | meaning |
+|----------------------|----------------------|------|---------|
+| ``wearDepth[i]``     | input (Real), i=1..n | m    | wear depth of the worn body on sector i; sector i centred at (i - 1/2) 2 pi / n in the worn body's frame |
+| ``Fn``               | output               | N    | normal force of the solid contact (>= 0) |
+| ``Ft``               | output               | N    | tangential (friction) force of the solid contact |
+| ``delta``            | output               | m    | penetration (> 0 in contact) |
+| ``theta``            | output               | rad  | contact angle in the worn body's frame |
+| ``vSlip``            | output               | m/s  | tangential slip velocity at the contact |
+| ``halfWidth``        | output               | m    | Hertz line-contact half-width |
+| ``inContact``        | output (Boolean)     |      | contact flag |
+| ``nSectors``         | parameter/constant   |      | number of sectors n (or inferred from the ``wearDepth`` inputs) |
+| ``R_bearing``        | parameter (any kind) | m    | radius of the worn surface (unworn) |
+| ``L``                | parameter            | m    | axial contact length |
+
+The wear profile is an *input* because OpenModelica exports parameters with
+``variability="fixed"``: only inputs can be rewritten between steps in every FMI tool.
+FMUs built by other tools that expose the profile as tunable parameters instead are
+driven through them (see :func:`describe`).
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+OUTPUTS = ("Fn", "Ft", "delta", "theta", "vSlip", "halfWidth")
+FLAG = "inContact"
+GEOMETRY = ("R_bearing", "L")
+RADIUS_ALIASES = ("R_bearing", "R_stator", "R_worn")
+
+
+@dataclass
+class WearPorts:
+    prefix: str
+    depth_names: list
+    update: str                       # "input" | "tunable" | "reset"
+    outputs: dict = field(default_factory=dict)   # logical -> FMU name
+    radius_name: str = ""
+    length_name: str = ""
+
+    @property
+    def n(self) -> int:
+        return len(self.depth_names)
+
+
+def describe(md, prefix: str = "") -> WearPorts:
+    """Find the wear interface in a model description (fmpy ``ModelDescription``);
+    raises ``ValueError`` listing everything that is missing."""
+    vars_ = {v.name: v for v in md.modelVariables}
+    pat = re.compile(re.escape(prefix + "wearDepth") + r"\[(\d+)\]$")
+    depth = sorted(((int(m.group(1)), n) for n in vars_ if (m := pat.match(n))), key=lambda x: x[0])
+    problems = []
+    if not depth:
+        problems.append(f"no {prefix}wearDepth[i] variables")
+    else:
+        idx = [i for i, _ in depth]
+        if idx != list(range(1, len(idx) + 1)):
+            problems.append(f"{prefix}wearDepth indices are not 1..n: {idx[:5]}...")
+    depth_names = [n for _, n in depth]
+    causes = {vars_[n].causality for n in depth_names}
+    variab = {vars_[n].variability for n in depth_names}
+    if causes == {"input"}:
+        update = "input"
+    elif causes == {"parameter"} and variab == {"tunable"}:
+        update = "tunable"
+    elif causes == {"parameter"}:
+        update = "reset"
+    else:
+        update = "?"
+        if depth_names:
+            problems.append(f"{prefix}wearDepth[i] must be inputs (or parameters), found {sorted(causes)}")
+    outs = {}
+    for o in OUTPUTS + (FLAG,):
+        n = prefix + o
+        if n not in vars_:
+            problems.append(f"missing output {n}")
+        else:
+            outs[o] = n
+            if vars_[n].causality not in ("output", "local"):
+                problems.append(f"{n} has causality {vars_[n].causality}, expected output")
+    radius = next((prefix + r for r in RADIUS_ALIASES if prefix + r in vars_), "")
+    if not radius:
+        problems.append(f"missing geometry parameter {prefix}R_bearing (radius of the worn surface)")
+    length = prefix + "L" if prefix + "L" in vars_ else ""
+    if not length:
+        problems.append(f"missing geometry parameter {prefix}L (contact length)")
+    if prefix + "nSectors" in vars_ and depth_names:
+        start = vars_[prefix + "nSectors"].start
+        try:
+            if start is not None and int(float(start)) != len(depth_names):
+                problems.append(f"nSectors = {start} but {len(depth_names)} wearDepth variables")
+        except ValueError:
+            pass
+    for n in depth_names[:1] + [outs.get("delta", ""), outs.get("halfWidth", "")]:
+        if n and getattr(vars_[n], "unit", None) not in (None, "", "m"):
+            problems.append(f"{n} has unit {vars_[n].unit}, expected m")
+    if problems:
+        raise ValueError("; ".join(problems))
+    return WearPorts(prefix, depth_names, update, outs, radius, length)
+
+
+def check(fmu, prefix: str = "") -> list:
+    """Problems of ``fmu`` with the wear interface (empty list: fine)."""
+    from fmpy import read_model_description
+    try:
+        describe(read_model_description(str(fmu)), prefix)
+    except ValueError as exc:
+        return str(exc).split("; ")
+    return []

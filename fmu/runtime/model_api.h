@@ -72,6 +72,14 @@
 
 #include <stddef.h>
 
+/* Internal symbols get hidden visibility (GCC/Clang, ELF and Mach-O): only the fmi2*
+ * functions are exported, so several FMUs loaded into one process (also with
+ * RTLD_GLOBAL) can never bind each other's mdl_* / rt_* functions. */
+#if defined(__GNUC__) && !defined(_WIN32) && !defined(__CYGWIN__)
+#pragma GCC visibility push(hidden)
+#define WEARCOSIM_VIS_PUSHED_MODEL_API_H
+#endif
+
 /* variable kinds, one per slot of v (mdl_var[i].kind) */
 enum {
     MK_PARAM_FIXED = 0,   /* parameter, settable only before fmi2ExitInitializationMode */
@@ -124,5 +132,10 @@ int  mdl_jac(double *v, double t, double *J, RtCtx *ctx); /* dense N_X*N_X colum
 /* nonlinear loops (only when N_W > 0) */
 int  mdl_nl_res(const double *v, double t, double *r);   /* N_W residuals at w = v[OFF_W..] */
 int  mdl_nl_jac(const double *v, double t, double *J);   /* N_W*N_W column-major dr/dw   */
+
+#ifdef WEARCOSIM_VIS_PUSHED_MODEL_API_H
+#pragma GCC visibility pop
+#undef WEARCOSIM_VIS_PUSHED_MODEL_API_H
+#endif
 
 #endif

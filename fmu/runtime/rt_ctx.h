@@ -72,6 +72,7 @@ struct RtCtx {
     double *z, *zOld, *zl, *zr, *zm;/* N_Z each (event location) */
     double *xe;                     /* N_X scratch for the interpolant */
     double rhsT;                    /* time of the last rhs evaluation (for mdl_jac) */
+    int rhsTerminate;               /* the last rhs evaluation signalled terminate() */
     long nEvents;
 
     /* rt_newton work space (N_W > 0) */

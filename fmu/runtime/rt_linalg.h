@@ -11,6 +11,14 @@
 #ifndef WEARCOSIM_RT_LINALG_H
 #define WEARCOSIM_RT_LINALG_H
 
+/* Internal symbols get hidden visibility (GCC/Clang, ELF and Mach-O): only the fmi2*
+ * functions are exported, so several FMUs loaded into one process (also with
+ * RTLD_GLOBAL) can never bind each other's mdl_* / rt_* functions. */
+#if defined(__GNUC__) && !defined(_WIN32) && !defined(__CYGWIN__)
+#pragma GCC visibility push(hidden)
+#define WEARCOSIM_VIS_PUSHED_RT_LINALG_H
+#endif
+
 /* Factor A in place into L (unit lower, below the diagonal) and U (upper) with
  * row interchanges recorded in piv (piv[k] = row swapped with row k at step k).
  * Returns 0 on success, k+1 (> 0) if the pivot of column k is zero or not finite
@@ -19,5 +27,10 @@ int rt_lu_factor(int n, double *A, int *piv);
 
 /* Solve (LU) x = b in place (b becomes x) with the output of rt_lu_factor. */
 void rt_lu_solve(int n, const double *LU, const int *piv, double *b);
+
+#ifdef WEARCOSIM_VIS_PUSHED_RT_LINALG_H
+#pragma GCC visibility pop
+#undef WEARCOSIM_VIS_PUSHED_RT_LINALG_H
+#endif
 
 #endif

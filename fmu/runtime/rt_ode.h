@@ -44,6 +44,14 @@
 
 #include <stddef.h>
 
+/* Internal symbols get hidden visibility (GCC/Clang, ELF and Mach-O): only the fmi2*
+ * functions are exported, so several FMUs loaded into one process (also with
+ * RTLD_GLOBAL) can never bind each other's mdl_* / rt_* functions. */
+#if defined(__GNUC__) && !defined(_WIN32) && !defined(__CYGWIN__)
+#pragma GCC visibility push(hidden)
+#define WEARCOSIM_VIS_PUSHED_RT_ODE_H
+#endif
+
 /* f(t, x) -> dx.  0 = ok, > 0 = cannot evaluate here (reject step), < 0 = abort */
 typedef int (*rt_rhs_fn)(void *user, double t, const double *x, double *dx);
 /* J = df/dx at (t, x), dense column-major n*n; fx = f(t, x) is supplied (may be used
@@ -161,5 +169,10 @@ int rt_ode_reject(RtOde *s, double h_new, const char *why);
 
 extern const RtOdeMethod rt_ode_dopri5;
 extern const RtOdeMethod rt_ode_rodas4;
+
+#ifdef WEARCOSIM_VIS_PUSHED_RT_ODE_H
+#pragma GCC visibility pop
+#undef WEARCOSIM_VIS_PUSHED_RT_ODE_H
+#endif
 
 #endif

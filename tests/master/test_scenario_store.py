@@ -6,7 +6,7 @@ from wearcosim.master import store
 from wearcosim.master.scenario import ScenarioError, from_dict, load
 from wearcosim.wear.reconstruction import smooth_periodic, update_profile
 
-GOOD = {"name": "t", "fmu": {"model": "WearCosim.Examples.SliderCrank.Dry"},
+GOOD = {"name": "t", "fmu": {"model": "WearCosim.Examples.SliderCrank.SliderCrankDry"},
         "wear": {"k": 1e-4, "hardness": 1e9, "cycles": 3, "omega": 523.6}, "run": {"steps_per_cycle": 100}}
 
 

@@ -96,7 +96,8 @@ def test_wear_profile_interpolation(laws):
     _, d = laws
     th, h_int, h_shift = d["thetaSweep"], d["hInt"], d["hInt2pi"]
     n = 12
-    h = np.array([d[f"h[{i}]"][0] for i in range(1, n + 1)])
+    i = np.arange(1, n + 1)      # the profile of WearCosimChecks.LawChecks.h
+    h = 1e-6 * (1 + 0.5 * np.cos(2 * PI * (i - 0.5) / n - 1)) + np.where(i == 3, 3e-6, 0.0)
     centres = (np.arange(n) + 0.5) * 2 * PI / n
     ref = np.interp(np.mod(th, 2 * PI), np.concatenate(([centres[-1] - 2 * PI], centres, [centres[0] + 2 * PI])),
                     np.concatenate(([h[-1]], h, [h[0]])))

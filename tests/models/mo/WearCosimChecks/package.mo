@@ -87,19 +87,19 @@ package WearCosimChecks "Wrappers for rumoca cross-checks of the WearCosim libra
   end WornStaticContact;
 
   model SliderCrankIdeal "Ideal slider-crank"
-    extends WearCosim.Examples.SliderCrank.Ideal;
+    extends WearCosim.Examples.SliderCrank.SliderCrankIdeal;
   end SliderCrankIdeal;
 
   model SliderCrankC050 "Dry slider-crank, c = 0.5 mm"
-    extends WearCosim.Examples.SliderCrank.Dry(wearDepth = zeros(nSectors), c = 0.5e-3);
+    extends WearCosim.Examples.SliderCrank.SliderCrankDry(wearDepth = zeros(nSectors), c = 0.5e-3);
   end SliderCrankC050;
 
   model SliderCrankC010 "Dry slider-crank, c = 0.1 mm"
-    extends WearCosim.Examples.SliderCrank.Dry(wearDepth = zeros(nSectors), c = 0.1e-3);
+    extends WearCosim.Examples.SliderCrank.SliderCrankDry(wearDepth = zeros(nSectors), c = 0.1e-3);
   end SliderCrankC010;
 
   model SliderCrankC002 "Dry slider-crank, c = 0.02 mm"
-    extends WearCosim.Examples.SliderCrank.Dry(wearDepth = zeros(nSectors), c = 0.02e-3);
+    extends WearCosim.Examples.SliderCrank.SliderCrankDry(wearDepth = zeros(nSectors), c = 0.02e-3);
   end SliderCrankC002;
 
   model HybridNearZero "Hybrid mechanism, dry D3 with a near-zero clearance (1 um), w = 8 pi"
@@ -111,11 +111,11 @@ package WearCosimChecks "Wrappers for rumoca cross-checks of the WearCosim libra
   end HybridIdeal8pi;
 
   model SliderCrankDry "Example SliderCrank.Dry with an unworn bearing"
-    extends WearCosim.Examples.SliderCrank.Dry(wearDepth = zeros(nSectors));
+    extends WearCosim.Examples.SliderCrank.SliderCrankDry(wearDepth = zeros(nSectors));
   end SliderCrankDry;
 
   model SliderCrankLubricated "Example SliderCrank.Lubricated with an unworn bearing"
-    extends WearCosim.Examples.SliderCrank.Lubricated(wearDepth = zeros(nSectors));
+    extends WearCosim.Examples.SliderCrank.SliderCrankLubricated(wearDepth = zeros(nSectors));
   end SliderCrankLubricated;
 
   model HybridDrySpeed4pi "Example HybridMechanism.DrySpeed4pi with an unworn bearing"

@@ -1,0 +1,1662 @@
+/*
+ * fmi2_runtime.c -- the FMI 2.0 API (Model Exchange AND Co-Simulation) of every
+ * wearcosim FMU, implemented once on top of the generated config.h + model.c
+ * (contract: model_api.h).  Never edited per model.
+ *
+ * Build (one shared library exporting both ME and CS entry points):
+ *   gcc -shared -fPIC -O2 -I fmu/runtime -I fmu/runtime/include -I <dir of config.h>
+ *       model.c fmu/runtime/[all .c files] -lm -o <MODEL_IDENTIFIER>.so
+ * Every .c file of fmu/runtime is model independent except this file and rt_newton.c, which
+ * include config.h.  Define FMI2_FUNCTION_PREFIX (e.g. -DFMI2_FUNCTION_PREFIX=M_) only
+ * for source-code/static-library use; shared-library FMUs must not define it.
+ *
+ * Design (in the spirit of the Modelica Association Reference-FMUs):
+ *  - Each FMI function starts with RT_BEGIN(name, mask): NULL/stale-handle check and
+ *    a test of the instance state against the function's allowed-state mask
+ *    (misuse -> "fmi2X: not allowed in state Y", fmi2Error).  Each has ONE exit
+ *    path (label END).
+ *  - Rejected calls (wrong state, bad arguments, a value outside min/max or NaN/Inf)
+ *    return fmi2Error and leave the instance UNCHANGED and in its state, so a tool
+ *    may go on (the FMI standard allows it to treat the instance as broken).  Only
+ *    failures of the model itself (mdl_* error codes, event iteration not converging)
+ *    move the instance to the error state (ME) or give fmi2Discard (CS doStep).
+ *  - Set functions validate ALL values first, then write: no partial update.
+ *  - Lazy evaluation: setting inputs/parameters, the time or states only marks the
+ *    instance dirty; mdl_eval runs before the next get that needs consistent values.
+ *  - CS time: fmi2DoStep integrates to currentCommunicationPoint +
+ *    communicationStepSize and then sets the time to exactly that value (the master's
+ *    grid, t0 + n*h if the master computes it that way); the time is never
+ *    accumulated from solver step sizes.  The communication point must equal the
+ *    FMU time within 1e-9*max(1,|t|).
+ *  - CS events: after every accepted solver step the event indicators are evaluated
+ *    at the step end; on a sign change (z_old != 0, z_old*z_new <= 0) the earliest
+ *    root over all indicators is bracketed on the solver's dense output with an
+ *    Illinois-modified regula falsi (bisection fallback), to a time tolerance of
+ *    1e-12*max(1,|t|).  The state is set to the interpolant at the right end of the
+ *    final bracket, i.e. just AFTER the root (indicator already changed sign); the
+ *    event iteration runs there (copy pre, mdl_event until no MDL_EV_CHANGED, max
+ *    100 passes) and the solver restarts from the event point with fresh step-size
+ *    history.  Events at a communication point are handled before returning.
+ *    More than 100 consecutive events without time advance ("chattering") or a
+ *    non-converging event iteration -> fmi2Discard with a message.
+ *  - terminate(): fmi2DoStep returns fmi2Discard at the event time, with
+ *    fmi2GetBooleanStatus(fmi2Terminated) = fmi2True and fmi2GetRealStatus(
+ *    fmi2LastSuccessfulTime) = that time (this is what the FMI 2.0 standard specifies
+ *    and what FMPy, FMI Library and OMSimulator check); the instance is then in
+ *    stepFailed and a further fmi2DoStep is an error.  ME: terminateSimulation is
+ *    reported by fmi2NewDiscreteStates / fmi2CompletedIntegratorStep.
+ *  - Solver failures (step-size underflow, too many steps, NaN that does not go away
+ *    with smaller steps, model errors) -> fmi2Discard, time = last accepted point,
+ *    fmi2LastSuccessfulTime valid, message naming the time and cause.
+ *  - Solver settings v[OFF_SOLVER_*]: method 0 = auto = RODAS4 (implicit, robust for
+ *    stiff contact models), 1 = Dormand-Prince 5(4), 2 = RODAS4.  rtol <= 0: the
+ *    fmi2SetupExperiment tolerance if defined, else 1e-6.  atol <= 0: 1e-3*rtol.
+ *    hmax <= 0: unlimited (steps never cross communication points anyway).
+ *  - Logging categories: logEvents, logStatusWarning, logStatusDiscard,
+ *    logStatusError, logAll.  Messages with status Discard/Error/Fatal are always
+ *    passed to the logger; OK/Warning messages only when debug logging is on for their
+ *    category (or logAll).  '%' and '#' in messages are escaped for the importer.
+ *  - Memory: allocateMemory/freeMemory of the callbacks (calloc/free if the importer
+ *    gives NULL); everything is freed by fmi2FreeInstance.
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "model_api.h"
+#include "fmi2Functions.h"
+#include "rt_ctx.h"
+#include "rt_ode.h"
+
+/* ------------------------------------------------------------------------- */
+/* limits                                                                     */
+#define RT_MAX_EVENT_ITER 100          /* passes of one event iteration          */
+#define RT_MAX_ZERO_LEN_EVENTS 100     /* events without time advance (chatter)  */
+#define RT_MAX_STEPS 1000000L          /* solver steps in one fmi2DoStep         */
+#define RT_MAX_ME_PASSES 1000          /* ME: NewDiscreteStates calls per event  */
+#define RT_ROOT_MAXIT 200
+
+#define NARR(n) ((size_t)((n) > 0 ? (n) : 1))
+
+/* ------------------------------------------------------------------------- */
+/* allowed-state masks                                                        */
+#define S_ANY_ALIVE (RT_INSTANTIATED | RT_INIT_MODE | RT_EVENT_MODE | RT_CT_MODE | \
+                     RT_STEP_COMPLETE | RT_STEP_FAILED | RT_STEP_CANCELED | \
+                     RT_TERMINATED | RT_ERROR)
+#define M_SetDebugLogging S_ANY_ALIVE
+#define M_SetupExperiment RT_INSTANTIATED
+#define M_EnterInitializationMode RT_INSTANTIATED
+#define M_ExitInitializationMode RT_INIT_MODE
+#define M_Terminate (RT_EVENT_MODE | RT_CT_MODE | RT_STEP_COMPLETE | RT_STEP_FAILED)
+#define M_Reset S_ANY_ALIVE
+/* gets are also accepted in 'instantiated' (they return start values): several
+   importers read parameters before initialization */
+#define M_Get S_ANY_ALIVE
+#define M_Set (RT_INSTANTIATED | RT_INIT_MODE | RT_EVENT_MODE | RT_CT_MODE | RT_STEP_COMPLETE)
+#define M_FMUstate S_ANY_ALIVE
+#define M_GetDirectionalDerivative (RT_INIT_MODE | RT_EVENT_MODE | RT_CT_MODE | \
+                                    RT_STEP_COMPLETE | RT_STEP_FAILED | RT_STEP_CANCELED | \
+                                    RT_TERMINATED | RT_ERROR)
+#define M_EnterEventMode (RT_EVENT_MODE | RT_CT_MODE)
+#define M_NewDiscreteStates RT_EVENT_MODE
+#define M_EnterContinuousTimeMode RT_EVENT_MODE
+#define M_CompletedIntegratorStep RT_CT_MODE
+#define M_SetTime (RT_EVENT_MODE | RT_CT_MODE)
+#define M_SetContinuousStates RT_CT_MODE
+#define M_GetDerivatives (RT_INIT_MODE | RT_EVENT_MODE | RT_CT_MODE | RT_TERMINATED | RT_ERROR)
+#define M_GetEventIndicators M_GetDerivatives
+#define M_GetContinuousStates M_GetDerivatives
+#define M_GetNominals (RT_INSTANTIATED | M_GetDerivatives)
+#define M_SetRealInputDerivatives (RT_INSTANTIATED | RT_INIT_MODE | RT_STEP_COMPLETE)
+#define M_GetRealOutputDerivatives (RT_STEP_COMPLETE | RT_STEP_FAILED | RT_STEP_CANCELED | \
+                                    RT_TERMINATED | RT_ERROR)
+#define M_DoStep RT_STEP_COMPLETE
+#define M_CancelStep RT_STEP_IN_PROGRESS
+#define M_GetStatus (RT_STEP_COMPLETE | RT_STEP_IN_PROGRESS | RT_STEP_FAILED | \
+                     RT_STEP_CANCELED | RT_TERMINATED | RT_ERROR)
+
+static const char *const rt_log_categories[RT_LOG_NCAT] = {
+    "logEvents", "logStatusWarning", "logStatusDiscard", "logStatusError", "logAll"
+};
+
+static const char *state_name(RtState s)
+{
+    switch (s) {
+    case RT_INSTANTIATED: return "instantiated";
+    case RT_INIT_MODE: return "initializationMode";
+    case RT_EVENT_MODE: return "eventMode";
+    case RT_CT_MODE: return "continuousTimeMode";
+    case RT_STEP_COMPLETE: return "stepComplete";
+    case RT_STEP_IN_PROGRESS: return "stepInProgress";
+    case RT_STEP_FAILED: return "stepFailed";
+    case RT_STEP_CANCELED: return "stepCanceled";
+    case RT_TERMINATED: return "terminated";
+    case RT_ERROR: return "error";
+    case RT_FATAL: return "fatal";
+    }
+    return "unknown";
+}
+
+/* ------------------------------------------------------------------------- */
+/* logging                                                                    */
+
+static int category_index(const char *cat)
+{
+    int i;
+    if (!cat) return RT_LOG_ALL;
+    for (i = 0; i < RT_LOG_NCAT; i++)
+        if (strcmp(cat, rt_log_categories[i]) == 0) return i;
+    return -1;
+}
+
+/* core: status, category index, already formatted text in c->msg */
+static void emit(RtCtx *c, fmi2Status status, int cat)
+{
+    const char *src = c->msg;
+    char *dst = c->msg2;
+    size_t k = 0;
+    int deliver;
+    if (!c->cb.logger) return;
+    if (status >= fmi2Discard) deliver = 1;
+    else deliver = c->loggingOn && ((c->logMask >> cat) & 1u || (c->logMask >> RT_LOG_ALL) & 1u);
+    if (!deliver) return;
+    /* escape '%' (importers treat the message as a format) and '#' (variable refs) */
+    while (*src && k + 3 < sizeof c->msg2) {
+        if (*src == '%' || *src == '#') dst[k++] = *src;
+        dst[k++] = *src++;
+    }
+    dst[k] = '\0';
+    c->cb.logger(c->cb.componentEnvironment, c->instanceName, status,
+                 rt_log_categories[cat], c->msg2);
+}
+
+static int status_category(fmi2Status status, int cat)
+{
+    switch (status) {
+    case fmi2Warning: return RT_LOG_WARNING;
+    case fmi2Discard: return RT_LOG_DISCARD;
+    case fmi2Error:
+    case fmi2Fatal: return RT_LOG_ERROR;
+    default: return cat;
+    }
+}
+
+/* runtime-internal log */
+static void rlog(RtCtx *c, fmi2Status status, int cat, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(c->msg, sizeof c->msg, fmt, ap);
+    va_end(ap);
+    emit(c, status, status_category(status, cat));
+}
+
+/* model_api.h: log from generated code (and rt_newton) */
+void rt_log(RtCtx *ctx, int status, const char *category, const char *fmt, ...)
+{
+    va_list ap;
+    int cat;
+    if (!ctx || ctx->magic != RT_CTX_MAGIC || !fmt) return;
+    va_start(ap, fmt);
+    vsnprintf(ctx->msg, sizeof ctx->msg, fmt, ap);
+    va_end(ap);
+    if (status < fmi2OK || status > fmi2Fatal) status = fmi2Error;
+    if (ctx->quiet > 0 && status >= fmi2Warning) {
+        /* during solver trial evaluations: keep only the last message; it is
+           reported if the step finally fails */
+        memcpy(ctx->deferred, ctx->msg, sizeof ctx->deferred);
+        return;
+    }
+    cat = category_index(category);
+    if (cat < 0) cat = RT_LOG_ALL;
+    emit(ctx, (fmi2Status)status, status_category((fmi2Status)status, cat));
+}
+
+/* ------------------------------------------------------------------------- */
+/* entry/exit helpers                                                         */
+
+static int rt_enter(RtCtx *c, const char *fn, unsigned int mask)
+{
+    if (!c || c->magic != RT_CTX_MAGIC) return 0;
+    if (!(c->state & mask)) {
+        if (c->terminateRequested && (c->state & (RT_STEP_FAILED | RT_TERMINATED)))
+            rlog(c, fmi2Error, RT_LOG_ERROR,
+                 "%s: not allowed in state %s (the model requested termination at t=%.17g)",
+                 fn, state_name(c->state), c->lastSuccessfulTime);
+        else
+            rlog(c, fmi2Error, RT_LOG_ERROR, "%s: not allowed in state %s", fn,
+                 state_name(c->state));
+        return 0;
+    }
+    return 1;
+}
+
+#define RT_BEGIN(fname, mask)                                          \
+    RtCtx *c = (RtCtx *)comp;                                          \
+    const char *const FN = fname;                                      \
+    fmi2Status status = fmi2OK;                                        \
+    if (!rt_enter(c, FN, (mask))) { status = fmi2Error; goto END; }
+
+#define FAIL(...) do { rlog(c, fmi2Error, RT_LOG_ERROR, __VA_ARGS__); status = fmi2Error; goto END; } while (0)
+
+static int require_type(RtCtx *c, const char *fn, fmi2Type t)
+{
+    if (c->type == t) return 1;
+    rlog(c, fmi2Error, RT_LOG_ERROR, "%s: only available for %s instances", fn,
+         t == fmi2ModelExchange ? "Model Exchange" : "Co-Simulation");
+    return 0;
+}
+
+static void *rt_calloc(RtCtx *c, size_t n, size_t sz)
+{
+    return c->cb.allocateMemory(n, sz);
+}
+static void rt_free(RtCtx *c, void *p)
+{
+    if (p) c->cb.freeMemory(p);
+}
+
+static void *default_calloc(size_t a, size_t b) { return calloc(a, b); }
+static void default_free(void *p) { free(p); }
+
+static const char *var_name(fmi2ValueReference vr)
+{
+    return mdl_var[vr].name ? mdl_var[vr].name : "(internal)";
+}
+
+/* ------------------------------------------------------------------------- */
+/* model evaluation helpers                                                   */
+
+/* (re)compute everything the current state needs; 0 ok, else model error code */
+static int ensure_eval(RtCtx *c)
+{
+    int rc = 0;
+    if (!c->dirty) return 0;
+    switch (c->state) {
+    case RT_INIT_MODE:
+        rc = mdl_calc_params(c->v, c);
+        if (rc == 0) rc = mdl_initialize(c->v, c->time, c);
+        break;
+    case RT_EVENT_MODE:
+    case RT_CT_MODE:
+    case RT_STEP_COMPLETE:
+        rc = mdl_eval(c->v, c->time, c);
+        break;
+    default:
+        return 0;   /* instantiated / failed / terminated: report stored values */
+    }
+    if (rc == MDL_TERMINATE) { c->terminateRequested = 1; rc = 0; }
+    if (rc == 0) c->dirty = 0;
+    return rc;
+}
+
+static void copy_pre(RtCtx *c)
+{
+    double *v = c->v;
+#if N_D > 0
+    memcpy(v + OFF_DPRE, v + OFF_D, (size_t)N_D * sizeof(double));
+#endif
+#if N_M > 0
+    memcpy(v + OFF_MPRE, v + OFF_M, (size_t)N_M * sizeof(double));
+#endif
+#if N_C > 0
+    memcpy(v + OFF_CPRE, v + OFF_C, (size_t)N_C * sizeof(double));
+#endif
+    (void)v;
+}
+
+/* One complete event iteration at c->time.  flags_out: OR of MDL_EV_REINIT /
+ * MDL_EV_TERMINATE seen.  Returns 0 ok, 1 model error, 2 no convergence. */
+static int event_iteration(RtCtx *c, int initial, int *flags_out)
+{
+    int k;
+    *flags_out = 0;
+    for (k = 0; k < RT_MAX_EVENT_ITER; k++) {
+        int flags = 0;
+        int rc;
+        copy_pre(c);
+        rc = mdl_event(c->v, c->time, initial, c, &flags);
+        if (rc == MDL_TERMINATE) { flags |= MDL_EV_TERMINATE; rc = 0; }
+        if (rc != 0) return 1;
+        *flags_out |= flags & (MDL_EV_REINIT | MDL_EV_TERMINATE);
+        if (!(flags & MDL_EV_CHANGED)) {
+            c->dirty = 0;
+            return 0;
+        }
+    }
+    rlog(c, fmi2Error, RT_LOG_ERROR,
+         "event iteration does not converge at t=%.17g (%d passes)", c->time,
+         RT_MAX_EVENT_ITER);
+    return 2;
+}
+
+/* ------------------------------------------------------------------------- */
+/* common functions                                                           */
+
+const char *fmi2GetTypesPlatform(void) { return fmi2TypesPlatform; }
+const char *fmi2GetVersion(void) { return fmi2Version; }
+
+fmi2Status fmi2SetDebugLogging(fmi2Component comp, fmi2Boolean loggingOn,
+                               size_t nCategories, const fmi2String categories[])
+{
+    size_t i;
+    unsigned int mask;
+    RT_BEGIN("fmi2SetDebugLogging", M_SetDebugLogging)
+    if (nCategories > 0 && !categories) FAIL("%s: categories is NULL", FN);
+    mask = c->logMask;
+    if (nCategories == 0) {
+        mask = loggingOn ? (1u << RT_LOG_NCAT) - 1u : 0u;
+    } else {
+        for (i = 0; i < nCategories; i++) {
+            int k = categories[i] ? category_index(categories[i]) : -1;
+            if (k < 0)
+                FAIL("%s: unknown log category '%s' (known: logEvents, logStatusWarning, "
+                     "logStatusDiscard, logStatusError, logAll)", FN,
+                     categories[i] ? categories[i] : "(null)");
+            if (loggingOn) mask |= 1u << k;
+            else mask &= ~(1u << k);
+        }
+    }
+    c->logMask = mask;
+    c->loggingOn = loggingOn ? 1 : 0;
+END:
+    return status;
+}
+
+static void set_defaults(RtCtx *c)
+{
+    mdl_set_start(c->v);
+    c->time = DEFAULT_START_TIME;
+    c->tStart = DEFAULT_START_TIME;
+    c->tStop = DEFAULT_STOP_TIME;
+    c->stopDefined = 0;
+    c->tolerance = DEFAULT_TOLERANCE;
+    c->toleranceDefined = 0;
+    c->dirty = 1;
+    c->terminateRequested = 0;
+    c->lastSuccessfulTime = c->time;
+    c->meEventPasses = 0;
+    c->odeRestart = 1;
+    c->csEventPending = 0;
+    c->hHint = 0.0;
+    c->nEvents = 0;
+    c->quiet = 0;
+    c->deferred[0] = '\0';
+    if (c->ode) rt_ode_reset_stats(c->ode);
+}
+
+static void free_instance(RtCtx *c)
+{
+    void (*fr)(void *) = c->cb.freeMemory;
+    if (c->ode) rt_ode_free(c->ode);
+    c->magic = 0;
+    if (c->instanceName) fr(c->instanceName);
+    if (c->v) fr(c->v);
+    if (c->z) fr(c->z);
+    if (c->zOld) fr(c->zOld);
+    if (c->zl) fr(c->zl);
+    if (c->zr) fr(c->zr);
+    if (c->zm) fr(c->zm);
+    if (c->xe) fr(c->xe);
+    if (c->nlR) fr(c->nlR);
+    if (c->nlR2) fr(c->nlR2);
+    if (c->nlJ) fr(c->nlJ);
+    if (c->nlDw) fr(c->nlDw);
+    if (c->nlWb) fr(c->nlWb);
+    if (c->nlW0) fr(c->nlW0);
+    if (c->nlPiv) fr(c->nlPiv);
+    fr(c);
+}
+
+fmi2Component fmi2Instantiate(fmi2String instanceName, fmi2Type fmuType,
+                              fmi2String fmuGUID, fmi2String fmuResourceLocation,
+                              const fmi2CallbackFunctions *functions, fmi2Boolean visible,
+                              fmi2Boolean loggingOn)
+{
+    RtCtx *c = NULL;
+    void *(*al)(size_t, size_t);
+    void (*fr)(void *);
+    const char *err = NULL;
+    size_t len;
+    (void)fmuResourceLocation;
+    (void)visible;
+
+    if (!functions) return NULL;   /* nobody to tell */
+    if (functions->allocateMemory && functions->freeMemory) {
+        al = functions->allocateMemory;
+        fr = functions->freeMemory;
+    } else {                       /* non-conforming importer: use a consistent pair */
+        al = default_calloc;
+        fr = default_free;
+    }
+    if (!instanceName || !*instanceName) err = "fmi2Instantiate: missing instance name";
+    else if (!fmuGUID || strcmp(fmuGUID, MODEL_GUID) != 0)
+        err = "fmi2Instantiate: GUID does not match this FMU (expected " MODEL_GUID ")";
+    else if (fmuType != fmi2ModelExchange && fmuType != fmi2CoSimulation)
+        err = "fmi2Instantiate: unknown fmuType";
+    if (err) {
+        if (functions->logger)
+            functions->logger(functions->componentEnvironment,
+                              instanceName ? instanceName : "?", fmi2Error,
+                              "logStatusError", err);
+        return NULL;
+    }
+
+    c = (RtCtx *)al(1, sizeof(RtCtx));
+    if (!c) goto oom;
+    c->cb = *functions;
+    c->cb.allocateMemory = al;
+    c->cb.freeMemory = fr;
+    c->magic = RT_CTX_MAGIC;
+    c->type = fmuType;
+    c->loggingOn = loggingOn ? 1 : 0;
+    c->logMask = loggingOn ? (1u << RT_LOG_NCAT) - 1u : 0u;
+    c->state = RT_INSTANTIATED;
+    c->odeMethod = -1;
+    len = strlen(instanceName);
+    c->instanceName = (char *)al(len + 1, 1);
+    c->v = (double *)al(NARR(NV), sizeof(double));
+    c->z = (double *)al(NARR(N_Z), sizeof(double));
+    c->zOld = (double *)al(NARR(N_Z), sizeof(double));
+    c->zl = (double *)al(NARR(N_Z), sizeof(double));
+    c->zr = (double *)al(NARR(N_Z), sizeof(double));
+    c->zm = (double *)al(NARR(N_Z), sizeof(double));
+    c->xe = (double *)al(NARR(N_X), sizeof(double));
+    if (!c->instanceName || !c->v || !c->z || !c->zOld || !c->zl || !c->zr || !c->zm ||
+        !c->xe)
+        goto oom;
+    memcpy(c->instanceName, instanceName, len + 1);
+#if N_W > 0
+    c->nlR = (double *)al(N_W, sizeof(double));
+    c->nlR2 = (double *)al(N_W, sizeof(double));
+    c->nlJ = (double *)al((size_t)N_W * N_W, sizeof(double));
+    c->nlDw = (double *)al(N_W, sizeof(double));
+    c->nlWb = (double *)al(N_W, sizeof(double));
+    c->nlW0 = (double *)al(N_W, sizeof(double));
+    c->nlPiv = (int *)al(N_W, sizeof(int));
+    if (!c->nlR || !c->nlR2 || !c->nlJ || !c->nlDw || !c->nlWb || !c->nlW0 || !c->nlPiv)
+        goto oom;
+#endif
+    set_defaults(c);
+    return (fmi2Component)c;
+oom:
+    if (functions->logger)
+        functions->logger(functions->componentEnvironment, instanceName, fmi2Error,
+                          "logStatusError", "fmi2Instantiate: out of memory");
+    if (c) free_instance(c);
+    return NULL;
+}
+
+void fmi2FreeInstance(fmi2Component comp)
+{
+    RtCtx *c = (RtCtx *)comp;
+    /* allowed in every state (also error/fatal) so that nothing leaks */
+    if (!c || c->magic != RT_CTX_MAGIC) return;
+    free_instance(c);
+}
+
+fmi2Status fmi2SetupExperiment(fmi2Component comp, fmi2Boolean toleranceDefined,
+                               fmi2Real tolerance, fmi2Real startTime,
+                               fmi2Boolean stopTimeDefined, fmi2Real stopTime)
+{
+    RT_BEGIN("fmi2SetupExperiment", M_SetupExperiment)
+    if (!isfinite(startTime)) FAIL("%s: startTime = %g is not finite", FN, startTime);
+    if (toleranceDefined && !(tolerance > 0 && isfinite(tolerance)))
+        FAIL("%s: tolerance = %g must be > 0", FN, tolerance);
+    if (stopTimeDefined && !(stopTime >= startTime))
+        FAIL("%s: stopTime = %g < startTime = %g", FN, stopTime, startTime);
+    c->toleranceDefined = toleranceDefined ? 1 : 0;
+    if (toleranceDefined) c->tolerance = tolerance;
+    c->tStart = startTime;
+    c->stopDefined = stopTimeDefined ? 1 : 0;
+    if (stopTimeDefined) c->tStop = stopTime;
+    c->time = startTime;
+    c->lastSuccessfulTime = startTime;
+END:
+    return status;
+}
+
+fmi2Status fmi2EnterInitializationMode(fmi2Component comp)
+{
+    int rc;
+    RT_BEGIN("fmi2EnterInitializationMode", M_EnterInitializationMode)
+    c->time = c->tStart;
+    c->state = RT_INIT_MODE;
+    c->dirty = 1;
+    rc = ensure_eval(c);
+    if (rc != 0) {
+        c->state = RT_ERROR;
+        FAIL("%s: initialization failed at t=%.17g (model code %d)", FN, c->time, rc);
+    }
+END:
+    return status;
+}
+
+fmi2Status fmi2ExitInitializationMode(fmi2Component comp)
+{
+    int rc, flags = 0;
+    RT_BEGIN("fmi2ExitInitializationMode", M_ExitInitializationMode)
+    rc = ensure_eval(c);
+    if (rc != 0) {
+        c->state = RT_ERROR;
+        FAIL("%s: initialization failed at t=%.17g (model code %d)", FN, c->time, rc);
+    }
+    rc = event_iteration(c, 1, &flags);
+    if (rc != 0) {
+        c->state = RT_ERROR;
+        FAIL("%s: initial event iteration failed at t=%.17g", FN, c->time);
+    }
+    if (flags & MDL_EV_TERMINATE) {
+        c->terminateRequested = 1;
+        rlog(c, fmi2Warning, RT_LOG_EVENTS, "%s: the model called terminate() during "
+             "initialization at t=%.17g", FN, c->time);
+    }
+    c->lastSuccessfulTime = c->time;
+    c->odeRestart = 1;
+    c->csEventPending = 0;
+    c->meEventPasses = 0;
+    c->state = c->type == fmi2ModelExchange ? RT_EVENT_MODE : RT_STEP_COMPLETE;
+END:
+    return status;
+}
+
+fmi2Status fmi2Terminate(fmi2Component comp)
+{
+    RT_BEGIN("fmi2Terminate", M_Terminate)
+    if (c->ode)
+        rlog(c, fmi2OK, RT_LOG_ALL,
+             "fmi2Terminate: t=%.17g solver %s: steps=%ld accepted=%ld rejected=%ld "
+             "nfev=%ld njev=%ld nlu=%ld events=%ld", c->time, c->ode->method->name,
+             c->ode->nstep, c->ode->naccept, c->ode->nreject, c->ode->nfev, c->ode->njev,
+             c->ode->nlu, c->nEvents);
+    c->state = RT_TERMINATED;
+END:
+    return status;
+}
+
+fmi2Status fmi2Reset(fmi2Component comp)
+{
+    RT_BEGIN("fmi2Reset", M_Reset)
+    set_defaults(c);
+    c->state = RT_INSTANTIATED;
+END:
+    return status;
+}
+
+/* ------------------------------------------------------------------------- */
+/* get / set                                                                  */
+
+static int check_vrs(RtCtx *c, const char *fn, const fmi2ValueReference vr[], size_t nvr,
+                     const void *values, int type)
+{
+    size_t i;
+    if (nvr > 0 && (!vr || !values)) {
+        rlog(c, fmi2Error, RT_LOG_ERROR, "%s: NULL pointer argument", fn);
+        return 0;
+    }
+    for (i = 0; i < nvr; i++) {
+        if (vr[i] >= (fmi2ValueReference)NV) {
+            rlog(c, fmi2Error, RT_LOG_ERROR, "%s: value reference %u out of range (0..%d)",
+                 fn, vr[i], NV - 1);
+            return 0;
+        }
+        if (mdl_var[vr[i]].type != type) {
+            static const char *const tn[3] = {"Real", "Integer", "Boolean"};
+            rlog(c, fmi2Error, RT_LOG_ERROR,
+                 "%s: variable %s (vr=%u) is of type %s, not %s", fn, var_name(vr[i]),
+                 vr[i], tn[mdl_var[vr[i]].type < 3 ? mdl_var[vr[i]].type : 0], tn[type]);
+            return 0;
+        }
+    }
+    return 1;
+}
+
+static fmi2Status get_values(RtCtx *c, const char *fn, const fmi2ValueReference vr[],
+                             size_t nvr, void *values, int type)
+{
+    size_t i;
+    int rc;
+    if (!check_vrs(c, fn, vr, nvr, values, type)) return fmi2Error;
+    rc = ensure_eval(c);
+    if (rc != 0) {
+        rlog(c, fmi2Error, RT_LOG_ERROR, "%s: model evaluation failed at t=%.17g (code %d)",
+             fn, c->time, rc);
+        c->state = RT_ERROR;
+        return fmi2Error;
+    }
+    for (i = 0; i < nvr; i++) {
+        const double x = c->v[vr[i]];
+        switch (type) {
+        case MT_REAL: ((fmi2Real *)values)[i] = x; break;
+        case MT_INTEGER: ((fmi2Integer *)values)[i] = (fmi2Integer)floor(x + 0.5); break;
+        default: ((fmi2Boolean *)values)[i] = x != 0.0 ? fmi2True : fmi2False; break;
+        }
+    }
+    return fmi2OK;
+}
+
+/* may variable vr be set in the current state? */
+static int settable(RtCtx *c, const char *fn, fmi2ValueReference vr)
+{
+    const int kind = mdl_var[vr].kind;
+    unsigned int allowed = 0;
+    const char *rule = "";
+    switch (kind) {
+    case MK_PARAM_FIXED:
+        allowed = RT_INSTANTIATED | RT_INIT_MODE;
+        rule = "fixed parameters can only be set before fmi2ExitInitializationMode";
+        break;
+    case MK_PARAM_TUNABLE:
+        allowed = RT_INSTANTIATED | RT_INIT_MODE | RT_EVENT_MODE | RT_STEP_COMPLETE;
+        rule = "tunable parameters can be set before initialization, in event mode (ME) "
+               "or between communication steps (CS)";
+        break;
+    case MK_INPUT:
+        allowed = RT_INSTANTIATED | RT_INIT_MODE | RT_EVENT_MODE | RT_CT_MODE |
+                  RT_STEP_COMPLETE;
+        break;
+    case MK_STATE:
+    case MK_DISCRETE:
+        allowed = RT_INSTANTIATED | RT_INIT_MODE;
+        rule = "start values of states and discrete variables can only be set before "
+               "fmi2ExitInitializationMode";
+        break;
+    default:
+        rlog(c, fmi2Error, RT_LOG_ERROR, "%s: variable %s (vr=%u) cannot be set "
+             "(it is computed by the model)", fn, var_name(vr), vr);
+        return 0;
+    }
+    if (!(c->state & allowed)) {
+        rlog(c, fmi2Error, RT_LOG_ERROR, "%s: variable %s (vr=%u) cannot be set in state %s: %s",
+             fn, var_name(vr), vr, state_name(c->state), rule);
+        return 0;
+    }
+    return 1;
+}
+
+static fmi2Status set_values(RtCtx *c, const char *fn, const fmi2ValueReference vr[],
+                             size_t nvr, const void *values, int type)
+{
+    size_t i;
+    int paramChanged = 0, anyChanged = 0;
+    if (!check_vrs(c, fn, vr, nvr, values, type)) return fmi2Error;
+    /* 1. validate everything */
+    for (i = 0; i < nvr; i++) {
+        const MdlVar *mv = &mdl_var[vr[i]];
+        double x;
+        if (!settable(c, fn, vr[i])) return fmi2Error;
+        if (type == MT_REAL) {
+            x = ((const fmi2Real *)values)[i];
+            if (!isfinite(x)) {
+                rlog(c, fmi2Error, RT_LOG_ERROR, "%s: %s (vr=%u) = %g is not a finite number",
+                     fn, var_name(vr[i]), vr[i], x);
+                return fmi2Error;
+            }
+        } else if (type == MT_INTEGER) {
+            x = (double)((const fmi2Integer *)values)[i];
+        } else {
+            continue;   /* Boolean: any value means true/false */
+        }
+        if (x < mv->min || x > mv->max) {
+            rlog(c, fmi2Error, RT_LOG_ERROR,
+                 "%s: %s (vr=%u) = %.17g is outside its range [%g, %g]", fn,
+                 var_name(vr[i]), vr[i], x, mv->min, mv->max);
+            return fmi2Error;
+        }
+    }
+    /* 2. write */
+    for (i = 0; i < nvr; i++) {
+        double x;
+        const int kind = mdl_var[vr[i]].kind;
+        if (type == MT_REAL) x = ((const fmi2Real *)values)[i];
+        else if (type == MT_INTEGER) x = (double)((const fmi2Integer *)values)[i];
+        else x = ((const fmi2Boolean *)values)[i] ? 1.0 : 0.0;
+        if (c->v[vr[i]] != x) {
+            anyChanged = 1;
+            if (kind == MK_PARAM_FIXED || kind == MK_PARAM_TUNABLE) paramChanged = 1;
+        }
+        c->v[vr[i]] = x;
+    }
+    if (!anyChanged) return fmi2OK;
+    /* 3. consequences */
+    c->dirty = 1;
+    if (paramChanged && (c->state & (RT_EVENT_MODE | RT_CT_MODE | RT_STEP_COMPLETE))) {
+        int rc = mdl_calc_params(c->v, c);
+        if (rc != 0) {
+            rlog(c, fmi2Error, RT_LOG_ERROR,
+                 "%s: calculated parameters cannot be computed from the new values (code %d)",
+                 fn, rc);
+            c->state = RT_ERROR;
+            return fmi2Error;
+        }
+    }
+    if (c->state == RT_STEP_COMPLETE) {
+        c->csEventPending = 1;   /* relations may depend on inputs/parameters */
+        c->odeRestart = 1;       /* the right-hand side changed: no FSAL reuse */
+    }
+    return fmi2OK;
+}
+
+fmi2Status fmi2GetReal(fmi2Component comp, const fmi2ValueReference vr[], size_t nvr,
+                       fmi2Real value[])
+{
+    RT_BEGIN("fmi2GetReal", M_Get)
+    status = get_values(c, FN, vr, nvr, value, MT_REAL);
+END:
+    return status;
+}
+
+fmi2Status fmi2GetInteger(fmi2Component comp, const fmi2ValueReference vr[], size_t nvr,
+                          fmi2Integer value[])
+{
+    RT_BEGIN("fmi2GetInteger", M_Get)
+    status = get_values(c, FN, vr, nvr, value, MT_INTEGER);
+END:
+    return status;
+}
+
+fmi2Status fmi2GetBoolean(fmi2Component comp, const fmi2ValueReference vr[], size_t nvr,
+                          fmi2Boolean value[])
+{
+    RT_BEGIN("fmi2GetBoolean", M_Get)
+    status = get_values(c, FN, vr, nvr, value, MT_BOOLEAN);
+END:
+    return status;
+}
+
+fmi2Status fmi2GetString(fmi2Component comp, const fmi2ValueReference vr[], size_t nvr,
+                         fmi2String value[])
+{
+    RT_BEGIN("fmi2GetString", M_Get)
+    (void)vr; (void)value;
+    if (nvr > 0) FAIL("%s: this FMU has no String variables", FN);
+END:
+    return status;
+}
+
+fmi2Status fmi2SetReal(fmi2Component comp, const fmi2ValueReference vr[], size_t nvr,
+                       const fmi2Real value[])
+{
+    RT_BEGIN("fmi2SetReal", M_Set)
+    status = set_values(c, FN, vr, nvr, value, MT_REAL);
+END:
+    return status;
+}
+
+fmi2Status fmi2SetInteger(fmi2Component comp, const fmi2ValueReference vr[], size_t nvr,
+                          const fmi2Integer value[])
+{
+    RT_BEGIN("fmi2SetInteger", M_Set)
+    status = set_values(c, FN, vr, nvr, value, MT_INTEGER);
+END:
+    return status;
+}
+
+fmi2Status fmi2SetBoolean(fmi2Component comp, const fmi2ValueReference vr[], size_t nvr,
+                          const fmi2Boolean value[])
+{
+    RT_BEGIN("fmi2SetBoolean", M_Set)
+    status = set_values(c, FN, vr, nvr, value, MT_BOOLEAN);
+END:
+    return status;
+}
+
+fmi2Status fmi2SetString(fmi2Component comp, const fmi2ValueReference vr[], size_t nvr,
+                         const fmi2String value[])
+{
+    RT_BEGIN("fmi2SetString", M_Set)
+    (void)vr; (void)value;
+    if (nvr > 0) FAIL("%s: this FMU has no String variables", FN);
+END:
+    return status;
+}
+
+/* ------------------------------------------------------------------------- */
+/* FMU state: one contiguous byte block, which is also the serialized form     */
+
+#define RT_STATE_MAGIC "WCSFMUS"   /* + NUL = 8 bytes */
+#define RT_STATE_VERSION 1u
+
+typedef struct {
+    char magic[8];
+    unsigned int version;
+    unsigned int totalSize;
+    unsigned int nv;
+    unsigned int guidLen;
+    int fmuType;
+    int state;
+    int stopDefined, toleranceDefined, terminateRequested, dirty, csEventPending;
+    unsigned int checksum;   /* FNV-1a over the whole block with this field = 0 */
+    double time, lastSuccessfulTime, tStart, tStop, tolerance, hHint;
+} RtStateHeader;
+
+static unsigned int state_checksum(const unsigned char *buf, size_t n)
+{
+    RtStateHeader h;
+    unsigned int x = 2166136261u;
+    size_t i;
+    const size_t off = (size_t)((const char *)&h.checksum - (const char *)&h);
+    for (i = 0; i < n; i++) {
+        const unsigned char b = (i >= off && i < off + sizeof h.checksum) ? 0 : buf[i];
+        x = (x ^ b) * 16777619u;
+    }
+    return x;
+}
+
+static size_t state_guid_space(void)
+{
+    return (sizeof(MODEL_GUID) + 7u) & ~(size_t)7u;
+}
+
+static size_t state_size(void)
+{
+    return sizeof(RtStateHeader) + state_guid_space() + (size_t)NV * sizeof(double);
+}
+
+static void state_write(const RtCtx *c, unsigned char *buf)
+{
+    RtStateHeader h;
+    memset(&h, 0, sizeof h);
+    memcpy(h.magic, RT_STATE_MAGIC, 8);
+    h.version = RT_STATE_VERSION;
+    h.totalSize = (unsigned int)state_size();
+    h.nv = (unsigned int)NV;
+    h.guidLen = (unsigned int)(sizeof(MODEL_GUID) - 1);
+    h.fmuType = (int)c->type;
+    h.state = (int)c->state;
+    h.stopDefined = c->stopDefined;
+    h.toleranceDefined = c->toleranceDefined;
+    h.terminateRequested = c->terminateRequested;
+    h.dirty = c->dirty;
+    h.csEventPending = c->csEventPending;
+    h.time = c->time;
+    h.lastSuccessfulTime = c->lastSuccessfulTime;
+    h.tStart = c->tStart;
+    h.tStop = c->tStop;
+    h.tolerance = c->tolerance;
+    h.hHint = c->ode && !c->odeRestart ? c->ode->h : c->hHint;
+    memcpy(buf, &h, sizeof h);
+    memset(buf + sizeof h, 0, state_guid_space());
+    memcpy(buf + sizeof h, MODEL_GUID, sizeof(MODEL_GUID) - 1);
+    memcpy(buf + sizeof h + state_guid_space(), c->v, (size_t)NV * sizeof(double));
+    h.checksum = state_checksum(buf, state_size());
+    memcpy(buf, &h, sizeof h);
+}
+
+/* validate a block; returns NULL if fine, else a reason */
+static const char *state_check(const RtCtx *c, const unsigned char *buf, size_t size)
+{
+    RtStateHeader h;
+    const unsigned int okStates = RT_INSTANTIATED | RT_INIT_MODE | RT_EVENT_MODE |
+                                  RT_CT_MODE | RT_STEP_COMPLETE | RT_STEP_FAILED |
+                                  RT_STEP_CANCELED | RT_TERMINATED | RT_ERROR;
+    if (!buf) return "NULL state";
+    if (size < sizeof h) return "data too short";
+    memcpy(&h, buf, sizeof h);
+    if (memcmp(h.magic, RT_STATE_MAGIC, 8) != 0) return "not a wearcosim FMU state";
+    if (h.version != RT_STATE_VERSION) return "unsupported state version";
+    if (h.totalSize != state_size() || size < h.totalSize) return "size mismatch";
+    if (h.nv != (unsigned int)NV || h.guidLen != sizeof(MODEL_GUID) - 1 ||
+        memcmp(buf + sizeof h, MODEL_GUID, sizeof(MODEL_GUID) - 1) != 0)
+        return "state belongs to a different FMU (GUID mismatch)";
+    if (h.fmuType != (int)c->type) return "state of a different FMU type (ME/CS)";
+    if (h.checksum != state_checksum(buf, h.totalSize)) return "checksum mismatch (corrupt data)";
+    if (!(h.state & okStates) || (h.state & (h.state - 1))) return "corrupt instance state";
+    return NULL;
+}
+
+static void state_read(RtCtx *c, const unsigned char *buf)
+{
+    RtStateHeader h;
+    memcpy(&h, buf, sizeof h);
+    c->state = (RtState)h.state;
+    c->stopDefined = h.stopDefined;
+    c->toleranceDefined = h.toleranceDefined;
+    c->terminateRequested = h.terminateRequested;
+    c->dirty = h.dirty;
+    c->csEventPending = h.csEventPending;
+    c->time = h.time;
+    c->lastSuccessfulTime = h.lastSuccessfulTime;
+    c->tStart = h.tStart;
+    c->tStop = h.tStop;
+    c->tolerance = h.tolerance;
+    c->hHint = h.hHint;
+    memcpy(c->v, buf + sizeof h + state_guid_space(), (size_t)NV * sizeof(double));
+    c->odeRestart = 1;
+    c->meEventPasses = 0;
+}
+
+fmi2Status fmi2GetFMUstate(fmi2Component comp, fmi2FMUstate *FMUstate)
+{
+    unsigned char *buf;
+    RT_BEGIN("fmi2GetFMUstate", M_FMUstate)
+    if (!FMUstate) FAIL("%s: FMUstate is NULL", FN);
+    buf = (unsigned char *)*FMUstate;
+    if (buf) {
+        if (state_check(c, buf, state_size()) != NULL)
+            FAIL("%s: *FMUstate is not a state previously returned by this FMU", FN);
+    } else {
+        buf = (unsigned char *)rt_calloc(c, state_size(), 1);
+        if (!buf) FAIL("%s: out of memory", FN);
+    }
+    state_write(c, buf);
+    *FMUstate = buf;
+END:
+    return status;
+}
+
+fmi2Status fmi2SetFMUstate(fmi2Component comp, fmi2FMUstate FMUstate)
+{
+    const char *why;
+    RT_BEGIN("fmi2SetFMUstate", M_FMUstate)
+    why = state_check(c, (const unsigned char *)FMUstate, state_size());
+    if (why) FAIL("%s: invalid FMU state: %s", FN, why);
+    state_read(c, (const unsigned char *)FMUstate);
+END:
+    return status;
+}
+
+fmi2Status fmi2FreeFMUstate(fmi2Component comp, fmi2FMUstate *FMUstate)
+{
+    RT_BEGIN("fmi2FreeFMUstate", M_FMUstate)
+    if (!FMUstate || !*FMUstate) goto END;
+    if (state_check(c, (const unsigned char *)*FMUstate, state_size()) != NULL)
+        FAIL("%s: not a state of this FMU", FN);
+    memset(*FMUstate, 0, 8);   /* kill the magic: catches double free */
+    rt_free(c, *FMUstate);
+    *FMUstate = NULL;
+END:
+    return status;
+}
+
+fmi2Status fmi2SerializedFMUstateSize(fmi2Component comp, fmi2FMUstate FMUstate,
+                                      size_t *size)
+{
+    const char *why;
+    RT_BEGIN("fmi2SerializedFMUstateSize", M_FMUstate)
+    if (!size) FAIL("%s: size is NULL", FN);
+    why = state_check(c, (const unsigned char *)FMUstate, state_size());
+    if (why) FAIL("%s: invalid FMU state: %s", FN, why);
+    *size = state_size();
+END:
+    return status;
+}
+
+fmi2Status fmi2SerializeFMUstate(fmi2Component comp, fmi2FMUstate FMUstate,
+                                 fmi2Byte serializedState[], size_t size)
+{
+    const char *why;
+    RT_BEGIN("fmi2SerializeFMUstate", M_FMUstate)
+    why = state_check(c, (const unsigned char *)FMUstate, state_size());
+    if (why) FAIL("%s: invalid FMU state: %s", FN, why);
+    if (!serializedState || size < state_size())
+        FAIL("%s: buffer too small (%lu < %lu bytes)", FN, (unsigned long)size,
+             (unsigned long)state_size());
+    memcpy(serializedState, FMUstate, state_size());
+END:
+    return status;
+}
+
+fmi2Status fmi2DeSerializeFMUstate(fmi2Component comp, const fmi2Byte serializedState[],
+                                   size_t size, fmi2FMUstate *FMUstate)
+{
+    const char *why;
+    unsigned char *buf;
+    RT_BEGIN("fmi2DeSerializeFMUstate", M_FMUstate)
+    if (!FMUstate) FAIL("%s: FMUstate is NULL", FN);
+    why = state_check(c, (const unsigned char *)serializedState, size);
+    if (why) FAIL("%s: invalid serialized state: %s", FN, why);
+    buf = (unsigned char *)*FMUstate;
+    if (buf && state_check(c, buf, state_size()) != NULL)
+        FAIL("%s: *FMUstate is not NULL and not a state of this FMU", FN);
+    if (!buf) buf = (unsigned char *)rt_calloc(c, state_size(), 1);
+    if (!buf) FAIL("%s: out of memory", FN);
+    memcpy(buf, serializedState, state_size());
+    *FMUstate = buf;
+END:
+    return status;
+}
+
+fmi2Status fmi2GetDirectionalDerivative(fmi2Component comp,
+                                        const fmi2ValueReference vUnknown_ref[],
+                                        size_t nUnknown,
+                                        const fmi2ValueReference vKnown_ref[], size_t nKnown,
+                                        const fmi2Real dvKnown[], fmi2Real dvUnknown[])
+{
+    RT_BEGIN("fmi2GetDirectionalDerivative", M_GetDirectionalDerivative)
+    (void)vUnknown_ref; (void)nUnknown; (void)vKnown_ref; (void)nKnown; (void)dvKnown;
+    (void)dvUnknown;
+    FAIL("%s: not supported (providesDirectionalDerivative=false)", FN);
+END:
+    return status;
+}
+
+/* ------------------------------------------------------------------------- */
+/* Model Exchange                                                             */
+
+fmi2Status fmi2EnterEventMode(fmi2Component comp)
+{
+    RT_BEGIN("fmi2EnterEventMode", M_EnterEventMode)
+    if (!require_type(c, FN, fmi2ModelExchange)) { status = fmi2Error; goto END; }
+    c->state = RT_EVENT_MODE;
+    c->meEventPasses = 0;
+END:
+    return status;
+}
+
+fmi2Status fmi2NewDiscreteStates(fmi2Component comp, fmi2EventInfo *eventInfo)
+{
+    int rc, flags = 0;
+    RT_BEGIN("fmi2NewDiscreteStates", M_NewDiscreteStates)
+    if (!require_type(c, FN, fmi2ModelExchange)) { status = fmi2Error; goto END; }
+    if (!eventInfo) FAIL("%s: eventInfo is NULL", FN);
+    rc = ensure_eval(c);
+    if (rc == 0) {
+        copy_pre(c);
+        rc = mdl_event(c->v, c->time, 0, c, &flags);
+        if (rc == MDL_TERMINATE) { flags |= MDL_EV_TERMINATE; rc = 0; }
+    }
+    if (rc != 0) {
+        c->state = RT_ERROR;
+        FAIL("%s: event handling failed at t=%.17g (model code %d)", FN, c->time, rc);
+    }
+    c->dirty = 0;   /* mdl_event ends with a consistent evaluation */
+    if (flags & MDL_EV_TERMINATE) c->terminateRequested = 1;
+    if (flags & MDL_EV_CHANGED) {
+        if (++c->meEventPasses > RT_MAX_ME_PASSES) {
+            c->state = RT_ERROR;
+            FAIL("%s: event iteration does not converge at t=%.17g (%d passes)", FN,
+                 c->time, RT_MAX_ME_PASSES);
+        }
+    } else {
+        c->meEventPasses = 0;
+    }
+    c->nEvents++;
+    eventInfo->newDiscreteStatesNeeded = (flags & MDL_EV_CHANGED) ? fmi2True : fmi2False;
+    eventInfo->terminateSimulation = c->terminateRequested ? fmi2True : fmi2False;
+    eventInfo->nominalsOfContinuousStatesChanged = fmi2False;
+    eventInfo->valuesOfContinuousStatesChanged = (flags & MDL_EV_REINIT) ? fmi2True : fmi2False;
+    eventInfo->nextEventTimeDefined = fmi2False;
+    eventInfo->nextEventTime = 0.0;
+    if (flags & (MDL_EV_REINIT | MDL_EV_TERMINATE))
+        rlog(c, fmi2OK, RT_LOG_EVENTS, "%s: t=%.17g%s%s", FN, c->time,
+             (flags & MDL_EV_REINIT) ? " states reinitialized" : "",
+             (flags & MDL_EV_TERMINATE) ? " terminate() called" : "");
+END:
+    return status;
+}
+
+fmi2Status fmi2EnterContinuousTimeMode(fmi2Component comp)
+{
+    RT_BEGIN("fmi2EnterContinuousTimeMode", M_EnterContinuousTimeMode)
+    if (!require_type(c, FN, fmi2ModelExchange)) { status = fmi2Error; goto END; }
+    c->state = RT_CT_MODE;
+END:
+    return status;
+}
+
+fmi2Status fmi2CompletedIntegratorStep(fmi2Component comp,
+                                       fmi2Boolean noSetFMUStatePriorToCurrentPoint,
+                                       fmi2Boolean *enterEventMode,
+                                       fmi2Boolean *terminateSimulation)
+{
+    RT_BEGIN("fmi2CompletedIntegratorStep", M_CompletedIntegratorStep)
+    (void)noSetFMUStatePriorToCurrentPoint;
+    if (!require_type(c, FN, fmi2ModelExchange)) { status = fmi2Error; goto END; }
+    if (!enterEventMode || !terminateSimulation) FAIL("%s: NULL pointer argument", FN);
+    *enterEventMode = fmi2False;
+    *terminateSimulation = c->terminateRequested ? fmi2True : fmi2False;
+END:
+    return status;
+}
+
+fmi2Status fmi2SetTime(fmi2Component comp, fmi2Real time)
+{
+    RT_BEGIN("fmi2SetTime", M_SetTime)
+    if (!require_type(c, FN, fmi2ModelExchange)) { status = fmi2Error; goto END; }
+    if (!isfinite(time)) FAIL("%s: time = %g is not finite", FN, time);
+    if (time != c->time) { c->time = time; c->dirty = 1; }
+END:
+    return status;
+}
+
+fmi2Status fmi2SetContinuousStates(fmi2Component comp, const fmi2Real x[], size_t nx)
+{
+    size_t i;
+    RT_BEGIN("fmi2SetContinuousStates", M_SetContinuousStates)
+    if (!require_type(c, FN, fmi2ModelExchange)) { status = fmi2Error; goto END; }
+    if (nx != (size_t)N_X) FAIL("%s: nx = %lu, expected %d", FN, (unsigned long)nx, N_X);
+    if (nx > 0 && !x) FAIL("%s: x is NULL", FN);
+    for (i = 0; i < nx; i++)
+        if (!isfinite(x[i]))
+            FAIL("%s: state %s (vr=%d) = %g is not a finite number at t=%.17g", FN,
+                 var_name((fmi2ValueReference)(OFF_X + i)), (int)(OFF_X + i), x[i], c->time);
+    for (i = 0; i < nx; i++) c->v[OFF_X + i] = x[i];
+    c->dirty = 1;
+END:
+    return status;
+}
+
+fmi2Status fmi2GetDerivatives(fmi2Component comp, fmi2Real derivatives[], size_t nx)
+{
+    size_t i;
+    int rc;
+    RT_BEGIN("fmi2GetDerivatives", M_GetDerivatives)
+    if (!require_type(c, FN, fmi2ModelExchange)) { status = fmi2Error; goto END; }
+    if (nx != (size_t)N_X) FAIL("%s: nx = %lu, expected %d", FN, (unsigned long)nx, N_X);
+    if (nx > 0 && !derivatives) FAIL("%s: derivatives is NULL", FN);
+    rc = ensure_eval(c);
+    if (rc != 0) {
+        c->state = RT_ERROR;
+        FAIL("%s: model evaluation failed at t=%.17g (code %d)", FN, c->time, rc);
+    }
+    for (i = 0; i < nx; i++) derivatives[i] = c->v[OFF_DX + i];
+END:
+    return status;
+}
+
+fmi2Status fmi2GetEventIndicators(fmi2Component comp, fmi2Real eventIndicators[], size_t ni)
+{
+    int rc;
+    RT_BEGIN("fmi2GetEventIndicators", M_GetEventIndicators)
+    if (!require_type(c, FN, fmi2ModelExchange)) { status = fmi2Error; goto END; }
+    if (ni != (size_t)N_Z) FAIL("%s: ni = %lu, expected %d", FN, (unsigned long)ni, N_Z);
+    if (ni > 0 && !eventIndicators) FAIL("%s: eventIndicators is NULL", FN);
+    rc = ensure_eval(c);
+    if (rc != 0) {
+        c->state = RT_ERROR;
+        FAIL("%s: model evaluation failed at t=%.17g (code %d)", FN, c->time, rc);
+    }
+    if (ni > 0) mdl_zc(c->v, c->time, eventIndicators);
+END:
+    return status;
+}
+
+fmi2Status fmi2GetContinuousStates(fmi2Component comp, fmi2Real x[], size_t nx)
+{
+    size_t i;
+    RT_BEGIN("fmi2GetContinuousStates", M_GetContinuousStates)
+    if (!require_type(c, FN, fmi2ModelExchange)) { status = fmi2Error; goto END; }
+    if (nx != (size_t)N_X) FAIL("%s: nx = %lu, expected %d", FN, (unsigned long)nx, N_X);
+    if (nx > 0 && !x) FAIL("%s: x is NULL", FN);
+    for (i = 0; i < nx; i++) x[i] = c->v[OFF_X + i];
+END:
+    return status;
+}
+
+fmi2Status fmi2GetNominalsOfContinuousStates(fmi2Component comp, fmi2Real x_nominal[],
+                                             size_t nx)
+{
+    size_t i;
+    RT_BEGIN("fmi2GetNominalsOfContinuousStates", M_GetNominals)
+    if (!require_type(c, FN, fmi2ModelExchange)) { status = fmi2Error; goto END; }
+    if (nx != (size_t)N_X) FAIL("%s: nx = %lu, expected %d", FN, (unsigned long)nx, N_X);
+    if (nx > 0 && !x_nominal) FAIL("%s: x_nominal is NULL", FN);
+    for (i = 0; i < nx; i++) x_nominal[i] = 1.0;
+END:
+    return status;
+}
+
+/* ------------------------------------------------------------------------- */
+/* Co-Simulation: solver callbacks                                            */
+
+static int cs_rhs(void *user, double t, const double *x, double *dx)
+{
+    RtCtx *c = (RtCtx *)user;
+    int rc;
+    memcpy(c->v + OFF_X, x, (size_t)N_X * sizeof(double));
+    rc = mdl_eval(c->v, t, c);
+    c->rhsT = t;
+    /* terminate() signalled by a (trial) evaluation: treated like a failure so that
+       the solver shrinks the step onto the first time it is signalled */
+    c->rhsTerminate = rc == MDL_TERMINATE;
+    if (rc == MDL_TERMINATE) return 1;
+    if (rc < 0) return rc;
+    if (rc > 0) return 1;
+    memcpy(dx, c->v + OFF_DX, (size_t)N_X * sizeof(double));
+    return 0;
+}
+
+static int cs_jac(void *user, double t, const double *x, const double *fx, double *J)
+{
+#if HAS_JACOBIAN
+    RtCtx *c = (RtCtx *)user;
+    int rc;
+    (void)fx;
+    if (c->rhsT != t || memcmp(c->v + OFF_X, x, (size_t)N_X * sizeof(double)) != 0) {
+        double *dx = c->xe;   /* scratch: values not needed */
+        rc = cs_rhs(c, t, x, dx);
+        if (rc != 0) return rc;
+    }
+    rc = mdl_jac(c->v, t, J, c);
+    if (rc == MDL_TERMINATE) return 1;
+    if (rc == -1) return -1;
+    if (rc < 0) return rc;
+    return rc > 0 ? 1 : 0;
+#else
+    (void)user; (void)t; (void)x; (void)fx; (void)J;
+    return -1;
+#endif
+}
+
+static void cs_settings(RtCtx *c)
+{
+    RtOde *s = c->ode;
+    double rtol = c->v[OFF_SOLVER_RTOL], atol = c->v[OFF_SOLVER_ATOL];
+    double hmax = c->v[OFF_SOLVER_HMAX];
+    if (!(rtol > 0) || !isfinite(rtol)) rtol = c->toleranceDefined ? c->tolerance : 1e-6;
+    if (!(atol > 0) || !isfinite(atol)) atol = 1e-3 * rtol;
+    s->rtol = rtol;
+    s->atol = atol;
+    s->hmax = (hmax > 0 && isfinite(hmax)) ? hmax : 0.0;
+}
+
+/* make sure c->ode exists for the selected method; 0 ok */
+static int cs_solver(RtCtx *c, const char *fn)
+{
+    const double mv = c->v[OFF_SOLVER_METHOD];
+    const int id = (int)floor(mv + 0.5);
+    const RtOdeMethod *m = (mv == (double)id) ? rt_ode_method(id) : NULL;
+    if (!m) {
+        rlog(c, fmi2Error, RT_LOG_ERROR, "%s: solver method %g is invalid (0 = auto, "
+             "1 = Dormand-Prince 5(4), 2 = RODAS4)", fn, mv);
+        return 1;
+    }
+    if (!c->ode || c->ode->method != m) {
+        RtOde *s;
+        if (N_X == 0) { c->odeMethod = id; return 0; }
+        s = rt_ode_new(m, N_X, cs_rhs, HAS_JACOBIAN ? cs_jac : NULL, c,
+                       c->cb.allocateMemory, c->cb.freeMemory);
+        if (!s) {
+            rlog(c, fmi2Error, RT_LOG_ERROR, "%s: out of memory", fn);
+            return 1;
+        }
+        if (c->ode) rt_ode_free(c->ode);
+        c->ode = s;
+        c->odeRestart = 1;
+        rlog(c, fmi2OK, RT_LOG_ALL, "%s: using solver %s", fn, m->name);
+    }
+    c->odeMethod = id;
+    cs_settings(c);
+    return 0;
+}
+
+/* Sign-change rule: a is the sign memory (last NONZERO value of each indicator, or 0
+ * if it has never been nonzero), b the new values.  An indicator has crossed iff
+ * a != 0 and b has the strictly opposite sign.  b == 0 means "not crossed yet":
+ * z > 0 iff the relation is true, so at z == 0 mdl_event would not switch it; the
+ * crossing is detected as soon as z becomes nonzero on the other side. */
+static int crossing(const double *a, const double *b)
+{
+    int k;
+    for (k = 0; k < N_Z; k++)
+        if ((a[k] > 0.0 && b[k] < 0.0) || (a[k] < 0.0 && b[k] > 0.0)) return 1;
+    return 0;
+}
+
+/* update the sign memory a with b (zeros keep the previous sign) */
+static void zmemory(double *a, const double *b, int tiny)
+{
+    int k;
+    for (k = 0; k < N_Z; k++) {
+        if (b[k] != 0.0) a[k] = b[k];
+        else if (tiny && a[k] != 0.0) a[k] = a[k] > 0 ? 1e-300 : -1e-300;
+    }
+}
+
+/* evaluate the model on the interpolant at t; z into zout.  0 ok */
+static int eval_interp(RtCtx *c, double t, double *zout)
+{
+    int rc;
+    rt_ode_dense(c->ode, t, c->xe);
+    memcpy(c->v + OFF_X, c->xe, (size_t)N_X * sizeof(double));
+    rc = mdl_eval(c->v, t, c);
+    if (rc != 0) return rc;
+    mdl_zc(c->v, t, zout);
+    return 0;
+}
+
+/* Locate the earliest root in (t_old, t] of the last accepted step (zOld at t_old,
+ * z at t).  On return c->v is evaluated at the right end of the final bracket and
+ * that time is returned in *tev.  0 ok, else model error code. */
+static int locate_event(RtCtx *c, double *tev)
+{
+    RtOde *s = c->ode;
+    double tl = s->t_old, tr = s->t;
+    const double ttol = 1e-12 * (fabs(tr) > 1.0 ? fabs(tr) : 1.0);
+    double wl = 1.0, wr = 1.0;
+    int lastSide = 0, sinceHalf = 0, it, k, rc;
+    double width = tr - tl;
+    memcpy(c->zl, c->zOld, (size_t)N_Z * sizeof(double));
+    memcpy(c->zr, c->z, (size_t)N_Z * sizeof(double));
+    c->quiet++;
+    for (it = 0; it < RT_ROOT_MAXIT && tr - tl > ttol; it++) {
+        double tm = tr;
+        /* earliest secant root among the indicators that change sign in [tl, tr] */
+        for (k = 0; k < N_Z; k++) {
+            if ((c->zl[k] > 0.0 && c->zr[k] < 0.0) || (c->zl[k] < 0.0 && c->zr[k] > 0.0)) {
+                const double a = c->zl[k] * wl, b = c->zr[k] * wr;
+                const double tk = (a != b) ? tl + (tr - tl) * (a / (a - b)) : 0.5 * (tl + tr);
+                if (tk < tm) tm = tk;
+            }
+        }
+        if (sinceHalf >= 3) { tm = 0.5 * (tl + tr); sinceHalf = 0; }
+        if (tm < tl + 0.5 * ttol) tm = tl + 0.5 * ttol;
+        if (tm > tr - 0.5 * ttol) tm = tr - 0.5 * ttol;
+        rc = eval_interp(c, tm, c->zm);
+        if (rc != 0) { c->quiet--; return rc; }
+        if (crossing(c->zl, c->zm)) {           /* root in [tl, tm] */
+            tr = tm;
+            memcpy(c->zr, c->zm, (size_t)N_Z * sizeof(double));
+            wr = 1.0;
+            if (lastSide == -1) wl *= 0.5;        /* left end kept twice: Illinois */
+            lastSide = -1;
+        } else {                                  /* root in (tm, tr] */
+            tl = tm;
+            zmemory(c->zl, c->zm, 1);   /* an exact zero at tm: keep the sign */
+            wl = 1.0;
+            if (lastSide == 1) wr *= 0.5;
+            lastSide = 1;
+        }
+        if (tr - tl <= 0.5 * width) { width = tr - tl; sinceHalf = 0; }
+        else sinceHalf++;
+    }
+    c->quiet--;
+    /* state just after the root */
+    if (tr == s->t) {
+        memcpy(c->v + OFF_X, s->x, (size_t)N_X * sizeof(double));
+        rc = mdl_eval(c->v, tr, c);
+    } else {
+        rt_ode_dense(s, tr, c->xe);
+        memcpy(c->v + OFF_X, c->xe, (size_t)N_X * sizeof(double));
+        rc = mdl_eval(c->v, tr, c);
+    }
+    *tev = tr;
+    return rc;
+}
+
+/* after a failure: put the last accepted point back into v */
+static void cs_restore_accepted(RtCtx *c)
+{
+    if (c->ode && N_X > 0) {
+        memcpy(c->v + OFF_X, c->ode->x, (size_t)N_X * sizeof(double));
+        c->time = c->ode->t;
+    }
+    c->quiet++;
+    c->dirty = mdl_eval(c->v, c->time, c) != 0;
+    c->quiet--;
+}
+
+static fmi2Status cs_discard(RtCtx *c, const char *fn, const char *fmt, ...)
+{
+    va_list ap;
+    size_t k;
+    va_start(ap, fmt);
+    k = (size_t)snprintf(c->msg, sizeof c->msg, "%s: ", fn);
+    if (k < sizeof c->msg) vsnprintf(c->msg + k, sizeof c->msg - k, fmt, ap);
+    va_end(ap);
+    k = strlen(c->msg);
+    if (c->deferred[0] && k + 32 < sizeof c->msg)
+        snprintf(c->msg + k, sizeof c->msg - k, " [last model message: %.*s]",
+                 (int)(sizeof c->msg - k - 25), c->deferred);
+    emit(c, fmi2Discard, RT_LOG_DISCARD);
+    c->deferred[0] = '\0';
+    c->lastSuccessfulTime = c->time;
+    c->odeRestart = 1;
+    c->state = RT_STEP_FAILED;
+    return fmi2Discard;
+}
+
+/* integrate from c->time to tEnd with event handling */
+static fmi2Status cs_integrate(RtCtx *c, const char *fn, double tEnd)
+{
+    RtOde *s;
+    long steps = 0;
+    int zeroLen = 0, rc, flags;
+    double tLastEvent = -INFINITY;
+
+    c->deferred[0] = '\0';
+    if (cs_solver(c, fn) != 0) return fmi2Error;
+    s = c->ode;
+
+    /* inputs or parameters changed since the last step: event iteration first */
+    if (c->csEventPending || c->dirty) {
+        rc = ensure_eval(c);
+        if (rc == 0 && c->csEventPending) rc = event_iteration(c, 0, &flags);
+        else flags = 0;
+        if (rc != 0)
+            return cs_discard(c, fn, "model evaluation/event iteration failed at t=%.17g "
+                              "after changing inputs or parameters", c->time);
+        c->csEventPending = 0;
+        if (flags & MDL_EV_TERMINATE) {
+            c->terminateRequested = 1;
+            return cs_discard(c, fn, "the model called terminate() at t=%.17g", c->time);
+        }
+        c->odeRestart = 1;
+    }
+    if (N_X == 0 && N_Z == 0) {   /* nothing continuous: just advance the time */
+        c->time = tEnd;
+        c->dirty = 1;
+        rc = ensure_eval(c);
+        if (rc != 0) return cs_discard(c, fn, "model evaluation failed at t=%.17g", tEnd);
+        c->lastSuccessfulTime = tEnd;
+        return fmi2OK;
+    }
+    if (c->odeRestart) {
+        if (s) rt_ode_restart(s, c->time, c->v + OFF_X, c->hHint);
+        if (N_Z > 0) mdl_zc(c->v, c->time, c->zOld);
+        c->odeRestart = 0;
+        c->rhsTerminate = 0;
+    } else if (s && s->t != c->time) {
+        s->t = c->time;   /* snap to the master's grid (differences of a few ulps) */
+    }
+
+    while (c->time < tEnd) {
+        if (N_X > 0) {
+            if (++steps > RT_MAX_STEPS) {
+                cs_restore_accepted(c);
+                return cs_discard(c, fn, "too many solver steps (%ld) in one communication "
+                                  "step, stopped at t=%.17g (h=%.3g); the model is probably "
+                                  "stiff for the chosen method or chattering", RT_MAX_STEPS,
+                                  c->time, s->h);
+            }
+            c->quiet++;
+            rc = rt_ode_step(s, tEnd);
+            c->quiet--;
+            if (rc != RT_ODE_OK) {
+                cs_restore_accepted(c);
+                if (c->rhsTerminate || (rc == RT_ODE_ABORT && s->abort_code == MDL_TERMINATE)) {
+                    c->terminateRequested = 1;
+                    return cs_discard(c, fn, "the model called terminate() at t=%.17g",
+                                      c->time);
+                }
+                return cs_discard(c, fn, "integration with %s failed at t=%.17g: %s",
+                                  s->method->name, c->time, s->msg);
+            }
+            c->time = s->t;   /* v is consistent with (t, x): guarantee G1 */
+            c->hHint = s->h;
+        } else {
+            /* no states, but indicators depending on time: jump to tEnd, the
+               indicators are checked there (no root location without states) */
+            c->time = tEnd;
+            rc = mdl_eval(c->v, c->time, c);
+            if (rc != 0) return cs_discard(c, fn, "model evaluation failed at t=%.17g", tEnd);
+        }
+        if (N_Z == 0) continue;
+        mdl_zc(c->v, c->time, c->z);
+        if (!crossing(c->zOld, c->z)) {
+            zmemory(c->zOld, c->z, 0);
+            continue;
+        }
+        /* ---- state event ---- */
+        {
+            double tev = c->time;
+            if (N_X > 0) {
+                rc = locate_event(c, &tev);
+                if (rc != 0) {
+                    cs_restore_accepted(c);
+                    return cs_discard(c, fn, "model evaluation failed while locating an "
+                                      "event near t=%.17g", c->time);
+                }
+            }
+            c->time = tev;
+            c->nEvents++;
+            rc = event_iteration(c, 0, &flags);
+            if (rc != 0) {
+                c->dirty = 1;
+                return cs_discard(c, fn, "event handling failed at t=%.17g", tev);
+            }
+            rlog(c, fmi2OK, RT_LOG_EVENTS, "%s: state event at t=%.17g%s", fn, tev,
+                 (flags & MDL_EV_REINIT) ? " (states reinitialized)" : "");
+            if (flags & MDL_EV_TERMINATE) {
+                c->terminateRequested = 1;
+                return cs_discard(c, fn, "the model called terminate() at t=%.17g", tev);
+            }
+            if (tev - tLastEvent <= 1e-12 * (fabs(tev) > 1.0 ? fabs(tev) : 1.0)) {
+                if (++zeroLen > RT_MAX_ZERO_LEN_EVENTS)
+                    return cs_discard(c, fn, "chattering: more than %d consecutive events "
+                                      "without time advance at t=%.17g",
+                                      RT_MAX_ZERO_LEN_EVENTS, tev);
+            } else {
+                zeroLen = 0;
+            }
+            tLastEvent = tev;
+            if (N_X > 0) rt_ode_restart(s, tev, c->v + OFF_X, 0.0);
+            mdl_zc(c->v, c->time, c->z);
+            zmemory(c->zOld, c->z, 0);
+            if (tEnd - tev <= 1e-13 * (fabs(tEnd) > 1.0 ? fabs(tEnd) : 1.0)) break;
+        }
+    }
+    c->time = tEnd;   /* exactly the master's communication point */
+    if (s) s->t = tEnd;
+    c->lastSuccessfulTime = tEnd;
+    return fmi2OK;
+}
+
+/* ------------------------------------------------------------------------- */
+/* Co-Simulation: API                                                         */
+
+fmi2Status fmi2DoStep(fmi2Component comp, fmi2Real currentCommunicationPoint,
+                      fmi2Real communicationStepSize,
+                      fmi2Boolean noSetFMUStatePriorToCurrentPoint)
+{
+    double tol;
+    RT_BEGIN("fmi2DoStep", M_DoStep)
+    (void)noSetFMUStatePriorToCurrentPoint;
+    if (!require_type(c, FN, fmi2CoSimulation)) { status = fmi2Error; goto END; }
+    if (!isfinite(currentCommunicationPoint) || !isfinite(communicationStepSize) ||
+        communicationStepSize < 0)
+        FAIL("%s: invalid arguments currentCommunicationPoint=%g communicationStepSize=%g",
+             FN, currentCommunicationPoint, communicationStepSize);
+    tol = 1e-9 * (fabs(c->time) > 1.0 ? fabs(c->time) : 1.0);
+    if (fabs(currentCommunicationPoint - c->time) > tol)
+        FAIL("%s: currentCommunicationPoint=%.17g does not match the FMU time %.17g", FN,
+             currentCommunicationPoint, c->time);
+    if (c->terminateRequested)
+        FAIL("%s: the model requested termination at t=%.17g", FN, c->lastSuccessfulTime);
+    c->time = currentCommunicationPoint;
+    if (communicationStepSize == 0.0) goto END;
+    if (c->stopDefined && currentCommunicationPoint + communicationStepSize >
+                          c->tStop + 1e-9 * (fabs(c->tStop) > 1.0 ? fabs(c->tStop) : 1.0))
+        FAIL("%s: step to t=%.17g goes beyond the stop time %.17g set in "
+             "fmi2SetupExperiment", FN, currentCommunicationPoint + communicationStepSize,
+             c->tStop);
+    status = cs_integrate(c, FN, currentCommunicationPoint + communicationStepSize);
+END:
+    return status;
+}
+
+fmi2Status fmi2CancelStep(fmi2Component comp)
+{
+    RT_BEGIN("fmi2CancelStep", M_CancelStep)
+    /* unreachable: fmi2DoStep is synchronous, stepInProgress never happens */
+END:
+    return status;
+}
+
+fmi2Status fmi2SetRealInputDerivatives(fmi2Component comp, const fmi2ValueReference vr[],
+                                       size_t nvr, const fmi2Integer order[],
+                                       const fmi2Real value[])
+{
+    RT_BEGIN("fmi2SetRealInputDerivatives", M_SetRealInputDerivatives)
+    (void)vr; (void)nvr; (void)order; (void)value;
+    FAIL("%s: not supported (canInterpolateInputs=false)", FN);
+END:
+    return status;
+}
+
+fmi2Status fmi2GetRealOutputDerivatives(fmi2Component comp, const fmi2ValueReference vr[],
+                                        size_t nvr, const fmi2Integer order[],
+                                        fmi2Real value[])
+{
+    RT_BEGIN("fmi2GetRealOutputDerivatives", M_GetRealOutputDerivatives)
+    (void)vr; (void)nvr; (void)order; (void)value;
+    FAIL("%s: not supported (maxOutputDerivativeOrder=0)", FN);
+END:
+    return status;
+}
+
+fmi2Status fmi2GetStatus(fmi2Component comp, const fmi2StatusKind s, fmi2Status *value)
+{
+    RT_BEGIN("fmi2GetStatus", M_GetStatus)
+    if (!require_type(c, FN, fmi2CoSimulation)) { status = fmi2Error; goto END; }
+    if (!value) FAIL("%s: value is NULL", FN);
+    if (s != fmi2DoStepStatus)
+        FAIL("%s: status kind %d not available as fmi2Status", FN, (int)s);
+    /* fmi2DoStep never returns fmi2Pending; the last step's result is final */
+    *value = c->state == RT_STEP_FAILED ? fmi2Discard : fmi2OK;
+END:
+    return status;
+}
+
+fmi2Status fmi2GetRealStatus(fmi2Component comp, const fmi2StatusKind s, fmi2Real *value)
+{
+    RT_BEGIN("fmi2GetRealStatus", M_GetStatus)
+    if (!require_type(c, FN, fmi2CoSimulation)) { status = fmi2Error; goto END; }
+    if (!value) FAIL("%s: value is NULL", FN);
+    if (s != fmi2LastSuccessfulTime)
+        FAIL("%s: only fmi2LastSuccessfulTime is available (kind %d requested)", FN, (int)s);
+    *value = c->lastSuccessfulTime;
+END:
+    return status;
+}
+
+fmi2Status fmi2GetIntegerStatus(fmi2Component comp, const fmi2StatusKind s,
+                                fmi2Integer *value)
+{
+    RT_BEGIN("fmi2GetIntegerStatus", M_GetStatus)
+    (void)value;
+    if (!require_type(c, FN, fmi2CoSimulation)) { status = fmi2Error; goto END; }
+    FAIL("%s: no Integer status available (kind %d requested)", FN, (int)s);
+END:
+    return status;
+}
+
+fmi2Status fmi2GetBooleanStatus(fmi2Component comp, const fmi2StatusKind s,
+                                fmi2Boolean *value)
+{
+    RT_BEGIN("fmi2GetBooleanStatus", M_GetStatus)
+    if (!require_type(c, FN, fmi2CoSimulation)) { status = fmi2Error; goto END; }
+    if (!value) FAIL("%s: value is NULL", FN);
+    if (s != fmi2Terminated)
+        FAIL("%s: only fmi2Terminated is available (kind %d requested)", FN, (int)s);
+    *value = c->terminateRequested ? fmi2True : fmi2False;
+END:
+    return status;
+}
+
+fmi2Status fmi2GetStringStatus(fmi2Component comp, const fmi2StatusKind s,
+                               fmi2String *value)
+{
+    RT_BEGIN("fmi2GetStringStatus", M_GetStatus)
+    if (!require_type(c, FN, fmi2CoSimulation)) { status = fmi2Error; goto END; }
+    if (!value) FAIL("%s: value is NULL", FN);
+    if (s != fmi2PendingStatus)
+        FAIL("%s: only fmi2PendingStatus is available (kind %d requested)", FN, (int)s);
+    *value = "no step in progress (fmi2DoStep is synchronous)";
+END:
+    return status;
+}

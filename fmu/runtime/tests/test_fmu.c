@@ -1,0 +1,747 @@
+/*
+ * test_fmu.c -- tests of the FMI 2.0 runtime through the standard API only: the
+ * binary built from a test model is loaded with dlopen and every function is looked
+ * up with dlsym, exactly as an importer (FMPy, FMI Library, ...) does.
+ *
+ *   usage: test_fmu <bball|decay|vdp|nlloop> <path/to/model.so> [-v]
+ *
+ * Prints "PASS name details" / "FAIL name details" per check and a final
+ * "RESULT passed=N failed=M" line (run_tests.sh sums these).  Exit code 1 on failure.
+ * (This is a test program: global state here is fine.)
+ */
+#include <dlfcn.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "fmi2Functions.h"
+
+/* ---------------------------------------------------------------- API table */
+#define API_LIST(X) \
+    X(GetTypesPlatform) X(GetVersion) X(SetDebugLogging) X(Instantiate) X(FreeInstance) \
+    X(SetupExperiment) X(EnterInitializationMode) X(ExitInitializationMode) X(Terminate) \
+    X(Reset) X(GetReal) X(GetInteger) X(GetBoolean) X(GetString) X(SetReal) X(SetInteger) \
+    X(SetBoolean) X(SetString) X(GetFMUstate) X(SetFMUstate) X(FreeFMUstate) \
+    X(SerializedFMUstateSize) X(SerializeFMUstate) X(DeSerializeFMUstate) \
+    X(GetDirectionalDerivative) X(EnterEventMode) X(NewDiscreteStates) \
+    X(EnterContinuousTimeMode) X(CompletedIntegratorStep) X(SetTime) \
+    X(SetContinuousStates) X(GetDerivatives) X(GetEventIndicators) \
+    X(GetContinuousStates) X(GetNominalsOfContinuousStates) X(SetRealInputDerivatives) \
+    X(GetRealOutputDerivatives) X(DoStep) X(CancelStep) X(GetStatus) X(GetRealStatus) \
+    X(GetIntegerStatus) X(GetBooleanStatus) X(GetStringStatus)
+
+typedef struct {
+#define DECL(name) fmi2##name##TYPE *name;
+    API_LIST(DECL)
+#undef DECL
+} Api;
+
+static Api A;
+static int n_pass = 0, n_fail = 0, verbose = 0;
+static char lastlog[2048];
+static char logbuf[1 << 16];
+static size_t loglen = 0;
+
+static void check(int ok, const char *name, const char *fmt, ...)
+{
+    char buf[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    printf("%s %s %s\n", ok ? "PASS" : "FAIL", name, buf);
+    fflush(stdout);
+    if (ok) n_pass++; else n_fail++;
+}
+
+static void logger(fmi2ComponentEnvironment env, fmi2String inst, fmi2Status status,
+                   fmi2String category, fmi2String message, ...)
+{
+    va_list ap;
+    size_t k;
+    (void)env;
+    va_start(ap, message);
+    vsnprintf(lastlog, sizeof lastlog, message, ap);
+    va_end(ap);
+    if (verbose) printf("  [%s|%d|%s] %s\n", inst, (int)status, category, lastlog);
+    k = strlen(lastlog);
+    if (loglen + k + 2 >= sizeof logbuf) loglen = 0;   /* ring-ish: keep recent */
+    memcpy(logbuf + loglen, lastlog, k);
+    loglen += k;
+    logbuf[loglen++] = '\n';
+    logbuf[loglen] = '\0';
+}
+static void clearlog(void) { loglen = 0; logbuf[0] = '\0'; lastlog[0] = '\0'; }
+
+/* value of "key=<number>" in the most recent log line containing it, -1 if absent */
+static double logval(const char *key)
+{
+    const char *p = logbuf, *last = NULL;
+    size_t kl = strlen(key);
+    while ((p = strstr(p, key)) != NULL) {
+        if (p[kl] == '=') last = p + kl + 1;
+        p += kl;
+    }
+    return last ? atof(last) : -1.0;
+}
+
+static const fmi2CallbackFunctions CB = {logger, calloc, free, NULL, NULL};
+
+static fmi2Component inst(const char *guid, fmi2Type type)
+{
+    return A.Instantiate("test", type, guid, "", &CB, fmi2False, fmi2False);
+}
+
+static fmi2Real getr(fmi2Component c, fmi2ValueReference vr)
+{
+    fmi2Real x = NAN;
+    A.GetReal(c, &vr, 1, &x);
+    return x;
+}
+static fmi2Status setr(fmi2Component c, fmi2ValueReference vr, fmi2Real x)
+{
+    return A.SetReal(c, &vr, 1, &x);
+}
+static fmi2Status seti(fmi2Component c, fmi2ValueReference vr, fmi2Integer x)
+{
+    return A.SetInteger(c, &vr, 1, &x);
+}
+static fmi2Integer geti(fmi2Component c, fmi2ValueReference vr)
+{
+    fmi2Integer x = -999;
+    A.GetInteger(c, &vr, 1, &x);
+    return x;
+}
+static fmi2Status init(fmi2Component c, double tol, int tolDefined)
+{
+    fmi2Status s = A.SetupExperiment(c, tolDefined, tol, 0.0, fmi2False, 0.0);
+    if (s == fmi2OK) s = A.EnterInitializationMode(c);
+    if (s == fmi2OK) s = A.ExitInitializationMode(c);
+    return s;
+}
+/* stats of the solver, from the fmi2Terminate log line */
+static void stats(fmi2Component c, long *nstep, long *nfev)
+{
+    fmi2String all = "logAll";
+    clearlog();
+    A.SetDebugLogging(c, fmi2True, 1, &all);
+    A.Terminate(c);
+    *nstep = (long)logval("accepted");
+    *nfev = (long)logval("nfev");
+}
+
+/* ================================================================ bouncing ball */
+#define BB_GUID "{8c4e810f-3df3-4a00-8276-176fa3c9f000}"
+enum { BB_H = 0, BB_V = 1, BB_DH = 2, BB_G = 4, BB_E = 5, BB_TTERM = 6, BB_METHOD = 7,
+       BB_RTOL = 8, BB_HMAX = 10, BB_FLOOR = 11, BB_COUNT = 13, BB_TIMPACT = 14 };
+
+/* number of exact impacts before tEnd */
+static int bb_nbefore(const double *ex, int n, double tEnd)
+{
+    int k = 0;
+    while (k < n && ex[k] < tEnd) k++;
+    return k;
+}
+
+static int bb_exact(double h0, double e, double g, double *t, int nmax)
+{
+    const double t1 = sqrt(2 * h0 / g), v1 = g * t1;
+    double ek = 1.0;
+    int k;
+    t[0] = t1;
+    for (k = 1; k < nmax; k++) { ek *= e; t[k] = t[k - 1] + 2 * ek * v1 / g; }
+    return nmax;
+}
+
+/* CS run; records impact times seen through (count, tImpact); returns last status */
+static fmi2Status bb_run(fmi2Component c, double t0, double tEnd, double H, double *imp,
+                         int *nimp, int maximp)
+{
+    long n = 0;
+    int last = geti(c, BB_COUNT);
+    fmi2Status s = fmi2OK;
+    for (;;) {
+        double t = t0 + n * H;
+        int cnt;
+        if (t >= tEnd - 1e-12) break;
+        s = A.DoStep(c, t, H, fmi2True);
+        if (s != fmi2OK) break;
+        n++;
+        cnt = geti(c, BB_COUNT);
+        if (cnt != last && *nimp < maximp) imp[(*nimp)++] = getr(c, BB_TIMPACT);
+        last = cnt;
+    }
+    return s;
+}
+
+static void test_bball_cs(int method, const char *tag)
+{
+    double ex[20], imp[20], maxerr = 0;
+    int nimp = 0, k;
+    long nstep, nfev;
+    char name[64];
+    fmi2Component c = inst(BB_GUID, fmi2CoSimulation);
+    seti(c, BB_METHOD, method);
+    setr(c, BB_RTOL, 1e-8);
+    init(c, 0, 0);
+    bb_run(c, 0.0, 2.45, 0.01, imp, &nimp, 20);
+    bb_exact(1.0, 0.7, 9.81, ex, 20);
+    for (k = 0; k < nimp; k++) if (fabs(imp[k] - ex[k]) > maxerr) maxerr = fabs(imp[k] - ex[k]);
+    stats(c, &nstep, &nfev);
+    snprintf(name, sizeof name, "bball_cs_impacts_%s", tag);
+    check(nimp == bb_nbefore(ex, 20, 2.45) && maxerr < 1e-8, name,
+          "%d impacts (exact: %d before t=2.45), max |t_impact - exact| = %.2e s, steps=%ld nfev=%ld",
+          nimp, bb_nbefore(ex, 20, 2.45), maxerr, nstep, nfev);
+    A.FreeInstance(c);
+}
+
+static void test_bball_misuse(void)
+{
+    fmi2Component c;
+    fmi2Status s;
+    fmi2Real x;
+    fmi2ValueReference vr;
+    fmi2Boolean b;
+    fmi2EventInfo ei;
+    fmi2FMUstate st = NULL;
+
+    check(inst("{wrong-guid}", fmi2CoSimulation) == NULL, "instantiate_wrong_guid", "%s", lastlog);
+    check(inst(BB_GUID, (fmi2Type)7) == NULL, "instantiate_bad_type", "%s", lastlog);
+    check(A.Instantiate(NULL, fmi2CoSimulation, BB_GUID, "", &CB, 0, 0) == NULL,
+          "instantiate_null_name", "");
+    check(strcmp(A.GetVersion(), "2.0") == 0 && strcmp(A.GetTypesPlatform(), "default") == 0,
+          "version_platform", "%s %s", A.GetVersion(), A.GetTypesPlatform());
+
+    c = inst(BB_GUID, fmi2CoSimulation);
+    check(c != NULL, "instantiate_cs", "");
+    s = A.DoStep(c, 0.0, 0.1, fmi2True);
+    check(s == fmi2Error && strstr(lastlog, "not allowed in state instantiated"),
+          "dostep_before_init", "%s", lastlog);
+    s = A.ExitInitializationMode(c);
+    check(s == fmi2Error, "exitinit_before_enter", "%s", lastlog);
+    s = A.NewDiscreteStates(c, &ei);
+    check(s == fmi2Error, "me_function_on_cs_instance", "%s", lastlog);
+    /* set checks */
+    s = setr(c, BB_E, 1.5);
+    check(s == fmi2Error && strstr(lastlog, "e (vr=5)") && getr(c, BB_E) == 0.7,
+          "set_out_of_range", "%s", lastlog);
+    s = setr(c, BB_E, NAN);
+    check(s == fmi2Error && strstr(lastlog, "not a finite") && getr(c, BB_E) == 0.7,
+          "set_nan", "%s", lastlog);
+    s = setr(c, BB_E, INFINITY);
+    check(s == fmi2Error, "set_inf", "%s", lastlog);
+    s = setr(c, BB_DH, 1.0);
+    check(s == fmi2Error && strstr(lastlog, "der(h)"), "set_computed", "%s", lastlog);
+    s = setr(c, 9999, 1.0);
+    check(s == fmi2Error && strstr(lastlog, "out of range"), "set_bad_vr", "%s", lastlog);
+    s = seti(c, BB_E, 1);
+    check(s == fmi2Error && strstr(lastlog, "type"), "set_wrong_type", "%s", lastlog);
+    {   /* atomic: second value invalid -> first not written */
+        fmi2ValueReference vrs[2] = {BB_G, BB_E};
+        fmi2Real vals[2] = {5.0, 2.0};
+        s = A.SetReal(c, vrs, 2, vals);
+        check(s == fmi2Error && getr(c, BB_G) == 9.81, "set_atomic", "g=%g", getr(c, BB_G));
+    }
+    s = A.SetString(c, &vr, 1, NULL);
+    check(s == fmi2Error, "set_string", "%s", lastlog);
+    x = 0;
+    s = A.GetDirectionalDerivative(c, NULL, 0, NULL, 0, NULL, &x);
+    check(s == fmi2Error, "directional_derivative_state_check", "%s", lastlog);
+    s = seti(c, BB_METHOD, 3);
+    check(s == fmi2Error, "set_method_range", "%s", lastlog);
+    /* instance still usable after all that */
+    check(init(c, 0, 0) == fmi2OK, "init_after_errors", "");
+    s = A.DoStep(c, 0.5, 0.1, fmi2True);
+    check(s == fmi2Error && strstr(lastlog, "does not match"), "dostep_wrong_time", "%s", lastlog);
+    s = A.DoStep(c, 0.0, -0.1, fmi2True);
+    check(s == fmi2Error, "dostep_negative_h", "%s", lastlog);
+    s = setr(c, BB_G, 1.0);
+    check(s == fmi2Error && strstr(lastlog, "fixed parameters"), "set_fixed_after_init", "%s", lastlog);
+    s = setr(c, BB_H, 1.0);
+    check(s == fmi2Error, "set_state_after_init", "%s", lastlog);
+    s = A.GetDirectionalDerivative(c, NULL, 0, NULL, 0, NULL, &x);
+    check(s == fmi2Error && strstr(lastlog, "not supported"), "directional_derivative_unsupported", "%s", lastlog);
+    s = A.SetRealInputDerivatives(c, NULL, 0, NULL, NULL);
+    check(s == fmi2Error && strstr(lastlog, "not supported"), "input_derivatives_unsupported", "%s", lastlog);
+    s = A.CancelStep(c);
+    check(s == fmi2Error, "cancel_step", "%s", lastlog);
+    s = A.GetBooleanStatus(c, fmi2Terminated, &b);
+    check(s == fmi2OK && b == fmi2False, "terminated_status_false", "");
+    s = A.GetRealStatus(c, fmi2LastSuccessfulTime, &x);
+    check(s == fmi2OK && x == 0.0, "last_successful_time_initial", "%g", x);
+    s = A.SetFMUstate(c, (fmi2FMUstate)"garbage-garbage-garbage-garbage-garbage-garbage-garbage");
+    check(s == fmi2Error, "setfmustate_garbage", "%s", lastlog);
+    s = A.GetFMUstate(c, &st);
+    check(s == fmi2OK, "getfmustate", "");
+    s = A.FreeFMUstate(c, &st);
+    check(s == fmi2OK && st == NULL, "freefmustate", "");
+    s = setr(c, BB_E, 0.5);
+    check(s == fmi2OK, "set_tunable_between_steps", "");
+    s = A.DoStep(c, 0.0, 0.1, fmi2True);
+    check(s == fmi2OK, "dostep_ok", "");
+    A.Terminate(c);
+    s = A.DoStep(c, 0.1, 0.1, fmi2True);
+    check(s == fmi2Error && strstr(lastlog, "terminated"), "dostep_after_terminate", "%s", lastlog);
+    A.FreeInstance(c);
+}
+
+static void test_bball_state(void)
+{
+    double imp1[20], imp2[20], h1, h2, v1, v2;
+    int n1 = 0, n2 = 0, k, same = 1;
+    size_t sz = 0;
+    fmi2Byte *bytes;
+    fmi2FMUstate st = NULL, st2 = NULL;
+    fmi2Status s;
+    fmi2Component c = inst(BB_GUID, fmi2CoSimulation);
+    init(c, 0, 0);
+    bb_run(c, 0.0, 1.0, 0.01, imp1, &n1, 20);
+    s = A.GetFMUstate(c, &st);
+    check(s == fmi2OK, "state_get", "");
+    n1 = 0;
+    bb_run(c, 1.0, 2.0, 0.01, imp1, &n1, 20);
+    h1 = getr(c, BB_H); v1 = getr(c, BB_V);
+    s = A.SetFMUstate(c, st);
+    check(s == fmi2OK && fabs(getr(c, BB_H) - 0.0) < 2 && geti(c, BB_COUNT) == 1, "state_set",
+          "count=%d", geti(c, BB_COUNT));
+    bb_run(c, 1.0, 2.0, 0.01, imp2, &n2, 20);
+    h2 = getr(c, BB_H); v2 = getr(c, BB_V);
+    for (k = 0; k < n1 && k < n2; k++) if (fabs(imp1[k] - imp2[k]) > 1e-12) same = 0;
+    check(same && n1 == n2 && fabs(h1 - h2) < 1e-12 && fabs(v1 - v2) < 1e-12,
+          "state_roundtrip_reproduces", "h %.17g vs %.17g, %d/%d impacts", h1, h2, n1, n2);
+    /* serialization */
+    s = A.SerializedFMUstateSize(c, st, &sz);
+    bytes = (fmi2Byte *)malloc(sz);
+    if (s == fmi2OK) s = A.SerializeFMUstate(c, st, bytes, sz);
+    if (s == fmi2OK) s = A.DeSerializeFMUstate(c, bytes, sz, &st2);
+    if (s == fmi2OK) s = A.SetFMUstate(c, st2);
+    n2 = 0;
+    if (s == fmi2OK) bb_run(c, 1.0, 2.0, 0.01, imp2, &n2, 20);
+    check(s == fmi2OK && fabs(getr(c, BB_H) - h1) < 1e-12, "serialize_roundtrip",
+          "size=%lu h=%.17g", (unsigned long)sz, getr(c, BB_H));
+    s = A.SerializeFMUstate(c, st, bytes, sz - 1);
+    check(s == fmi2Error, "serialize_small_buffer", "%s", lastlog);
+    bytes[sz - 3] ^= 0x01;   /* corrupt one bit of the last stored value */
+    {
+        fmi2FMUstate st3 = NULL;
+        s = A.DeSerializeFMUstate(c, bytes, sz, &st3);
+        check(s == fmi2Error && st3 == NULL, "deserialize_corrupt", "%s", lastlog);
+    }
+    s = A.DeSerializeFMUstate(c, bytes, 10, &st2);
+    check(s == fmi2Error, "deserialize_truncated", "%s", lastlog);
+    free(bytes);
+    A.FreeFMUstate(c, &st);
+    A.FreeFMUstate(c, &st2);
+    /* reset -> start values, same result again */
+    s = A.Reset(c);
+    check(s == fmi2OK && getr(c, BB_H) == 1.0 && geti(c, BB_COUNT) == 0, "reset_start_values",
+          "h=%g", getr(c, BB_H));
+    init(c, 0, 0);
+    n2 = 0;
+    bb_run(c, 0.0, 2.0, 0.01, imp2, &n2, 20);
+    check(fabs(getr(c, BB_H) - h1) < 1e-12, "reset_reproduces", "h(2)=%.17g vs %.17g",
+          getr(c, BB_H), h1);
+    A.Terminate(c);
+    A.FreeInstance(c);
+}
+
+static void test_bball_terminate_and_input(void)
+{
+    fmi2Boolean term = 0;
+    fmi2Real lst = -1;
+    fmi2Status s;
+    double imp[20], ex[20];
+    int nimp = 0;
+    fmi2Component c = inst(BB_GUID, fmi2CoSimulation);
+    setr(c, BB_TTERM, 0.5);
+    init(c, 0, 0);
+    s = bb_run(c, 0.0, 2.0, 0.03, imp, &nimp, 20);
+    A.GetBooleanStatus(c, fmi2Terminated, &term);
+    A.GetRealStatus(c, fmi2LastSuccessfulTime, &lst);
+    check(s == fmi2Discard && term && fabs(lst - 0.5) < 1e-9 && nimp == 1,
+          "terminate_in_dostep", "status=%d terminated=%d lastSuccessfulTime=%.15g", s, term, lst);
+    s = A.DoStep(c, lst, 0.03, fmi2True);
+    check(s == fmi2Error && strstr(lastlog, "termination"), "dostep_after_model_terminate", "%s", lastlog);
+    check(A.Terminate(c) == fmi2OK, "terminate_after_discard", "");
+    A.FreeInstance(c);
+
+    /* input: floor at -0.5 (set before init), then raised to 0.3 between steps */
+    c = inst(BB_GUID, fmi2CoSimulation);
+    setr(c, BB_FLOOR, -0.5);
+    init(c, 0, 0);
+    nimp = 0;
+    bb_run(c, 0.0, 0.7, 0.01, imp, &nimp, 20);
+    bb_exact(1.5, 0.7, 9.81, ex, 20);
+    check(nimp == 1 && fabs(imp[0] - ex[0]) < 1e-8, "input_floor_before_init",
+          "impact %.12g exact %.12g", nimp ? imp[0] : -1, ex[0]);
+    check(fabs(getr(c, 12) - (getr(c, BB_H) + 0.5)) < 1e-12, "output_consistent", "");
+    s = setr(c, BB_FLOOR, 0.3);
+    check(s == fmi2OK && fabs(getr(c, 12) - (getr(c, BB_H) - 0.3)) < 1e-12,
+          "input_set_lazy_eval", "hAbove=%g", getr(c, 12));
+    A.Terminate(c);
+    A.FreeInstance(c);
+}
+
+/* ---------- ME: a minimal importer (RK4 + bisection) driving the ME interface */
+static void me_rk4(fmi2Component c, double t, const double *x, double h, double *out)
+{
+    double k[4][2], y[2];
+    int i, s;
+    const double cc[4] = {0, 0.5, 0.5, 1};
+    for (s = 0; s < 4; s++) {
+        for (i = 0; i < 2; i++) y[i] = x[i] + (s ? cc[s] * h * k[s - 1][i] : 0);
+        A.SetTime(c, t + cc[s] * h);
+        A.SetContinuousStates(c, y, 2);
+        A.GetDerivatives(c, k[s], 2);
+    }
+    for (i = 0; i < 2; i++) out[i] = x[i] + h / 6 * (k[0][i] + 2 * k[1][i] + 2 * k[2][i] + k[3][i]);
+}
+
+static void me_event(fmi2Component c, fmi2EventInfo *ei)
+{
+    int n = 0;
+    A.EnterEventMode(c);
+    do {
+        A.NewDiscreteStates(c, ei);
+    } while (ei->newDiscreteStatesNeeded && ++n < 100);
+    A.EnterContinuousTimeMode(c);
+}
+
+static void test_bball_me(void)
+{
+    double x[2], xn[2], z[2], zn[2], ex[20], imp[20], t = 0, h = 1e-3, maxerr = 0;
+    int nimp = 0, k, n = 0;
+    fmi2EventInfo ei;
+    fmi2Status s;
+    fmi2Boolean enter, term;
+    fmi2Component c = inst(BB_GUID, fmi2ModelExchange);
+    check(c != NULL, "me_instantiate", "");
+    s = A.DoStep(c, 0, 0.1, fmi2True);
+    check(s == fmi2Error, "me_dostep_rejected", "%s", lastlog);
+    init(c, 0, 0);
+    s = A.SetContinuousStates(c, x, 2);
+    check(s == fmi2Error && strstr(lastlog, "eventMode"), "me_setstates_in_eventmode", "%s", lastlog);
+    do { A.NewDiscreteStates(c, &ei); } while (ei.newDiscreteStatesNeeded && ++n < 100);
+    A.EnterContinuousTimeMode(c);
+    A.GetContinuousStates(c, x, 2);
+    A.GetEventIndicators(c, z, 2);
+    xn[0] = NAN; xn[1] = 0;
+    s = A.SetContinuousStates(c, xn, 2);
+    check(s == fmi2Error && strstr(lastlog, "not a finite"), "me_setstates_nan", "%s", lastlog);
+    s = A.SetContinuousStates(c, x, 3);
+    check(s == fmi2Error, "me_setstates_wrong_n", "%s", lastlog);
+    while (t < 2.0) {
+        me_rk4(c, t, x, h, xn);
+        A.SetTime(c, t + h);
+        A.SetContinuousStates(c, xn, 2);
+        A.GetEventIndicators(c, zn, 2);
+        if ((z[0] != 0 && z[0] * zn[0] <= 0) || (z[1] != 0 && z[1] * zn[1] <= 0)) {
+            double lo = 0, hi = h, xe[2], ze[2];
+            int it;
+            for (it = 0; it < 100 && hi - lo > 1e-14; it++) {
+                double mid = 0.5 * (lo + hi);
+                me_rk4(c, t, x, mid, xe);
+                A.SetTime(c, t + mid);
+                A.SetContinuousStates(c, xe, 2);
+                A.GetEventIndicators(c, ze, 2);
+                if ((z[0] != 0 && z[0] * ze[0] <= 0) || (z[1] != 0 && z[1] * ze[1] <= 0)) hi = mid;
+                else lo = mid;
+            }
+            me_rk4(c, t, x, hi, xe);
+            A.SetTime(c, t + hi);
+            A.SetContinuousStates(c, xe, 2);
+            me_event(c, &ei);
+            t += hi;
+            A.GetContinuousStates(c, x, 2);
+            A.GetEventIndicators(c, z, 2);
+            if (geti(c, BB_COUNT) > nimp && nimp < 20) imp[nimp++] = getr(c, BB_TIMPACT);
+        } else {
+            t += h;
+            x[0] = xn[0]; x[1] = xn[1];
+            z[0] = zn[0]; z[1] = zn[1];
+            A.CompletedIntegratorStep(c, fmi2True, &enter, &term);
+        }
+    }
+    bb_exact(1.0, 0.7, 9.81, ex, 20);
+    for (k = 0; k < nimp; k++) if (fabs(imp[k] - ex[k]) > maxerr) maxerr = fabs(imp[k] - ex[k]);
+    check(nimp == bb_nbefore(ex, 20, 2.0) && maxerr < 1e-9, "me_impacts",
+          "%d impacts (exact %d), max error %.2e s", nimp, bb_nbefore(ex, 20, 2.0), maxerr);
+    {
+        fmi2FMUstate st = NULL;
+        double hh = getr(c, BB_H);
+        s = A.GetFMUstate(c, &st);
+        A.SetTime(c, 3.0);
+        xn[0] = 5; xn[1] = 5;
+        A.SetContinuousStates(c, xn, 2);
+        s = s == fmi2OK ? A.SetFMUstate(c, st) : s;
+        check(s == fmi2OK && getr(c, BB_H) == hh, "me_fmustate", "");
+        A.FreeFMUstate(c, &st);
+    }
+    s = A.Terminate(c);
+    check(s == fmi2OK, "me_terminate", "");
+    A.FreeInstance(c);
+}
+
+/* ================================================================ decay */
+#define DC_GUID "{0d2b7c1e-decay-test-0001}"
+enum { DC_X = 0, DC_K = 2, DC_FAILT = 3, DC_FAILM = 4, DC_METHOD = 5, DC_RTOL = 6,
+       DC_ATOL = 7, DC_HMAX = 8, DC_TAU = 9, DC_U = 10, DC_Y = 11 };
+
+static double decay_run(int method, double rtol, int tolFromSetup, long *nstep, long *nfev)
+{
+    fmi2Component c = inst(DC_GUID, fmi2CoSimulation);
+    int n;
+    double x;
+    seti(c, DC_METHOD, method);
+    if (!tolFromSetup) setr(c, DC_RTOL, rtol);
+    init(c, rtol, tolFromSetup);
+    for (n = 0; n < 10; n++) A.DoStep(c, n * 0.5, 0.5, fmi2True);
+    x = getr(c, DC_X);
+    stats(c, nstep, nfev);
+    A.FreeInstance(c);
+    return fabs(x - exp(-5.0)) / exp(-5.0);
+}
+
+static void test_decay(void)
+{
+    const int methods[2] = {1, 2};
+    const char *mn[2] = {"dopri5", "rodas4"};
+    int m;
+    fmi2Status s;
+    fmi2Real lst;
+    fmi2Boolean term;
+    fmi2Component c;
+    long ns, nf;
+    for (m = 0; m < 2; m++) {
+        long s1, f1, s2, f2;
+        char name[64];
+        double e1 = decay_run(methods[m], 1e-4, 0, &s1, &f1);
+        double e2 = decay_run(methods[m], 1e-8, 0, &s2, &f2);
+        double e3 = decay_run(methods[m], 1e-8, 1, &ns, &nf);
+        snprintf(name, sizeof name, "decay_error_control_%s", mn[m]);
+        check(e1 < 20 * 1e-4 && e2 < 20 * 1e-8 && e2 < e1 && s2 > s1, name,
+              "rel err x(5): rtol=1e-4 -> %.2e (steps %ld, nfev %ld); rtol=1e-8 -> %.2e "
+              "(steps %ld, nfev %ld)", e1, s1, f1, e2, s2, f2);
+        snprintf(name, sizeof name, "decay_tolerance_from_setup_%s", mn[m]);
+        check(fabs(e3 - e2) < 1e-14 && ns == s2, name, "err %.2e", e3);
+    }
+    /* hmax */
+    c = inst(DC_GUID, fmi2CoSimulation);
+    setr(c, DC_HMAX, 1e-3);
+    init(c, 0, 0);
+    s = A.DoStep(c, 0, 5.0, fmi2True);
+    stats(c, &ns, &nf);
+    check(s == fmi2OK && ns >= 5000 && ns < 5100, "decay_hmax", "steps=%ld", ns);
+    A.FreeInstance(c);
+    /* calculated parameter recomputed after a tunable set; input */
+    c = inst(DC_GUID, fmi2CoSimulation);
+    init(c, 0, 0);
+    check(fabs(getr(c, DC_TAU) - 1.0) < 1e-15, "calc_param_initial", "tau=%g", getr(c, DC_TAU));
+    s = setr(c, DC_K, 4.0);
+    check(s == fmi2OK && fabs(getr(c, DC_TAU) - 0.25) < 1e-15, "calc_param_recomputed",
+          "tau=%g", getr(c, DC_TAU));
+    s = setr(c, DC_TAU, 3.0);
+    check(s == fmi2Error, "calc_param_not_settable", "%s", lastlog);
+    s = setr(c, DC_K, -1.0);
+    check(s == fmi2Error && fabs(getr(c, DC_TAU) - 0.25) < 1e-15, "param_min_violation",
+          "%s", lastlog);
+    setr(c, DC_U, 2.0);
+    check(fabs(getr(c, 1) - (-4.0 * 1.0 + 2.0)) < 1e-15, "input_lazy_derivative", "der(x)=%g", getr(c, 1));
+    {
+        int n;
+        for (n = 0; n < 20; n++) A.DoStep(c, n * 0.5, 0.5, fmi2True);
+        check(fabs(getr(c, DC_X) - 0.5) < 1e-6 && fabs(getr(c, DC_Y) - 1.0) < 2e-6,
+              "input_steady_state", "x(10)=%.9g (expect 0.5)", getr(c, DC_X));
+    }
+    A.FreeInstance(c);
+    /* fault injection: NaN / error code / terminate after t = 1 */
+    {
+        const char *fm[3] = {"nan", "error_code", "terminate"};
+        int mode, meth;
+        for (meth = 1; meth <= 2; meth++)
+            for (mode = 0; mode < 3; mode++) {
+                char name[64];
+                double xx;
+                c = inst(DC_GUID, fmi2CoSimulation);
+                seti(c, DC_METHOD, meth);
+                setr(c, DC_FAILT, 1.0);
+                seti(c, DC_FAILM, mode);
+                init(c, 0, 0);
+                clearlog();
+                s = A.DoStep(c, 0, 2.0, fmi2True);
+                lst = -1;
+                term = 0;
+                A.GetRealStatus(c, fmi2LastSuccessfulTime, &lst);
+                A.GetBooleanStatus(c, fmi2Terminated, &term);
+                xx = getr(c, DC_X);
+                snprintf(name, sizeof name, "fault_%s_%s", fm[mode], mn[meth - 1]);
+                check(s == fmi2Discard && fabs(lst - 1.0) < 1e-6 && (term != 0) == (mode == 2) &&
+                      fabs(xx - exp(-lst)) < 1e-5 && strstr(lastlog, "t="),
+                      name, "status=%d lastSuccessfulTime=%.12g x=%.9g msg: %s", s, lst, xx,
+                      lastlog);
+                s = A.DoStep(c, lst, 0.1, fmi2True);
+                snprintf(name, sizeof name, "fault_%s_%s_no_more_steps", fm[mode], mn[meth - 1]);
+                check(s == fmi2Error, name, "");
+                s = A.Reset(c);
+                if (s == fmi2OK) s = init(c, 0, 0);
+                if (s == fmi2OK) s = A.DoStep(c, 0, 0.5, fmi2True);
+                snprintf(name, sizeof name, "fault_%s_%s_reset_recovers", fm[mode], mn[meth - 1]);
+                check(s == fmi2OK && fabs(getr(c, DC_X) - exp(-0.5)) < 1e-5, name, "");
+                A.FreeInstance(c);
+            }
+    }
+    /* start value of a state before init; x out of its range */
+    c = inst(DC_GUID, fmi2CoSimulation);
+    s = setr(c, DC_X, 2.0);
+    check(s == fmi2OK, "state_start_settable", "");
+    s = setr(c, DC_X, 1e11);
+    check(s == fmi2Error && strstr(lastlog, "outside its range"), "state_start_range", "%s", lastlog);
+    A.SetupExperiment(c, 0, 0, 0, 0, 0);
+    A.EnterInitializationMode(c);
+    s = setr(c, DC_X, 3.0);
+    check(s == fmi2OK && getr(c, DC_X) == 3.0 && getr(c, DC_Y) == 6.0, "set_in_init_mode_lazy",
+          "y=%g", getr(c, DC_Y));
+    A.ExitInitializationMode(c);
+    A.DoStep(c, 0, 1.0, fmi2True);
+    check(fabs(getr(c, DC_X) - 3.0 * exp(-1.0)) < 1e-5, "state_start_used", "x(1)=%g", getr(c, DC_X));
+    /* communication points given as t0 + n*h over many steps */
+    {
+        int n, ok = 1;
+        for (n = 1; n < 1000; n++)
+            if (A.DoStep(c, 1.0 + n * 0.001 - 0.001, 0.001, fmi2True) != fmi2OK) ok = 0;
+        A.GetRealStatus(c, fmi2LastSuccessfulTime, &lst);
+        check(ok && lst == 1.0 + 999 * 0.001, "grid_time_exact", "t=%.17g", lst);
+    }
+    A.FreeInstance(c);
+}
+
+/* ================================================================ vdp */
+#define VDP_GUID "{vdp-test-0001}"
+static void test_vdp(void)
+{
+    const double ref = -1.5106069367598571;   /* scipy Radau rtol=atol=1e-12 */
+    int m, n;
+    for (m = 0; m <= 2; m += 2) {
+        fmi2Component c = inst(VDP_GUID, fmi2CoSimulation);
+        fmi2Status s = fmi2OK;
+        long ns, nf;
+        char name[64];
+        double x1;
+        seti(c, 5, m);
+        setr(c, 6, 1e-6);
+        setr(c, 7, 1e-6);
+        init(c, 0, 0);
+        for (n = 0; n < 300 && s == fmi2OK; n++) s = A.DoStep(c, n * 10.0, 10.0, fmi2True);
+        x1 = getr(c, 0);
+        stats(c, &ns, &nf);
+        snprintf(name, sizeof name, "vdp1000_cs_method%d", m);
+        check(s == fmi2OK && fabs(x1 - ref) < 1e-4, name,
+              "x1(3000)=%.10g ref=%.10g |err|=%.2e steps=%ld nfev=%ld (300 comm. steps)", x1,
+              ref, fabs(x1 - ref), ns, nf);
+        A.FreeInstance(c);
+    }
+    {   /* explicit method on the stiff problem: must give up cleanly */
+        fmi2Component c = inst(VDP_GUID, fmi2CoSimulation);
+        fmi2Status s;
+        fmi2Real lst = -1;
+        seti(c, 5, 1);
+        init(c, 0, 0);
+        s = A.DoStep(c, 0, 3000.0, fmi2True);
+        A.GetRealStatus(c, fmi2LastSuccessfulTime, &lst);
+        check(s == fmi2Discard && strstr(lastlog, "too many") && lst > 0 && lst < 3000,
+              "vdp_explicit_too_many_steps", "lastSuccessfulTime=%g msg: %.120s", lst, lastlog);
+        A.FreeInstance(c);
+    }
+}
+
+/* ================================================================ nlloop */
+#define NL_GUID "{nlloop-test-0001}"
+static void test_nlloop(void)
+{
+    double xa, xb, res, w1, w2, x;
+    fmi2Status s;
+    int n;
+    fmi2Component c = inst(NL_GUID, fmi2CoSimulation);
+    init(c, 1e-10, 1);
+    w1 = getr(c, 10); w2 = getr(c, 11); x = getr(c, 0);
+    check(fabs(w1 * w1 * w1 + w1 + w2 - x) < 1e-10 && fabs(w2 - 0.5 * sin(w1) - 0.1) < 1e-10,
+          "newton_initial", "w=(%.12g, %.12g) resNorm=%.2e", w1, w2, getr(c, 9));
+    for (n = 0; n < 10; n++) A.DoStep(c, n * 0.1, 0.1, fmi2True);
+    xa = getr(c, 0); res = getr(c, 9);
+    w1 = getr(c, 10); w2 = getr(c, 11);
+    check(res < 1e-10 && fabs(w1 * w1 * w1 + w1 + w2 - xa) < 1e-10 && xa < 3.0,
+          "newton_along_trajectory", "x(1)=%.12g resNorm=%.2e", xa, res);
+    A.FreeInstance(c);
+    /* finite-difference loop Jacobian gives the same trajectory */
+    c = inst(NL_GUID, fmi2CoSimulation);
+    {
+        fmi2ValueReference vr = 4;
+        fmi2Boolean t = fmi2True;
+        A.SetBoolean(c, &vr, 1, &t);
+    }
+    init(c, 1e-10, 1);
+    for (n = 0; n < 10; n++) A.DoStep(c, n * 0.1, 0.1, fmi2True);
+    xb = getr(c, 0);
+    check(fabs(xa - xb) < 1e-8, "newton_fd_jacobian", "x(1)=%.12g vs %.12g", xb, xa);
+    /* no solution -> Discard, process alive, message with time */
+    {
+        fmi2ValueReference vr = 3;
+        fmi2Boolean t = fmi2True;
+        fmi2Real lst;
+        clearlog();
+        s = A.SetBoolean(c, &vr, 1, &t);
+        check(s == fmi2OK, "newton_set_bad", "");
+        s = A.DoStep(c, 1.0, 0.1, fmi2True);
+        A.GetRealStatus(c, fmi2LastSuccessfulTime, &lst);
+        check(s == fmi2Discard && strstr(logbuf, "rt_newton") && strstr(logbuf, "t=1") && lst == 1.0,
+              "newton_failure_discard",
+              "status=%d msg: %s", s, lastlog);
+    }
+    A.FreeInstance(c);
+}
+
+/* ================================================================ main */
+int main(int argc, char **argv)
+{
+    void *h;
+    const char *model;
+    if (argc < 3) {
+        fprintf(stderr, "usage: %s <bball|decay|vdp|nlloop> <model.so> [-v]\n", argv[0]);
+        return 2;
+    }
+    model = argv[1];
+    verbose = argc > 3 && strcmp(argv[3], "-v") == 0;
+    h = dlopen(argv[2], RTLD_NOW | RTLD_LOCAL);
+    if (!h) { fprintf(stderr, "dlopen: %s\n", dlerror()); return 2; }
+    {
+        int missing = 0;
+#define LOAD(name) A.name = (fmi2##name##TYPE *)dlsym(h, "fmi2" #name); if (!A.name) { printf("missing fmi2" #name "\n"); missing++; }
+        API_LIST(LOAD)
+#undef LOAD
+        check(missing == 0, "all_44_functions_exported", "%d missing", missing);
+        if (missing) return 1;
+        check(dlsym(h, "mdl_eval") == NULL && dlsym(h, "rt_newton") == NULL,
+              "internal_symbols_hidden", "");
+    }
+    if (strcmp(model, "bball") == 0) {
+        test_bball_misuse();
+        test_bball_cs(1, "dopri5");
+        test_bball_cs(2, "rodas4");
+        test_bball_state();
+        test_bball_terminate_and_input();
+        test_bball_me();
+    } else if (strcmp(model, "decay") == 0) {
+        test_decay();
+    } else if (strcmp(model, "vdp") == 0) {
+        test_vdp();
+    } else if (strcmp(model, "nlloop") == 0) {
+        test_nlloop();
+    } else {
+        fprintf(stderr, "unknown model %s\n", model);
+        return 2;
+    }
+    dlclose(h);
+    printf("RESULT passed=%d failed=%d\n", n_pass, n_fail);
+    return n_fail ? 1 : 0;
+}

@@ -895,8 +895,9 @@ static const char *state_check(const RtCtx *c, const unsigned char *buf, size_t 
                                   RT_STEP_CANCELED | RT_TERMINATED | RT_ERROR;
     if (!buf) return "NULL state";
     if (size < sizeof h) return "data too short";
+    /* look at the magic first: a foreign pointer is read as little as possible */
+    if (memcmp(buf, RT_STATE_MAGIC, 8) != 0) return "not a wearcosim FMU state";
     memcpy(&h, buf, sizeof h);
-    if (memcmp(h.magic, RT_STATE_MAGIC, 8) != 0) return "not a wearcosim FMU state";
     if (h.version != RT_STATE_VERSION) return "unsupported state version";
     if (h.totalSize != state_size() || size < h.totalSize) return "size mismatch";
     if (h.nv != (unsigned int)NV || h.guidLen != sizeof(MODEL_GUID) - 1 ||
@@ -1297,11 +1298,13 @@ static int crossing(const double *a, const double *b)
     return 0;
 }
 
-/* update the sign memory a with b (zeros keep the previous sign) */
+/* update the sign memory a with b (zeros keep the previous sign; NaN/Inf values
+ * from a broken indicator are ignored instead of disabling it for good) */
 static void zmemory(double *a, const double *b, int tiny)
 {
     int k;
     for (k = 0; k < N_Z; k++) {
+        if (!isfinite(b[k])) continue;
         if (b[k] != 0.0) a[k] = b[k];
         else if (tiny && a[k] != 0.0) a[k] = a[k] > 0 ? 1e-300 : -1e-300;
     }
@@ -1378,12 +1381,14 @@ static int locate_event(RtCtx *c, double *tev)
     return rc;
 }
 
-/* after a failure: put the last accepted point back into v */
-static void cs_restore_accepted(RtCtx *c)
+/* after a failure: put the last accepted point (or, with use_old, the start of the
+ * last accepted step) back into v */
+static void cs_restore_accepted(RtCtx *c, int use_old)
 {
     if (c->ode && N_X > 0) {
-        memcpy(c->v + OFF_X, c->ode->x, (size_t)N_X * sizeof(double));
-        c->time = c->ode->t;
+        memcpy(c->v + OFF_X, use_old ? c->ode->x_old : c->ode->x,
+               (size_t)N_X * sizeof(double));
+        c->time = use_old ? c->ode->t_old : c->ode->t;
     }
     c->quiet++;
     c->dirty = mdl_eval(c->v, c->time, c) != 0;
@@ -1457,7 +1462,7 @@ static fmi2Status cs_integrate(RtCtx *c, const char *fn, double tEnd)
     while (c->time < tEnd) {
         if (N_X > 0) {
             if (++steps > RT_MAX_STEPS) {
-                cs_restore_accepted(c);
+                cs_restore_accepted(c, 0);
                 return cs_discard(c, fn, "too many solver steps (%ld) in one communication "
                                   "step, stopped at t=%.17g (h=%.3g); the model is probably "
                                   "stiff for the chosen method or chattering", RT_MAX_STEPS,
@@ -1467,7 +1472,7 @@ static fmi2Status cs_integrate(RtCtx *c, const char *fn, double tEnd)
             rc = rt_ode_step(s, tEnd);
             c->quiet--;
             if (rc != RT_ODE_OK) {
-                cs_restore_accepted(c);
+                cs_restore_accepted(c, 0);
                 if (c->rhsTerminate || (rc == RT_ODE_ABORT && s->abort_code == MDL_TERMINATE)) {
                     c->terminateRequested = 1;
                     return cs_discard(c, fn, "the model called terminate() at t=%.17g",
@@ -1497,7 +1502,7 @@ static fmi2Status cs_integrate(RtCtx *c, const char *fn, double tEnd)
             if (N_X > 0) {
                 rc = locate_event(c, &tev);
                 if (rc != 0) {
-                    cs_restore_accepted(c);
+                    cs_restore_accepted(c, 1);   /* the step end lies beyond the event */
                     return cs_discard(c, fn, "model evaluation failed while locating an "
                                       "event near t=%.17g", c->time);
                 }

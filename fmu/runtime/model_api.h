@@ -121,6 +121,7 @@ int rt_newton(RtCtx *ctx, double *v, double t);
 
 /* ---- provided by the GENERATED model.c ---- */
 extern const MdlVar mdl_var[];           /* NV entries, indexed by value reference */
+extern const double mdl_x_nominal[];     /* N_X nominal magnitudes of the states (>0)   */
 void mdl_set_start(double *v);           /* all start values / parameter defaults        */
 int  mdl_calc_params(double *v, RtCtx *ctx);  /* calculated parameters from the others   */
 int  mdl_initialize(double *v, double t, RtCtx *ctx); /* initial equations -> x, d; then eval */

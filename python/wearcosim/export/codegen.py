@@ -70,6 +70,7 @@ class Slot:
     min: float = -math.inf
     max: float = math.inf
     derivative_of: int = -1   # index (slot) of the state for derivatives
+    nominal: float = None     # Modelica nominal attribute (literal), for states' error weights
 
 
 @dataclass
@@ -120,8 +121,10 @@ def layout(causal: Causal) -> Layout:
     def mk(sv, kind, **kw):
         lo, hi = _bounds(sv)
         kw.setdefault("causality", "output" if sv.base.causality == "output" else "local")
+        nom = _lit(sv.base.nominal) if sv.base.nominal is not None else None
         return Slot(sv.name, kind, sv.type, sv.sym, sv, sv.start,
-                    description=sv.base.description, unit=sv.base.unit, min=lo, max=hi, **kw)
+                    description=sv.base.description, unit=sv.base.unit, min=lo, max=hi,
+                    nominal=abs(nom) if nom else None, **kw)
 
     states = [s for s in S if s.kind == "state"]
     L.add_slice("X", [mk(s, "MK_STATE") for s in states])
@@ -422,6 +425,7 @@ def render_c(gen: Generated, outdir: Path, experiment: dict):
         ASSERT_TABLE=",\n".join(amsgs) if amsgs else "    {NULL, NULL, 0}",
         N_ASSERT=str(gen.n_asserts),
         N_DISC=str(L.n["D"] - L.n["DALG"]),
+        X_NOMINAL=", ".join(_cnum(s.nominal or 1.0) for s in L.slots[L.off["X"]:L.off["X"] + L.n["X"]]) or "1.0",
     )
     tpl = Template((TEMPLATES / "model.c.in").read_text())
     (outdir / "model.c").write_text(tpl.substitute(subs))
@@ -495,6 +499,8 @@ def render_xml(gen: Generated, experiment: dict, description: str = "", source_f
                 t_attr.append(f'unit={quoteattr(s.unit)}')
             if s.derivative_of >= 0:
                 t_attr.append(f'derivative="{index[L.off["X"] + s.derivative_of]}"')
+        if s.type == "Real" and s.nominal:
+            t_attr.append(f'nominal="{s.nominal!r}"')
         if s.type in ("Real", "Integer"):
             if math.isfinite(s.min):
                 t_attr.append(f'min="{_fmt(s.min, s.type)}"')

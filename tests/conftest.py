@@ -9,14 +9,10 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "python"))
-FIXTURES = ROOT / "tests" / "export" / "fixtures"
-PACKAGE = ROOT / "modelica" / "WearCosim"
+sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT / "tests" / "models"))
 
-
-def fixture_path(name: str) -> Path:
-    files = list(FIXTURES.glob(f"*/{name}.mo"))
-    assert len(files) == 1, files
-    return files[0]
+from wctest import PACKAGE  # noqa: E402
 
 
 @pytest.fixture(scope="session")

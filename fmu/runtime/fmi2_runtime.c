@@ -37,7 +37,8 @@
  *    event iteration runs there (copy pre, mdl_event until no MDL_EV_CHANGED, max
  *    100 passes) and the solver restarts from the event point with fresh step-size
  *    history.  Events at a communication point are handled before returning.
- *    More than 100 consecutive events without time advance ("chattering") or a
+ *    More than 100 consecutive events less than 1e-10*max(1,|t|) apart ("chattering",
+ *    e.g. a sliding mode without hysteresis, or a Zeno bouncing ball) or a
  *    non-converging event iteration -> fmi2Discard with a message.
  *  - terminate(): fmi2DoStep returns fmi2Discard at the event time, with
  *    fmi2GetBooleanStatus(fmi2Terminated) = fmi2True and fmi2GetRealStatus(
@@ -51,6 +52,9 @@
  *  - Solver settings v[OFF_SOLVER_*]: method 0 = auto = RODAS4 (implicit, robust for
  *    stiff contact models), 1 = Dormand-Prince 5(4), 2 = RODAS4.  rtol <= 0: the
  *    fmi2SetupExperiment tolerance if defined, else 1e-6.  atol <= 0: 1e-3*rtol.
+ *    The absolute tolerance of state i is atol*mdl_x_nominal[i] (Modelica nominal;
+ *    non-positive or non-finite nominals are taken as 1), the same nominals are
+ *    returned by fmi2GetNominalsOfContinuousStates.
  *    hmax <= 0: unlimited (steps never cross communication points anyway).
  *  - Logging categories: logEvents, logStatusWarning, logStatusDiscard,
  *    logStatusError, logAll.  Messages with status Discard/Error/Fatal are always
@@ -401,6 +405,7 @@ static void free_instance(RtCtx *c)
     if (c->zr) fr(c->zr);
     if (c->zm) fr(c->zm);
     if (c->xe) fr(c->xe);
+    if (c->xNominal) fr(c->xNominal);
     if (c->nlR) fr(c->nlR);
     if (c->nlR2) fr(c->nlR2);
     if (c->nlJ) fr(c->nlJ);
@@ -465,10 +470,18 @@ fmi2Component fmi2Instantiate(fmi2String instanceName, fmi2Type fmuType,
     c->zr = (double *)al(NARR(N_Z), sizeof(double));
     c->zm = (double *)al(NARR(N_Z), sizeof(double));
     c->xe = (double *)al(NARR(N_X), sizeof(double));
+    c->xNominal = (double *)al(NARR(N_X), sizeof(double));
     if (!c->instanceName || !c->v || !c->z || !c->zOld || !c->zl || !c->zr || !c->zm ||
-        !c->xe)
+        !c->xe || !c->xNominal)
         goto oom;
     memcpy(c->instanceName, instanceName, len + 1);
+    {
+        int i;
+        for (i = 0; i < N_X; i++) {
+            const double nom = mdl_x_nominal[i];
+            c->xNominal[i] = (isfinite(nom) && nom > 0.0) ? nom : 1.0;
+        }
+    }
 #if N_W > 0
     c->nlR = (double *)al(N_W, sizeof(double));
     c->nlR2 = (double *)al(N_W, sizeof(double));
@@ -1196,7 +1209,7 @@ fmi2Status fmi2GetNominalsOfContinuousStates(fmi2Component comp, fmi2Real x_nomi
     if (!require_type(c, FN, fmi2ModelExchange)) { status = fmi2Error; goto END; }
     if (nx != (size_t)N_X) FAIL("%s: nx = %lu, expected %d", FN, (unsigned long)nx, N_X);
     if (nx > 0 && !x_nominal) FAIL("%s: x_nominal is NULL", FN);
-    for (i = 0; i < nx; i++) x_nominal[i] = 1.0;
+    for (i = 0; i < nx; i++) x_nominal[i] = c->xNominal[i];
 END:
     return status;
 }
@@ -1252,6 +1265,7 @@ static void cs_settings(RtCtx *c)
     if (!(atol > 0) || !isfinite(atol)) atol = 1e-3 * rtol;
     s->rtol = rtol;
     s->atol = atol;
+    s->atol_scale = c->xNominal;
     s->hmax = (hmax > 0 && isfinite(hmax)) ? hmax : 0.0;
 }
 
@@ -1520,7 +1534,8 @@ static fmi2Status cs_integrate(RtCtx *c, const char *fn, double tEnd)
                 c->terminateRequested = 1;
                 return cs_discard(c, fn, "the model called terminate() at t=%.17g", tev);
             }
-            if (tev - tLastEvent <= 1e-12 * (fabs(tev) > 1.0 ? fabs(tev) : 1.0)) {
+            /* "zero length": closer than 100 root tolerances to the previous event */
+            if (tev - tLastEvent <= 1e-10 * (fabs(tev) > 1.0 ? fabs(tev) : 1.0)) {
                 if (++zeroLen > RT_MAX_ZERO_LEN_EVENTS)
                     return cs_discard(c, fn, "chattering: more than %d consecutive events "
                                       "without time advance at t=%.17g",

@@ -29,7 +29,8 @@
  *                     v[OFF_SOLVER_METHOD]  0 = auto, 1 = Dormand-Prince 5(4), 2 = implicit
  *                     v[OFF_SOLVER_RTOL]    relative tolerance; <= 0: use fmi2SetupExperiment's
  *                                           tolerance if defined, else 1e-6
- *                     v[OFF_SOLVER_ATOL]    absolute tolerance; <= 0: 1e-3 * rtol... (runtime doc)
+ *                     v[OFF_SOLVER_ATOL]    absolute tolerance; <= 0: 1e-3 * rtol; state i
+ *                                           uses atol * mdl_x_nominal[i] (see G9)
  *                     v[OFF_SOLVER_HMAX]    max step; <= 0: unlimited (still bounded by the
  *                                           communication step)
  *
@@ -50,9 +51,14 @@
  *    sign is consistent with the memory, with hysteresis built in by the generated code:
  *    z_k > 0 iff relation k is true, z_k(t) changes sign at least h away from the
  *    switching surface, so right after an event every |z_k| >= h.  The runtime only
- *    has to detect sign changes of z between accepted steps (z_old*z_new <= 0 with
- *    z_old != 0 counts; a sign change to the side the memory already says does not
- *    happen by construction).
+ *    has to detect sign changes of z between accepted steps.  Precise rule (runtime):
+ *    the runtime keeps the last NONZERO value of each indicator as its sign memory; an
+ *    indicator has crossed when the new value is nonzero with the opposite sign.
+ *    z == 0 means "not crossed yet" (consistent with z > 0 iff true: mdl_event would
+ *    not switch the relation there).  In CS the event is placed at the first point of
+ *    the located bracket where the sign has STRICTLY changed (<= 1e-12*max(1,|t|)
+ *    after the root), so mdl_event sees the new sign.  NaN indicator values are
+ *    ignored (sign memory kept).
  *  - Event iteration (ME: fmi2NewDiscreteStates, CS: inside fmi2DoStep, and during
  *    fmi2ExitInitializationMode): the RUNTIME copies d->dpre, m->mpre, c->cpre, then calls
  *    mdl_event once.  mdl_event re-evaluates relations from the current continuous values
@@ -65,6 +71,49 @@
  *  - Return codes: 0 = ok; >0 = a problem the runtime must turn into fmi2Discard in CS /
  *    fmi2Error in ME with the message already reported through rt_log (e.g. NaN, Newton
  *    failure, a Modelica assert with level=error); MDL_TERMINATE = terminate() was called.
+ * ---------------------------------------------------------------------------------
+ * What the generated code must guarantee beyond the declarations (runtime notes):
+ *  G1 MODEL_GUID is a string LITERAL (the runtime uses sizeof and concatenation).
+ *     Every OFF_* macro is defined, also for empty slices (any value 0..NV).
+ *  G2 mdl_jac is always defined (return -1 if HAS_JACOBIAN == 0); mdl_nl_res and
+ *     mdl_nl_jac must be defined when N_W > 0 (referenced only then; mdl_nl_jac may
+ *     return -1 -> finite differences).  rt_newton needs the ctx passed to mdl_eval.
+ *  G3 mdl_jac is only called right after mdl_eval at the same (t, x), so it may use
+ *     y / w from v.
+ *  G4 mdl_initialize may be called several times in initialization mode (the runtime
+ *     recomputes lazily after each fmi2Set*): it must be idempotent and take the
+ *     current v values of states/discretes with fixed start values as given.
+ *     mdl_calc_params is called before mdl_initialize, and again after a tunable
+ *     parameter changed in event mode / between CS steps (before the next mdl_eval).
+ *  G5 In the initialization event iteration mdl_event gets initial != 0 on EVERY
+ *     pass (Modelica: initial() is true during the whole initialization), so those
+ *     passes must reach a fixed point (set MDL_EV_CHANGED only on real changes).
+ *  G6 mdl_event re-evaluates relation k as m_k = (z_k > 0) with the indicator
+ *     computed from the CURRENT memory (hysteresis), so the runtime's event point and
+ *     the model's decision agree.
+ *  G7 mdl_* must not keep state outside v (the runtime copies v for FMU states and
+ *     evaluates trial points in any order).  Messages logged by mdl_* during solver
+ *     trial evaluations (status >= warning) are deferred: only the last one is
+ *     reported, appended to the fmi2Discard message if the step finally fails.
+ *  G8 No time events: nextEventTimeDefined is always false.  Time-triggered events
+ *     (sample(), time >= T) must be generated as state events on an indicator in t.
+ *     MDL_TERMINATE returned by mdl_eval (terminate() outside a when-clause) is
+ *     treated in CS like a failed evaluation, so the solver shrinks the step onto the
+ *     first time it is signalled; a when-clause (MDL_EV_TERMINATE) is exact.
+ *  G9 mdl_x_nominal[i] (> 0, N_X entries, defined even when N_X == 0 as a 1-element
+ *     array) scales the absolute tolerance of state i (atol_i = atol*nominal_i), the
+ *     difference increments of the finite-difference Jacobian, and is what
+ *     fmi2GetNominalsOfContinuousStates returns.  Values <= 0 / NaN are taken as 1.
+ *     mdl_jac returning -1 OR filling J with NaN/Inf -> finite differences.
+ *  G10 Integer/Boolean variables (also solver.method: MT_INTEGER, min 0, max 2,
+ *     tunable) must carry their MT_* type: get/set check it.  Internal slots (name
+ *     NULL) are readable through fmi2Get* with their type, never settable.
+ *  G11 modelDescription.xml: LogCategories logEvents, logStatusWarning,
+ *     logStatusDiscard, logStatusError, logAll; numberOfEventIndicators = N_Z;
+ *     canGetAndSetFMUstate = canSerializeFMUstate = true;
+ *     providesDirectionalDerivative = false; CS: canHandleVariableCommunicationStepSize
+ *     = true, canInterpolateInputs = false, maxOutputDerivativeOrder = 0,
+ *     canRunAsynchronuously = false; ME: completedIntegratorStepNotNeeded = true.
  * ---------------------------------------------------------------------------------
  */
 #ifndef WEARCOSIM_MODEL_API_H

@@ -71,6 +71,7 @@ struct RtCtx {
     double hHint;                   /* step size proposal kept over a restart */
     double *z, *zOld, *zl, *zr, *zm;/* N_Z each (event location) */
     double *xe;                     /* N_X scratch for the interpolant */
+    double *xNominal;               /* N_X state nominals (mdl_x_nominal, sanitized) */
     double rhsT;                    /* time of the last rhs evaluation (for mdl_jac) */
     int rhsTerminate;               /* the last rhs evaluation signalled terminate() */
     long nEvents;

@@ -1,13 +1,15 @@
 /*
  * rt_ode.c -- registry and shared helpers of the embedded ODE solvers (rt_ode.h).
  *
- * Error norm: weighted RMS, w_i = atol + rtol*max(|x_old_i|, |x_new_i|), a step is
+ * Error norm: weighted RMS, w_i = atol*nominal_i + rtol*max(|x_old_i|, |x_new_i|)
+ * (nominal_i = s->atol_scale[i], the state's nominal magnitude, default 1), a step is
  * accepted when the norm of the embedded error estimate is <= 1 (Hairer-Wanner).
  * Initial step: the standard heuristic of Hairer/Norsett/Wanner (Solving ODEs I,
  * II.4): h0 = 0.01*|x|/|f|, refined with one explicit Euler step to estimate the
  * second derivative, so the first step is neither absurdly small nor large.
  * Finite-difference Jacobian: forward differences, one column per state, with
- * increment sqrt(eps)*max(|x_j|, 1e-5) (machine-number exact: xj+d-xj).
+ * increment sqrt(eps)*max(|x_j|, 1e-5*nominal_j) (machine-number exact: xj+d-xj).
+ * A user Jacobian that returns -1 or contains NaN/Inf is replaced by differences.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -132,7 +134,8 @@ double rt_ode_err_norm(const RtOde *s, const double *e, const double *a, const d
     double sum = 0.0;
     for (i = 0; i < s->n; i++) {
         double aa = fabs(a[i]), bb = fabs(b[i]);
-        double w = s->atol + s->rtol * (aa > bb ? aa : bb);
+        double w = s->atol * (s->atol_scale ? s->atol_scale[i] : 1.0) +
+                   s->rtol * (aa > bb ? aa : bb);
         double r = e[i] / w;
         sum += r * r;
     }
@@ -159,7 +162,7 @@ double rt_ode_initial_h(RtOde *s, double t_bound, double *tmp1, double *tmp2)
     double d0 = 0, d1 = 0, d2 = 0, h0, h1, h;
     int i;
     for (i = 0; i < n; i++) {
-        double w = s->atol + s->rtol * fabs(s->x[i]);
+        double w = s->atol * (s->atol_scale ? s->atol_scale[i] : 1.0) + s->rtol * fabs(s->x[i]);
         d0 += (s->x[i] / w) * (s->x[i] / w);
         d1 += (s->fx[i] / w) * (s->fx[i] / w);
     }
@@ -174,7 +177,8 @@ double rt_ode_initial_h(RtOde *s, double t_bound, double *tmp1, double *tmp2)
         h = h0 * 0.01;
     } else {
         for (i = 0; i < n; i++) {
-            double w = s->atol + s->rtol * fabs(s->x[i]);
+            double w = s->atol * (s->atol_scale ? s->atol_scale[i] : 1.0) +
+                       s->rtol * fabs(s->x[i]);
             double r = (tmp2[i] - s->fx[i]) / w;
             d2 += r * r;
         }
@@ -200,14 +204,16 @@ int rt_ode_jacobian(RtOde *s, double t, const double *x, const double *fx,
     s->njev++;
     if (s->jac) {
         rc = s->jac(s->user, t, x, fx, s->J);
-        if (rc == 0) return rt_ode_all_finite(n * n, s->J) ? 0 : 1;
-        if (rc != -1) { if (rc < 0) s->abort_code = rc; return rc; }
+        /* a non-finite analytic Jacobian falls back to differences as well */
+        if (rc == 0 && rt_ode_all_finite(n * n, s->J)) return 0;
+        if (rc != 0 && rc != -1) { if (rc < 0) s->abort_code = rc; return rc; }
     }
     /* forward differences */
     memcpy(tmp1, x, (size_t)n * sizeof(double));
     for (j = 0; j < n; j++) {
         const double xj = x[j];
-        double d = sqrt(RT_EPS) * (fabs(xj) > 1e-5 ? fabs(xj) : 1e-5);
+        const double floor_j = 1e-5 * (s->atol_scale ? s->atol_scale[j] : 1.0);
+        double d = sqrt(RT_EPS) * (fabs(xj) > floor_j ? fabs(xj) : floor_j);
         tmp1[j] = xj + d;
         d = tmp1[j] - xj;          /* exactly representable increment */
         rc = rt_ode_call_f(s, t, tmp1, tmp2);

@@ -90,7 +90,8 @@ struct RtOde {
     void *user;
 
     /* settings (may be changed between steps) */
-    double rtol, atol;      /* scalar tolerances, weight_i = atol + rtol*max(|x0_i|,|x1_i|) */
+    double rtol, atol;      /* weight_i = atol*scale_i + rtol*max(|x0_i|,|x1_i|) */
+    const double *atol_scale; /* n nominal magnitudes (> 0) scaling atol; NULL = all 1 */
     double hmax;            /* <= 0: unlimited */
     double h_min_user;      /* 0: use 1e-14*max(1,|t|) */
 
@@ -147,7 +148,7 @@ void rt_ode_reset_stats(RtOde *s);
 
 /* ---- helpers shared by the methods (rt_ode.c) ---- */
 double rt_ode_hmin(const RtOde *s, double t);
-/* weighted RMS norm of e with weights atol + rtol*max(|a_i|,|b_i|) */
+/* weighted RMS norm of e with weights atol*scale_i + rtol*max(|a_i|,|b_i|) */
 double rt_ode_err_norm(const RtOde *s, const double *e, const double *a, const double *b);
 int rt_ode_all_finite(int n, const double *x);
 /* evaluate f, count it, map NaN/Inf to "reject" (returns 1) */

@@ -7,7 +7,7 @@ import zipfile
 
 import pytest
 
-from conftest import ROOT, fixture_path
+from wctest import ROOT, fixture_path
 
 
 def wearcosim(*args, cwd=None):

@@ -32,7 +32,7 @@ CASES = {
 @pytest.fixture(scope="module")
 def rumoca_results():
     import rumoca
-    from conftest import PACKAGE
+    from wctest import PACKAGE
     cache = {}
 
     def get(name):

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import fixture_path
+from wctest import fixture_path
 from wearcosim.export import frontend, ir
 from wearcosim.export.errors import ExportError
 
@@ -71,7 +71,7 @@ def test_bad_input_errors_name_file_and_line(name, kind, line, text):
 
 
 def test_list_models_finds_examples():
-    from conftest import PACKAGE
+    from wctest import PACKAGE
     models = frontend.list_models(PACKAGE, "WearCosim.Examples")
     assert "WearCosim.Examples.Basic.BouncingBall" in models
     assert not any(m.endswith("sectorInterp") for m in models)

@@ -6,7 +6,7 @@ import casadi as ca
 import numpy as np
 import pytest
 
-from conftest import fixture_path
+from wctest import fixture_path
 from wearcosim.export import causalize, codegen, dae, frontend
 from wearcosim.export.errors import ExportError
 from wearcosim.export.events import HYSTERESIS
@@ -175,7 +175,7 @@ def test_user_functions_inlined():
 
 
 def test_linear_matrix_block_of_reference_model():
-    from conftest import PACKAGE
+    from wctest import PACKAGE
     m = frontend.load(PACKAGE / "Examples" / "Basic" / "MassSpringMatrix.mo", "WearCosim.Examples.Basic.MassSpringMatrix")
     d = dae.build(m)
     c = causalize.causalize(d)

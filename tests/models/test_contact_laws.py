@@ -10,7 +10,7 @@ import math
 import numpy as np
 import pytest
 
-from conftest import simulate
+from rumoca_sim import simulate
 
 PI = math.pi
 

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 from fmpy import read_model_description, simulate_fmu
 
-from conftest import simulate as rumoca_sim
+from rumoca_sim import simulate as rumoca_sim
 
 EX = "WearCosim.Examples."
 # example -> (wrapper in WearCosimChecks, stop time or None for the experiment's)
@@ -41,7 +41,7 @@ SIGNALS = ["ex", "ey", "delta", "Fn"]
 @pytest.fixture(scope="module")
 def fmus(tmp_path_factory):
     from wearcosim.export.build import build_fmu
-    from conftest import ROOT
+    from wctest import ROOT
     out = tmp_path_factory.mktemp("libfmus")
     built = {}
 

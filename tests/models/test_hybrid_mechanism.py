@@ -7,7 +7,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from conftest import ROOT, on_grid, simulate
+from wctest import ROOT
+from rumoca_sim import on_grid, simulate
 
 EXAMPLES = ROOT / "modelica" / "WearCosim" / "Examples" / "HybridMechanism"
 

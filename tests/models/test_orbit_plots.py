@@ -1,7 +1,7 @@
 """The orbit-plot script (cosim/plot_orbits_rumoca.py) writes a PNG for a case."""
 import importlib.util
 
-from conftest import ROOT
+from wctest import ROOT
 
 
 def test_orbit_plot_written(tmp_path):

@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from conftest import on_grid, simulate
+from rumoca_sim import on_grid, simulate
 
 R, L_ROD = 0.05, 0.12
 OMEGA = 5000 * 2 * math.pi / 60

@@ -71,7 +71,7 @@ run() {  # run <name> <cmd...>
 
 [ -x "$BUILD/test_solvers" ] && run solvers "$BUILD/test_solvers"
 if [ -x "$BUILD/test_fmu" ]; then
-  for m in bball decay vdp nlloop; do
+  for m in bball decay vdp nlloop chatter; do
     [ -f "$BUILD/$m.so" ] && run "fmu_$m" "$BUILD/test_fmu" "$m" "$BUILD/$m.so"
   done
 fi
@@ -87,7 +87,7 @@ fi
 if [ "$VALGRIND" = 1 ]; then
   VG="valgrind --tool=memcheck --leak-check=full --show-leak-kinds=definite,indirect,possible --errors-for-leak-kinds=definite,indirect,possible --error-exitcode=99 -q"
   run valgrind_solvers $VG "$BUILD/test_solvers"
-  for m in bball decay nlloop vdp; do
+  for m in bball decay nlloop vdp chatter; do
     run "valgrind_fmu_$m" $VG "$BUILD/test_fmu" "$m" "$BUILD/$m.so"
   done
 fi

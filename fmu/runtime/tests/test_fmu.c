@@ -3,7 +3,7 @@
  * binary built from a test model is loaded with dlopen and every function is looked
  * up with dlsym, exactly as an importer (FMPy, FMI Library, ...) does.
  *
- *   usage: test_fmu <bball|decay|vdp|nlloop> <path/to/model.so> [-v]
+ *   usage: test_fmu <bball|decay|vdp|nlloop|chatter> <path/to/model.so> [-v]
  *
  * Prints "PASS name details" / "FAIL name details" per check and a final
  * "RESULT passed=N failed=M" line (run_tests.sh sums these).  Exit code 1 on failure.
@@ -435,6 +435,12 @@ static void test_bball_me(void)
     check(s == fmi2Error && strstr(lastlog, "not a finite"), "me_setstates_nan", "%s", lastlog);
     s = A.SetContinuousStates(c, x, 3);
     check(s == fmi2Error, "me_setstates_wrong_n", "%s", lastlog);
+    {
+        double nom[2] = {0, 0};
+        s = A.GetNominalsOfContinuousStates(c, nom, 2);
+        check(s == fmi2OK && nom[0] == 1.0 && nom[1] == 10.0, "me_nominals",
+              "(%g, %g), expected mdl_x_nominal = (1, 10)", nom[0], nom[1]);
+    }
     while (t < 2.0) {
         me_rk4(c, t, x, h, xn);
         A.SetTime(c, t + h);
@@ -705,13 +711,34 @@ static void test_nlloop(void)
     A.FreeInstance(c);
 }
 
+/* ================================================================ chatter */
+#define CH_GUID "{chatter-test-0001}"
+static void test_chatter(void)
+{
+    int m;
+    for (m = 1; m <= 2; m++) {
+        fmi2Component c = inst(CH_GUID, fmi2CoSimulation);
+        fmi2Status s;
+        fmi2Real lst = -1;
+        char name[64];
+        seti(c, 2, m);
+        init(c, 0, 0);
+        s = A.DoStep(c, 0, 1.0, fmi2True);
+        A.GetRealStatus(c, fmi2LastSuccessfulTime, &lst);
+        snprintf(name, sizeof name, "chattering_gives_discard_method%d", m);
+        check(s == fmi2Discard && fabs(lst - 0.1) < 1e-6, name,
+              "lastSuccessfulTime=%.12g msg: %.160s", lst, lastlog);
+        A.FreeInstance(c);
+    }
+}
+
 /* ================================================================ main */
 int main(int argc, char **argv)
 {
     void *h;
     const char *model;
     if (argc < 3) {
-        fprintf(stderr, "usage: %s <bball|decay|vdp|nlloop> <model.so> [-v]\n", argv[0]);
+        fprintf(stderr, "usage: %s <bball|decay|vdp|nlloop|chatter> <model.so> [-v]\n", argv[0]);
         return 2;
     }
     model = argv[1];
@@ -743,6 +770,8 @@ int main(int argc, char **argv)
         test_vdp();
     } else if (strcmp(model, "nlloop") == 0) {
         test_nlloop();
+    } else if (strcmp(model, "chatter") == 0) {
+        test_chatter();
     } else {
         fprintf(stderr, "unknown model %s\n", model);
         return 2;

@@ -245,6 +245,42 @@ static void test_failures(const RtOdeMethod *m, const char *tag)
     rt_ode_free(s);
 }
 
+static int j_nan(void *u, double t, const double *x, const double *fx, double *J)
+{
+    (void)u; (void)t; (void)x; (void)fx;
+    J[0] = NAN;
+    return 0;
+}
+
+/* tiny state (wear-depth like, 1e-9): the nominal must scale atol */
+static void test_nominal_and_jac_fallback(void)
+{
+    const double x0 = 1e-9, scale = 1e-9;
+    double e_plain, e_nom, xe;
+    RtOde *s;
+    int rc;
+    s = rt_ode_new(&rt_ode_dopri5, 1, f_decay, NULL, NULL, NULL, NULL);
+    s->rtol = 1e-6; s->atol = 1e-9;
+    rt_ode_restart(s, 0.0, &x0, 0.0);
+    while (s->t < 5.0 && rt_ode_step(s, 5.0) == RT_ODE_OK) {}
+    e_plain = fabs(s->x[0] - x0 * exp(-5.0)) / (x0 * exp(-5.0));
+    rt_ode_restart(s, 0.0, &x0, 0.0);
+    s->atol_scale = &scale;
+    while (s->t < 5.0 && rt_ode_step(s, 5.0) == RT_ODE_OK) {}
+    e_nom = fabs(s->x[0] - x0 * exp(-5.0)) / (x0 * exp(-5.0));
+    check(e_nom < 1e-5 && e_nom < 0.01 * e_plain, "nominal_scales_atol",
+          "x0=1e-9, rtol=1e-6, atol=1e-9: rel err %.2e without nominal, %.2e with nominal 1e-9",
+          e_plain, e_nom);
+    rt_ode_free(s);
+    {
+        const double one = 1.0;
+        run(&rt_ode_rodas4, f_decay, j_nan, NULL, 1, &one, 0.0, 1.0, 1e-6, 1e-9, &xe, &s, &rc);
+        check(rc == 0 && fabs(xe - exp(-1.0)) < 1e-5, "nan_jacobian_falls_back_to_fd",
+              "x(1)=%.10g nfev=%ld", xe, s->nfev);
+        rt_ode_free(s);
+    }
+}
+
 static void test_lu(void)
 {
     /* 4x4 needing pivoting (zero leading entry) */
@@ -269,6 +305,7 @@ static void test_lu(void)
 int main(void)
 {
     test_lu();
+    test_nominal_and_jac_fallback();
     test_order(&rt_ode_dopri5, 5, "dopri5");
     test_order(&rt_ode_rodas4, 4, "rodas4");
     test_tolerance(&rt_ode_dopri5, "dopri5");

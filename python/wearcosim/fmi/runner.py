@@ -201,10 +201,10 @@ class FMPyRunner(Runner):
         self._call("fmi2FreeFMUstate", lambda: self.slave.freeFMUState(s))
 
     def serialize_state(self, s) -> bytes:
-        return bytes(self._call("fmi2SerializeFMUstate", lambda: self.slave.serializeFMUState(s)))
+        return bytes(self._call("fmi2SerializeFMUstate", lambda: self.slave.serializeFMUstate(s)))
 
     def deserialize_state(self, data: bytes):
-        return self._call("fmi2DeSerializeFMUstate", lambda: self.slave.deSerializeFMUState(data))
+        return self._call("fmi2DeSerializeFMUstate", lambda: self.slave.deSerializeFMUstate(data))
 
     def last_successful_time(self) -> float:
         from fmpy.fmi2 import fmi2LastSuccessfulTime

@@ -83,10 +83,12 @@ def sector_pressure(surface: SectorSurface, pos, Fn, b):
     bb = b[ok]
     p0 = 2 * Fn[ok] / (np.pi * bb * surface.length)
     # sectors that the patch [xc - b, xc + b] can touch: offsets around the centre sector
-    reach = int(np.ceil(np.max(bb) / arc)) + 1
+    # a patch wider than the surface is unphysical (the force law has left its range):
+    # visit every sector at most once
+    reach = min(int(np.ceil(np.max(bb) / arc)) + 1, n // 2)
     i0 = np.floor(xc / arc).astype(int)
     rows = np.nonzero(ok)[0]
-    for off in range(-reach, reach + 1):
+    for off in range(-reach, reach + 1 - (n % 2 == 0 and reach == n // 2)):
         i = i0 + off
         lo = i * arc - xc
         hi = (i + 1) * arc - xc

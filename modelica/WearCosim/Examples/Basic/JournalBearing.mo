@@ -9,10 +9,10 @@ model JournalBearing "2-D journal in a worn bearing with a sector wear-depth arr
   parameter SI.Force Fx = 0 "Constant external force, x";
   parameter SI.Force Fy = -20 "Constant external force, y";
   parameter SI.Length h[nSectors] = {1e-5*(1 + cos(2*3.141592653589793*(i - 1)/nSectors)) for i in 1:nSectors} "Wear depth per sector";
-  SI.Position ex(start = 0, fixed = true) "Journal centre x relative to the bearing centre";
-  SI.Position ey(start = 0, fixed = true) "Journal centre y relative to the bearing centre";
-  SI.Velocity vx(start = 1e-3, fixed = true) "Velocity x";
-  SI.Velocity vy(start = 0, fixed = true) "Velocity y";
+  SI.Position ex(start = 0, fixed = true, nominal = 1e-4) "Journal centre x relative to the bearing centre";
+  SI.Position ey(start = 0, fixed = true, nominal = 1e-4) "Journal centre y relative to the bearing centre";
+  SI.Velocity vx(start = 1e-3, fixed = true, nominal = 1e-2) "Velocity x";
+  SI.Velocity vy(start = 0, fixed = true, nominal = 1e-2) "Velocity y";
   SI.Length e "Eccentricity";
   SI.Angle theta "Contact angle";
   SI.Length cLocal "Local clearance c + h(theta)";

@@ -36,6 +36,8 @@ const MdlVar mdl_var[NV] = {
     {0, MT_BOOLEAN, MK_INTERNAL, -INF, INF},             /* 24 */
 };
 
+const double mdl_x_nominal[N_X > 0 ? N_X : 1] = {1.0, 10.0};
+
 void mdl_set_start(double *v)
 {
     int i;

@@ -19,6 +19,8 @@ const MdlVar mdl_var[NV] = {
     {"y", MT_REAL, MK_COMPUTED, -INF, INF},              /* 11 */
 };
 
+const double mdl_x_nominal[N_X > 0 ? N_X : 1] = {1.0};
+
 void mdl_set_start(double *v)
 {
     int i;

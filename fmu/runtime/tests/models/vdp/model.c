@@ -16,6 +16,8 @@ const MdlVar mdl_var[NV] = {
     {"solver.hmax", MT_REAL, MK_PARAM_TUNABLE, 0, INF},
 };
 
+const double mdl_x_nominal[N_X > 0 ? N_X : 1] = {1.0, 1.0};
+
 void mdl_set_start(double *v)
 {
     int i;

@@ -1,0 +1,39 @@
+/* Hand-written test model for the runtime unit tests (fmu/runtime/tests only). */
+#include <math.h>
+#include "model_api.h"
+#include "config.h"
+#define INF INFINITY
+const MdlVar mdl_var[NV] = {
+    {"x", MT_REAL, MK_STATE, -INF, INF},
+    {"der(x)", MT_REAL, MK_DERIV, -INF, INF},
+    {"solver.method", MT_INTEGER, MK_PARAM_TUNABLE, 0, 2},
+    {"solver.rtol", MT_REAL, MK_PARAM_TUNABLE, 0, 1},
+    {"solver.atol", MT_REAL, MK_PARAM_TUNABLE, 0, INF},
+    {"solver.hmax", MT_REAL, MK_PARAM_TUNABLE, 0, INF},
+    {0, MT_BOOLEAN, MK_INTERNAL, -INF, INF},
+    {0, MT_BOOLEAN, MK_INTERNAL, -INF, INF},
+    {0, MT_BOOLEAN, MK_INTERNAL, -INF, INF},
+    {0, MT_BOOLEAN, MK_INTERNAL, -INF, INF},
+};
+const double mdl_x_nominal[N_X > 0 ? N_X : 1] = {1.0};
+
+void mdl_set_start(double *v) { int i; for (i = 0; i < NV; i++) v[i] = 0.0; v[0] = 0.1; }
+int mdl_calc_params(double *v, RtCtx *ctx) { (void)v; (void)ctx; return 0; }
+int mdl_eval(double *v, double t, RtCtx *ctx)
+{
+    (void)t; (void)ctx;
+    v[1] = v[6] != 0.0 ? -1.0 : 1.0;
+    return 0;
+}
+int mdl_initialize(double *v, double t, RtCtx *ctx) { return mdl_eval(v, t, ctx); }
+void mdl_zc(const double *v, double t, double *z) { (void)t; z[0] = v[0]; }
+int mdl_event(double *v, double t, int initial, RtCtx *ctx, int *flags)
+{
+    (void)initial;
+    *flags = 0;
+    v[6] = v[0] > 0 ? 1.0 : 0.0;
+    v[8] = v[6];
+    if (v[6] != v[7] || v[8] != v[9]) *flags |= MDL_EV_CHANGED;
+    return mdl_eval(v, t, ctx);
+}
+int mdl_jac(double *v, double t, double *J, RtCtx *ctx) { (void)v; (void)t; (void)J; (void)ctx; return -1; }

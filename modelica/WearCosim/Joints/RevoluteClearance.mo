@@ -16,6 +16,7 @@ model RevoluteClearance "Planar revolute joint with radial clearance and a worn 
   parameter Boolean lubricated = false "true: Flores hybrid lubricated/dry force; false: dry contact only";
   parameter SI.DynamicViscosity mu_oil = 0.4 "Oil dynamic viscosity (400 cP at 40 degC, seed section 3)";
   parameter Real epsMax(min = 0, max = 1) = 0.99 "Cap of the eccentricity ratio in the film forces";
+  parameter Real wedgeScale(min = 0, max = 1) = 1 "Scale of the wedge (hydrodynamic) film force: 1 = squeeze + wedge (Sommerfeld), 0 = pure squeeze film (seed 002's assumption)";
   parameter SI.Length e0 = 0.05*c "Width of the lubricated-to-dry transition band (Flores hybrid)";
   parameter SI.Length eReg = 1e-12 "Regularisation of |e| at the bearing centre";
   // ---------------------------------------------------------------- kinematics (inputs, bound by the mechanism)
@@ -76,7 +77,7 @@ equation
   // film and hybrid weighting
   if lubricated then
     FrFilm = WearCosim.Contact.sommerfeldRadial(mu_oil, L, R_journal, cLocal, e, eDot, epsMax);
-    FtFilm = WearCosim.Contact.sommerfeldTangential(mu_oil, L, R_journal, cLocal, e, wJ - wB, gammaDot, epsMax);
+    FtFilm = wedgeScale*WearCosim.Contact.sommerfeldTangential(mu_oil, L, R_journal, cLocal, e, wJ - wB, gammaDot, epsMax);
     wDry = WearCosim.Contact.hybridWeight(e, cLocal, e0);
   else
     FrFilm = 0;
@@ -136,6 +137,11 @@ width of the hybrid band (Flores et al. 2006 leave e<sub>0</sub> to the analyst;
 c and large compared with the penetrations of the dry contact).</li>
 <li>The Sommerfeld (full-film, infinitely long bearing) solution ignores cavitation and is applied for
 L/D &ge; 2 as in the seed.</li>
+<li><code>wedgeScale</code> scales the wedge (load-carrying, hydrodynamic) film force: 1 keeps the full
+Sommerfeld film of SPEC section 1.3; 0 gives the pure squeeze film that seed 002 assumes for its mechanism
+(section 1.1.2: the relative radial velocity dominates the relative rotation). A pure squeeze film damps the
+approach of the journal but cannot carry a steady load, so the journal still reaches the bearing wall and
+wears, with softer impacts.</li>
 </ul>
 <p>Default parameters: steel journal and bearing, c<sub>r</sub> = 0.9, &mu;<sub>d</sub> = 0.01,
 v<sub>0</sub> = 10<sup>-4</sup> m/s, v<sub>1</sub> = 10<sup>-2</sup> m/s (Flores &amp; Ambr&oacute;sio 2004), oil 0.4 Pa&middot;s (seed 002).</p>

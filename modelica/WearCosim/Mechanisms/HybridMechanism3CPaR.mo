@@ -18,6 +18,7 @@ model HybridMechanism3CPaR "3-CPaR&R1R2 hybrid mechanism (seed 002) with a revol
     final E_bearing = data.E_bearing, final nu_bearing = data.nu_bearing, final E_journal = data.E_journal,
     final nu_journal = data.nu_journal, final cr = data.cr, final mu_d = data.mu_d, final v0 = data.v0, final v1 = data.v1,
     final lubricated = lubricated, final mu_oil = data.mu_oil, final epsMax = data.epsMax, final e0 = e0,
+    final wedgeScale = data.wedgeScale,
     wearDepth = wearDepth, rB = rD3, vB = vD3, phiB = 0, wB = 0, rJ = rJournal, vJ = vJournal, wJ = qd[1])
     "Clearance joint D3: journal on C3D3, bearing (worn) in the platform";
 protected

@@ -46,18 +46,24 @@ def build_examples(out_dir: Path, prefix="WearCosim.Examples", log=print):
 
 
 def run_demo(out: Path) -> int:
-    from fmpy import simulate_fmu
+    """Build every example FMU (if stale) and run the default wear co-simulation:
+    the hybrid mechanism, dry D3 joint, c = 0.25 mm, w = 32 pi (cosim/demo_hybrid_dry_32pi.toml)."""
     from .export.errors import ExportError
-    from .plots.timeseries import plot_result
+    from .master.loop import MasterError, WearMaster
+    from .master.scenario import load
+    from .plots.wear import plot_results
     out.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
     try:
         fmus = build_examples(ROOT / "fmu" / "build")
-    except ExportError as exc:
+        sc = load(ROOT / "cosim" / "demo_hybrid_dry_32pi.toml")
+        path = WearMaster(sc, out).run()
+    except (ExportError, MasterError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
-    fmu = fmus["WearCosim.Examples.Basic.JournalBearing"]
-    res = simulate_fmu(str(fmu), fmi_type="CoSimulation")
-    p = plot_result(res, out / "JournalBearing.png", ["ex", "ey", "delta", "Fn"], "Journal in a worn bearing (CS FMU)")
-    print(f"demo: {len(fmus)} FMUs in fmu/build, figure {p} ({time.perf_counter() - t0:.1f} s)")
+    figs = plot_results(path, out)
+    print(f"demo: {len(fmus)} FMUs in fmu/build; results {path}")
+    for f in figs:
+        print(f"  figure {f}")
+    print(f"demo finished in {time.perf_counter() - t0:.1f} s")
     return 0

@@ -99,6 +99,7 @@ class WearMaster:
         r.setup(0.0, None, sc.tolerance, sc.step)
         r.initialize()
         geo = r.get([self.ports.radius_name, self.ports.length_name])
+        self.clearance = float(r.get([sc.prefix + "c"])[sc.prefix + "c"]) if r.has(sc.prefix + "c") else None
         self.surface = SectorSurface(n=self.ports.n, length=float(geo[self.ports.length_name]),
                                      radius=float(geo[self.ports.radius_name]))
         o = self.ports.outputs
@@ -191,12 +192,8 @@ class WearMaster:
                 if self.hook:
                     self.hook(self, st)
                 if self.progress:
-                    el = time.perf_counter() - t_start
-                    done = st.cycle - c0
-                    eta = el / done * (total - st.cycle) if done else float("nan")
-                    print(f"\r{sc.name}: cycle {st.cycle}/{total}  t = {r.time:.4f} s  "
-                          f"peak wear {st.depth.max() * 1e6:.3f} um  ETA {eta:5.1f} s", end="", file=sys.stderr)
-            if self.progress:
+                    self._progress(st, total, c0, t_start, r.time)
+            if self.progress and sys.stderr.isatty():
                 print(file=sys.stderr)
         except FMIError as exc:
             t = r.last_successful_time() if hasattr(r, "last_successful_time") else float("nan")
@@ -208,6 +205,18 @@ class WearMaster:
             except Exception:
                 pass
         return self._write(st)
+
+    def _progress(self, st, total, c0, t_start, t):
+        """Progress line: rewritten in place on a terminal, one line per ~10 % otherwise."""
+        tty = sys.stderr.isatty()
+        if not tty and st.cycle not in (total, c0 + 1) and st.cycle % max(1, total // 10):
+            return
+        el = time.perf_counter() - t_start
+        done = st.cycle - c0
+        eta = el / done * (total - st.cycle) if done else float("nan")
+        line = (f"{self.sc.name}: cycle {st.cycle}/{total}  t = {t:.4f} s  "
+                f"peak wear {st.depth.max() * 1e6:.4g} um  ETA {eta:5.1f} s")
+        print(("\r" + line) if tty else line, end="" if tty else "\n", file=sys.stderr, flush=True)
 
     def _write(self, st: RunState) -> Path:
         import platform
@@ -222,5 +231,6 @@ class WearMaster:
                 "wearcosim": __version__, "python": platform.python_version(),
                 "numpy": np.__version__, "n_sectors": self.ports.n, "radius": self.surface.radius,
                 "length": self.surface.length, "k": sc.k, "hardness": sc.hardness,
-                "extrapolation": sc.extrapolation, "period": sc.period, "step": sc.step}
+                "extrapolation": sc.extrapolation, "period": sc.period, "step": sc.step,
+                "clearance": self.clearance if self.clearance is not None else 0.0}
         return store.write_results(self.results_path, meta, series, profiles)

@@ -134,6 +134,7 @@ def plot_results(path, out_dir=None) -> list:
     start = sc.get("start", {}) if isinstance(sc, dict) else {}
     if "ex" in series and "ey" in series:
         clearance = float(meta.get("clearance", 0) or 0) or float(np.max(np.hypot(series["ex"], series["ey"])))
+        # wear opens the clearance: draw the unworn circle (the journal may cross it)
         made.append(orbit(series, clearance, Path(str(stem) + "_orbit"), f"{path.stem}: journal-centre orbit"))
     if len(wear.get("cycles", [])) > 1:
         made.append(wear_surface(wear, Path(str(stem) + "_wear3d"), f"{path.stem}: wear depth"))

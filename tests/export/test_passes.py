@@ -190,3 +190,19 @@ def test_linear_matrix_block_of_reference_model():
     acc = np.linalg.solve(M, -K @ q)
     assert v[slot(g, "der(v[1])")] == pytest.approx(acc[0])
     assert v[slot(g, "der(v[2])")] == pytest.approx(acc[1])
+
+
+def test_index_reduction_of_der_of_algebraic_variables():
+    """der(y) with y = x^2 and der(p) with p = f(time): the constraints are differentiated
+    symbolically and y, p become algebraic (dummy states)."""
+    d, c, g = compile_fixture("DerAlg")
+    kinds = {n: s.kind for n, s in d.scalars.items()}
+    assert kinds["x"] == "state" and kinds["y"] == "alg" and kinds["p"] == "alg"
+    assert g.layout.n["X"] == 1
+    v = start_vector(g)
+    for t in (0.0, 0.7):
+        v[slot(g, "x")] = 0.8
+        out = evaluate(g, v, t)
+        assert out[slot(g, "z")] == pytest.approx(-2 * 0.8 ** 2)
+        assert out[slot(g, "vp")] == pytest.approx(0.3 * math.cos(3 * t))
+        assert out[slot(g, "y")] == pytest.approx(0.64)

@@ -196,6 +196,7 @@ class Generated:
     guid: str
     model_name: str
     identifier: str
+    deps: dict = None        # slot -> [slots of states/inputs it depends on] (ModelStructure)
 
 
 def build_functions(causal: Causal) -> Generated:
@@ -234,6 +235,22 @@ def build_functions(causal: Causal) -> Generated:
         return x
 
     eval_out = fold(ca.vertcat(*(dx + ys + dalg))) if (dx or ys or dalg) else ca.SX(0, 1)
+    # dependencies of derivatives and continuous outputs on states and inputs (structural
+    # sparsity of the generated expressions), for modelDescription's ModelStructure
+    deps = {}
+    known = [k for k in range(L.off["X"], L.off["X"] + L.n["X"])] + [k for k in range(L.off["U"], L.off["U"] + L.n["U"])]
+    if known and eval_out.numel():
+        sp = ca.jacobian(eval_out, ca.vertcat(*[L.slots[k].sym for k in known])).sparsity()
+        rows = [L.off["DX"] + i for i in range(L.n["X"])] + [L.off["Y"] + i for i in range(L.n["Y"])] + \
+               [L.off["D"] + i for i in range(L.n["DALG"])]
+        colind, row = sp.colind(), sp.row()
+        for j in range(len(known)):
+            for r in row[colind[j]:colind[j + 1]]:
+                deps.setdefault(rows[r], []).append(known[j])
+    for r in [L.off["DX"] + i for i in range(L.n["X"])] + [L.off["Y"] + i for i in range(L.n["Y"])]:
+        deps.setdefault(r, [])
+    for k in range(L.off["X"], L.off["X"] + L.n["X"]):
+        deps[k] = [k]
     F = {}
     F["eval"] = ca.Function("wc_eval", inputs, [eval_out])
     rels = dae.events.relations
@@ -312,7 +329,7 @@ def build_functions(causal: Causal) -> Generated:
     model_name = dae.model.name
     ident = model_name.replace(".", "_")
     guid = "{" + str(uuid.UUID(hashlib.md5(("wearcosim:" + model_name + str(L.NV) + "".join(s.name for s in L.slots)).encode()).hexdigest())) + "}"
-    return Generated(L, F, len(asserts), asserts, has_jac, {"calc_states": calc_states}, guid, model_name, ident)
+    return Generated(L, F, len(asserts), asserts, has_jac, {"calc_states": calc_states}, guid, model_name, ident, deps)
 
 
 def initial_values(causal: Causal, L: Layout, solved, fold):
@@ -513,15 +530,22 @@ def render_xml(gen: Generated, experiment: dict, description: str = "", source_f
         out.append('    </ScalarVariable>')
     out.append('  </ModelVariables>')
     out.append('  <ModelStructure>')
+    def unknown(k):
+        d = (gen.deps or {}).get(k)
+        if d is None or L.slots[k].type != "Real":
+            return f'      <Unknown index="{index[k]}"/>'
+        dl = " ".join(str(index[j]) for j in sorted(set(d), key=lambda j: index[j]))
+        kinds = " ".join("dependent" for _ in sorted(set(d)))
+        return f'      <Unknown index="{index[k]}" dependencies="{dl}" dependenciesKind="{kinds}"/>'
     outs = [k for k in exported if L.slots[k].causality == "output"]
     if outs:
         out.append('    <Outputs>')
-        out.extend(f'      <Unknown index="{index[k]}"/>' for k in outs)
+        out.extend(unknown(k) for k in outs)
         out.append('    </Outputs>')
     ders = [k for k in exported if L.slots[k].kind == "MK_DERIV"]
     if ders:
         out.append('    <Derivatives>')
-        out.extend(f'      <Unknown index="{index[k]}"/>' for k in ders)
+        out.extend(unknown(k) for k in ders)
         out.append('    </Derivatives>')
     init_unknowns = []
     for k in exported:

@@ -214,3 +214,31 @@ def test_sources_rebuild_with_fmpy(build_example, tmp_path):
     a = simulate_fmu(str(fmu), stop_time=2.0, output=["x"])
     b = simulate_fmu(str(rebuilt), stop_time=2.0, output=["x"])
     assert np.array_equal(a["x"], b["x"])
+
+
+@pytest.fixture(scope="module")
+def assert_fmu(tmp_path_factory):
+    from wctest import fixture_path
+    from wearcosim.export.build import build_fmu
+    p = fixture_path("AssertTerminate")
+    return build_fmu("AssertTerminate", p.parent, tmp_path_factory.mktemp("at"), path=p).fmu
+
+
+def test_terminate_stops_the_simulation(assert_fmu):
+    from fmpy import simulate_fmu
+    res = simulate_fmu(str(assert_fmu), stop_time=1.0, output_interval=0.01, output=["x"])
+    # the run ends at the terminate() event (time > 0.3), within one output interval
+    assert 0.29 <= res["time"][-1] <= 0.32
+    assert res["x"][-1] == pytest.approx(math.exp(-2 * res["time"][-1]), rel=1e-5)
+
+
+def test_failing_assert_is_reported_not_crashed(assert_fmu):
+    from fmpy import simulate_fmu
+    logs = []
+    with pytest.raises(Exception) as ei:
+        simulate_fmu(str(assert_fmu), stop_time=1.0, output_interval=0.01, start_values={"tStop": 2.0},
+                     debug_logging=True, logger=lambda *a: logs.append(str(a[-1])))
+    assert "fmi2DoStep" in str(ei.value)
+    assert any("x dropped below the limit" in m for m in logs), logs[-5:]
+    # it fails where x crosses the limit: t = ln(5)/2 = 0.805
+    assert any("t=0.80" in m or "t=0.81" in m for m in logs), [m for m in logs if "assert" in m][:3]

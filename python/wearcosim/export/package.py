@@ -12,10 +12,10 @@ import os
 import platform
 import shutil
 import subprocess
-import tempfile
 import zipfile
 from pathlib import Path
 
+from ..atomic import atomic_path
 from .errors import ExportError
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -76,21 +76,9 @@ def compile_binary(src_dir: Path, units, identifier: str, out: Path, cc: str = N
 
 def write_fmu(stage: Path, dest: Path):
     """Zip the staged tree into ``dest`` atomically (temp file + fsync + rename)."""
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=dest.name + ".", suffix=".part", dir=dest.parent)
-    os.close(fd)
-    try:
+    with atomic_path(dest, suffix=".part") as tmp:
         with zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED) as z:
             for p in sorted(stage.rglob("*")):
                 if p.is_file():
                     z.write(p, p.relative_to(stage).as_posix())
-        with open(tmp, "rb") as f:
-            os.fsync(f.fileno())
-        os.replace(tmp, dest)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
     return dest

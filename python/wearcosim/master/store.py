@@ -13,47 +13,19 @@ from __future__ import annotations
 import hashlib
 import io
 import json
-import os
-import tempfile
 from pathlib import Path
 
 import numpy as np
+
+from ..atomic import atomic_path, write_bytes
 
 
 class CheckpointError(RuntimeError):
     pass
 
 
-def _fsync_dir(d: Path):
-    try:
-        fd = os.open(str(d), os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
-
-
 def atomic_write_bytes(path, data: bytes):
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix="." + path.name + ".", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-        _fsync_dir(path.parent)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    write_bytes(path, data)
 
 
 def save_checkpoint(path, arrays: dict, meta: dict):
@@ -84,10 +56,7 @@ def write_results(path, meta: dict, series: dict, profiles: dict, attrs: dict = 
     """One HDF5 file: /meta (JSON attributes), /series/<name>, /wear/<name>."""
     import h5py
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix="." + path.name + ".", suffix=".tmp", dir=path.parent)
-    os.close(fd)
-    try:
+    with atomic_path(path) as tmp:
         with h5py.File(tmp, "w") as f:
             m = f.create_group("meta")
             for k, v in meta.items():
@@ -100,16 +69,6 @@ def write_results(path, meta: dict, series: dict, profiles: dict, attrs: dict = 
             w = f.create_group("wear")
             for k, v in profiles.items():
                 w.create_dataset(k, data=np.asarray(v))
-        with open(tmp, "rb") as fh:
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-        _fsync_dir(path.parent)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
     return path
 
 

@@ -1,7 +1,6 @@
 """Time-series plots of FMU results (structured numpy arrays as returned by FMPy)."""
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 
@@ -14,11 +13,10 @@ def _plt():
 
 def save(fig, path):
     """Save atomically (temp file + rename): no half-written figure is left behind."""
+    from ..atomic import atomic_path
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.stem + ".part" + path.suffix)
-    fig.savefig(tmp, dpi=130, bbox_inches="tight")
-    os.replace(tmp, path)
+    with atomic_path(path, suffix=path.suffix) as tmp:
+        fig.savefig(tmp, dpi=130, bbox_inches="tight", format=path.suffix.lstrip("."))
 
 
 def plot_result(res, path, names=None, title=""):

@@ -17,6 +17,8 @@ protected
   final parameter SI.Inertia M11 = data.m31*data.l31^2/4 + data.J31 + data.m32*data.l31^2 + data.m33*(data.l31 + data.s33)^2 + data.J33 "Mass-matrix entry (alpha, alpha)";
   final parameter SI.Inertia M22 = data.m32*data.l32^2/4 + data.J32 + data.m33*data.l32^2 "Mass-matrix entry (beta, beta)";
   final parameter SI.Inertia hM = data.m32*data.l31*data.l32/2 + data.m33*(data.l31 + data.s33)*data.l32 "Amplitude of the coupling entry hM*cos(alpha - beta)";
+  final parameter Real G1(unit = "kg.m") = data.m31*data.l31/2 + data.m32*data.l31 + data.m33*(data.l31 + data.s33) "First moment of chain 3's masses about A3 along A3B3 (gravity term of alpha)";
+  final parameter Real G2(unit = "kg.m") = data.m32*data.l32/2 + data.m33*data.l32 "First moment of chain 3's masses along the parallelogram bars (gravity term of beta)";
 equation
   der(phase) = omega;
   q1 = data.q10 - data.qAmp*sin(phase);
@@ -42,6 +44,15 @@ through the parallelogram, of C3D3) and &beta; (angle of the parallelogram bars 
   M22 = m32 l32^2/4 + J32 + m33 l32^2,   hM = m32 l31 l32/2 + m33 (l31 + s33) l32
 </pre>
 <p>Lagrange: M(q) q'' + [hM sin(&alpha;-&beta;) &beta;'<sup>2</sup>, -hM sin(&alpha;-&beta;) &alpha;'<sup>2</sup>] = Q,
-Q = J<sup>T</sup> F + [&tau;, 0], J = [(l<sub>31</sub>+l<sub>33</sub>)u'(&alpha;), l<sub>32</sub>u'(&beta;)], F the force on the journal at D3.</p>
+Q = J<sup>T</sup> F + [&tau;, 0] + Q<sub>g</sub>, J = [(l<sub>31</sub>+l<sub>33</sub>)u'(&alpha;), l<sub>32</sub>u'(&beta;)], F the force on the journal at D3,
+Q<sub>g</sub> = -g<sub>plane</sub>[G<sub>1</sub> cos &alpha;, G<sub>2</sub> cos &beta;] the generalised gravity forces of the chain's links
+(G<sub>1</sub> = m<sub>31</sub>l<sub>31</sub>/2 + m<sub>32</sub>l<sub>31</sub> + m<sub>33</sub>(l<sub>31</sub>+s<sub>33</sub>), G<sub>2</sub> = m<sub>32</sub>l<sub>32</sub>/2 + m<sub>33</sub>l<sub>32</sub>).</p>
+<p><b>Gravity in the chain's plane.</b> The seed fixes the clearance at D3 but its figure and tables (which
+axis each chain drives) are not in the text. By default chain 3's joint axes are vertical (the Z chain):
+gravity acts along the axes and the D3 joint carries only the chain's inertial loads, which scale with
+&omega;<sup>2</sup> and give geometrically similar orbits at every speed. <code>data.gPlane</code> = 9.81 m/s<sup>2</sup>
+mounts chain 3 with horizontal axes, so gravity (along -y of the plane) loads D3 radially: a
+speed-independent load against the inertial loads, which is what makes the contact pattern change with
+speed (the wear studies in <code>cosim/seed</code> state which variant they use).</p>
 </html>"));
 end BaseHybridMechanism3CPaR;

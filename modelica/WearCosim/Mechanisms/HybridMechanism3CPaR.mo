@@ -33,7 +33,7 @@ equation
   rJournal = {data.xA3, data.yA3} + a3*{cos(q[1]), sin(q[1])} + data.l32*{cos(q[2]), sin(q[2])};
   vJournal = a3*qd[1]*{-sin(q[1]), cos(q[1])} + data.l32*qd[2]*{-sin(q[2]), cos(q[2])};
   der(q) = qd;
-  [M11, hM*cos(q[1] - q[2]); hM*cos(q[1] - q[2]), M22]*der(qd) = {a3*({-sin(q[1]), cos(q[1])}*joint.F) + joint.tauJ - hM*sin(q[1] - q[2])*qd[2]^2, data.l32*({-sin(q[2]), cos(q[2])}*joint.F) + hM*sin(q[1] - q[2])*qd[1]^2};
+  [M11, hM*cos(q[1] - q[2]); hM*cos(q[1] - q[2]), M22]*der(qd) = {a3*({-sin(q[1]), cos(q[1])}*joint.F) + joint.tauJ - hM*sin(q[1] - q[2])*qd[2]^2 - data.gPlane*G1*cos(q[1]), data.l32*({-sin(q[2]), cos(q[2])}*joint.F) + hM*sin(q[1] - q[2])*qd[1]^2 - data.gPlane*G2*cos(q[2])};
   ex = rJournal[1] - rD3[1];
   ey = rJournal[2] - rD3[2];
   Fx = joint.F[1];

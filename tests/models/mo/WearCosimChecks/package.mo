@@ -110,6 +110,14 @@ package WearCosimChecks "Wrappers for rumoca cross-checks of the WearCosim libra
     extends WearCosim.Examples.HybridMechanism.Ideal8pi;
   end HybridIdeal8pi;
 
+  model HybridNearZeroGravity "As HybridNearZero, chain plane vertical (gravity in the joint plane)"
+    extends WearCosim.Examples.HybridMechanism.DrySpeed8pi(wearDepth = zeros(nSectors), c = 1e-6, data(gPlane = 9.81));
+  end HybridNearZeroGravity;
+
+  model HybridIdeal8piGravity "Ideal twin with gravity in the joint plane"
+    extends WearCosim.Examples.HybridMechanism.Ideal8pi(data(gPlane = 9.81));
+  end HybridIdeal8piGravity;
+
   model SliderCrankDry "Example SliderCrank.Dry with an unworn bearing"
     extends WearCosim.Examples.SliderCrank.SliderCrankDry(wearDepth = zeros(nSectors));
   end SliderCrankDry;

@@ -38,7 +38,7 @@ def _run(names, tmp_path, title):
     out = run_all(paths, tmp_path / "out", workers=2)
     rows = write_report(out, tmp_path / "out", title)
     assert (tmp_path / "out" / f"{title}.md").exists() and (tmp_path / "out" / f"{title}.csv").exists()
-    return {r["case"]: r for r in rows}, {n: read_results(p)[2]["final"] for n, p in zip(names, out)}
+    return {r["case"]: r for r in rows}, {n: read_results(p)[2] for n, p in zip(names, out)}
 
 
 @pytest.fixture(scope="module")
@@ -63,6 +63,14 @@ def test_speed_makes_wear_more_uniform_and_deeper(speed):
     assert min(peak[2:]) > max(peak[:2]), peak
 
 
+def test_peak_to_rest_gap_grows_with_cycles(speed):
+    """w = 32 pi, c = 0.25 mm (seed Fig. 6): the gap between the wear peak and the rest of the
+    bearing (median sector) grows with every wear update."""
+    depth = speed[1]["speed_32pi"]["depth"]
+    gap = depth.max(axis=1) - np.median(depth, axis=1)
+    assert np.all(np.diff(gap[1:]) > 0) and gap[-1] > 5 * gap[1]
+
+
 def test_clearance_deepens_wear_less_than_speed(clearance, speed):
     rows, _ = clearance
     r = [rows[f"clearance_{c}"] for c in ("015", "025", "035", "045")]
@@ -79,6 +87,6 @@ def test_lubrication_reduces_wear_at_the_same_place(tmp_path):
     dry, lub = rows["lubrication_dry"], rows["lubrication_lubricated"]
     ratio = lub["peak_um"] / dry["peak_um"]
     assert 0 < ratio < 0.3, ratio
-    n = len(finals["lubrication_dry"])
-    d = abs(int(np.argmax(finals["lubrication_dry"])) - int(np.argmax(finals["lubrication_lubricated"])))
+    n = len(finals["lubrication_dry"]["final"])
+    d = abs(int(np.argmax(finals["lubrication_dry"]["final"])) - int(np.argmax(finals["lubrication_lubricated"]["final"])))
     assert min(d, n - d) <= 2

@@ -83,9 +83,11 @@ class WearMaster:
         sc = self.sc
         r = open_fmu(fmu, sc.backend, instance_name=sc.name)
         self.ports = describe(r.md, sc.prefix)
-        if self.ports.update != "input":
-            raise MasterError(f"{fmu}: wearDepth[] is exposed as '{self.ports.update}'; this master rewrites "
-                              f"inputs (FMUs with tunable parameters: set run.backend accordingly)")
+        if self.ports.update not in ("input", "tunable"):
+            # fixed parameters can only change by re-instantiating, which loses the dynamic state
+            # of a Co-Simulation FMU (fmi2SetFMUstate would restore the old parameters too)
+            raise MasterError(f"{fmu}: wearDepth[] is exposed as fixed parameters; the master needs inputs "
+                              f"(preferred) or tunable parameters to rewrite the profile between steps")
         start = dict(sc.start)
         if sc.solver and r.has("solver.method"):
             start["solver.method"] = sc.solver

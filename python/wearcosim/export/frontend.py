@@ -479,6 +479,8 @@ def load(path, model: str) -> ir.Model:
     flat = flatten(path, model)
     files, root = _package_files(path)
     mfile = model_file_for(root, model) or path
+    if flat.get("is_partial"):
+        raise _err(f"{model} is a partial class and cannot be exported", ir.Loc(str(mfile), 1), "structure")
     smap = SourceMap(files)
     _learn_locations(smap, flat.get("variables", {}))
     for name, r in flat.get("variables", {}).items():

@@ -76,12 +76,12 @@ def test_profile_reaches_the_fmu(pressed_fmu, tmp_path):
 
 
 def test_kill_and_resume_gives_identical_profile(pressed_fmu, tmp_path):
-    """SIGKILL during a run, then --resume: the final profile equals an uninterrupted run
-    bit for bit."""
+    """SIGKILL at 20 random points of a run (WEARCOSIM_KILLS), each followed by --resume: the
+    final profile equals an uninterrupted run bit for bit."""
     import tomli_w
     sc_dict = {"name": "kill", "fmu": {"path": str(pressed_fmu)}, "start": {"kw": 1e2},
-               "wear": {"k": 1e-4, "hardness": 1.2e9, "cycles": 400, "omega": 50.0, "extrapolation": 10.0},
-               "run": {"steps_per_cycle": 400, "tolerance": 1e-8}}
+               "wear": {"k": 1e-4, "hardness": 1.2e9, "cycles": 1500, "omega": 50.0, "extrapolation": 10.0},
+               "run": {"steps_per_cycle": 200, "tolerance": 1e-8, "decimate": 10}}
     toml = tmp_path / "kill.toml"
     toml.write_text(tomli_w.dumps(sc_dict))
     ref = WearMaster(from_dict(sc_dict, str(toml)), tmp_path / "ref", progress=False).run()
@@ -90,9 +90,10 @@ def test_kill_and_resume_gives_identical_profile(pressed_fmu, tmp_path):
     cmd = [sys.executable, "-m", "wearcosim.cli", "run", str(toml), "--out", str(out), "--quiet"]
     rng = np.random.default_rng(7)
     kills = 0
-    for _ in range(3):
+    n_kills = int(os.environ.get("WEARCOSIM_KILLS", "20"))
+    for _ in range(n_kills):
         p = subprocess.Popen(cmd + (["--resume"] if kills else []), env=env)
-        time.sleep(rng.uniform(0.8, 1.6))
+        time.sleep(rng.uniform(0.6, 1.0))       # python start-up ~0.5 s, then cycles
         if p.poll() is None:
             p.send_signal(signal.SIGKILL)
             p.wait()
@@ -102,7 +103,8 @@ def test_kill_and_resume_gives_identical_profile(pressed_fmu, tmp_path):
     _, _, w_ref = store.read_results(ref)
     _, _, w = store.read_results(out / "kill.h5")
     assert np.array_equal(w["final"], w_ref["final"])
-    assert kills >= 1
+    assert kills >= n_kills // 2
+    print(f"killed {kills} times")
 
 
 def test_wear_feeds_back_into_the_mechanism(tmp_path):

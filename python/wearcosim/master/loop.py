@@ -11,8 +11,8 @@
    reset + re-initialise + restore the state, for FMUs built elsewhere);
 6. continue with the next cycle until the requested number of cycles.
 
-After each wear update a checkpoint (FMU state serialised by the FMU itself, profile,
-recorded series) is written atomically; ``resume=True`` continues from it and gives the
+After a wear update a checkpoint (FMU state serialised by the FMU itself, profile,
+recorded series) is written atomically (at most once per ``checkpoint_seconds`` of wall time); ``resume=True`` continues from it and gives the
 same final profile, bit for bit, as an uninterrupted run.
 """
 from __future__ import annotations
@@ -68,6 +68,12 @@ class RunState:
 class WearMaster:
     """Runs one scenario.  ``hook(master, cycle)`` is called after every cycle (like FMPy's
     ``step_finished``), e.g. for progress or to stop early by raising."""
+
+    #: a checkpoint is written after a wear update when at least this much wall time has passed
+    #: since the previous one (and after the last update): the checkpoint holds the whole
+    #: recorded series, so writing it after every one of thousands of short cycles would cost
+    #: O(n^2); a resumed run repeats at most these seconds of work, deterministically
+    checkpoint_seconds = 1.0
 
     def __init__(self, sc: Scenario, out_dir, build_dir=None, progress: bool = True, hook=None):
         self.sc = sc
@@ -168,6 +174,7 @@ class WearMaster:
             buf = np.empty((N, len(self.read_vrs)))
             tbuf = np.empty(N)
             t_start = time.perf_counter()
+            last_ckpt = t_start
             c0 = st.cycle
             total = sc.transient_cycles + sc.cycles
             while st.cycle < total:
@@ -190,7 +197,10 @@ class WearMaster:
                     st.pending = np.zeros_like(st.pending)
                     r.set_reals(self.depth_vrs, st.depth)
                     st.profiles.append((wear_cycles, st.depth.copy()))
-                    self._save_checkpoint(r, st)
+                    now = time.perf_counter()
+                    if now - last_ckpt >= self.checkpoint_seconds or st.cycle >= total:
+                        self._save_checkpoint(r, st)
+                        last_ckpt = now
                 if self.hook:
                     self.hook(self, st)
                 if self.progress:

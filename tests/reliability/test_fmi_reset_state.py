@@ -1,0 +1,267 @@
+"""Issue #8 part 1 (determinism): fmi2Reset + re-initialisation 1000 times gives
+bit-identical trajectories, and get/set/free FMU state and (de)serialization round trips
+give bit-identical trajectories.  In-process (ctypes, wc_fmi_driver.Fmu)."""
+from __future__ import annotations
+
+import ctypes as C
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+import wc_fmi_driver as D  # noqa: E402
+
+RESET_CYCLES = int(os.environ.get("WEARCOSIM_RESET_CYCLES", "1000"))
+BB = "WearCosim.Examples.Basic.BouncingBall"
+MODELS = [BB, "WearCosim.Examples.Basic.VanDerPol",
+          "WearCosim.Examples.Basic.ContactOscillator",
+          "WearCosim.Examples.SliderCrank.SliderCrankDry",
+          "WearCosim.Examples.HybridMechanism.DrySpeed32pi"]
+
+
+@pytest.fixture(scope="module")
+def load(build_example, tmp_path_factory):
+    base = tmp_path_factory.mktemp("state")
+    cache = {}
+
+    def get(model):
+        if model not in cache:
+            fmu = build_example(model)
+            cache[model] = D.load_fmu(fmu, base / fmu.stem)
+        return cache[model]
+    return get
+
+
+def real_vrs(f):
+    return [v["vr"] for v in f.info["variables"] if v["type"] == "Real"]
+
+
+def int_vrs(f):
+    return [v["vr"] for v in f.info["variables"] if v["type"] == "Integer"]
+
+
+def ok(f, st):
+    assert st == D.OK, (st, f.log[-3:])
+
+
+def init_cs(f, c):
+    ok(f, f.SetupExperiment(c, 0, 0.0, 0.0, 0, 0.0))
+    ok(f, f.EnterInitializationMode(c))
+    ok(f, f.ExitInitializationMode(c))
+
+
+def outputs(f, c):
+    r = f.get_real(c, real_vrs(f))
+    iv = int_vrs(f)
+    out = (D.fmi2Integer * max(len(iv), 1))()
+    ok(f, f.GetInteger(c, (D.fmi2VR * max(len(iv), 1))(*iv), len(iv), out))
+    return r + list(out[:len(iv)])
+
+
+def run_cs(f, c, k0, k1, h):
+    """doStep k0*h .. k1*h on the grid, outputs after every step."""
+    traj = []
+    for k in range(k0, k1):
+        ok(f, f.DoStep(c, k * h, h, 1))
+        traj.append(outputs(f, c))
+    return traj
+
+
+def bits(traj):
+    """bit pattern of a trajectory (so that -0.0 != 0.0 and NaN == NaN compare right)."""
+    import struct
+    return [tuple(struct.pack("<d", float(x)) for x in row) for row in traj]
+
+
+def test_reset_1000_times_identical(load):
+    f = load(BB)
+    h = f.info["stopTime"] / 15
+    e_vr = next(v["vr"] for v in f.info["variables"] if v["name"] == "e")
+    m_vr = next(v["vr"] for v in f.info["variables"] if v["name"] == "solver.method")
+    c = f.instantiate(D.CS)
+    try:
+        init_cs(f, c)
+        ref = bits(run_cs(f, c, 0, 15, h))
+        # a fresh instance gives the same trajectory
+        c2 = f.instantiate(D.CS, name=b"fresh")
+        init_cs(f, c2)
+        assert bits(run_cs(f, c2, 0, 15, h)) == ref
+        f.FreeInstance(c2)
+        for i in range(RESET_CYCLES):
+            ok(f, f.Reset(c))
+            if i % 2:
+                # dirty the instance before the next reset: other parameters, other
+                # solver, a different trajectory that reset must forget
+                ok(f, f.SetReal(c, (D.fmi2VR * 1)(e_vr), 1, (D.fmi2Real * 1)(0.5)))
+                ok(f, f.SetInteger(c, (D.fmi2VR * 1)(m_vr), 1, (D.fmi2Integer * 1)(1)))
+                init_cs(f, c)
+                other = bits(run_cs(f, c, 0, 4, h))
+                assert other != ref[:4]
+                if i % 4 == 1:
+                    ok(f, f.Terminate(c))
+                continue
+            init_cs(f, c)
+            assert bits(run_cs(f, c, 0, 15, h)) == ref, f"cycle {i}: trajectory differs"
+    finally:
+        f.FreeInstance(c)
+    print(f"\nreset cycles: {RESET_CYCLES} ({RESET_CYCLES // 2} compared bit-for-bit)")
+
+
+def _state_roundtrip(f, fresh_instance_too=True):
+    h = f.info["stopTime"] / 20
+    c = f.instantiate(D.CS)
+    states = []
+    try:
+        init_cs(f, c)
+        run_cs(f, c, 0, 5, h)
+        s = D.fmi2FMUstate()
+        ok(f, f.GetFMUstate(c, C.byref(s)))
+        states.append(s)
+        a = bits(run_cs(f, c, 5, 15, h))               # continued without restore
+        ok(f, f.SetFMUstate(c, s))
+        b = bits(run_cs(f, c, 5, 15, h))               # restored
+        ok(f, f.SetFMUstate(c, s))
+        b2 = bits(run_cs(f, c, 5, 15, h))              # restored again
+        assert b == b2, "restoring the same FMU state twice gives different trajectories"
+        # serialize -> deserialize -> set
+        size = C.c_size_t()
+        ok(f, f.SerializedFMUstateSize(c, s, C.byref(size)))
+        buf = C.create_string_buffer(size.value)
+        ok(f, f.SerializeFMUstate(c, s, buf, size.value))
+        blob = buf.raw
+        s2 = D.fmi2FMUstate()
+        ok(f, f.DeSerializeFMUstate(c, blob, len(blob), C.byref(s2)))
+        states.append(s2)
+        ok(f, f.SetFMUstate(c, s2))
+        assert bits(run_cs(f, c, 5, 15, h)) == b, "deserialized state differs"
+        # GetFMUstate into an existing state object (overwrite) and free
+        ok(f, f.GetFMUstate(c, C.byref(s2)))
+        ok(f, f.FreeFMUstate(c, C.byref(s2)))
+        assert not s2.value
+        states.remove(s2)
+        # the serialized state in ANOTHER instance
+        if fresh_instance_too:
+            c2 = f.instantiate(D.CS, name=b"other")
+            try:
+                s3 = D.fmi2FMUstate()
+                ok(f, f.DeSerializeFMUstate(c2, blob, len(blob), C.byref(s3)))
+                ok(f, f.SetFMUstate(c2, s3))
+                ok(f, f.FreeFMUstate(c2, C.byref(s3)))
+                assert bits(run_cs(f, c2, 5, 15, h)) == b, "state in a new instance differs"
+            finally:
+                f.FreeInstance(c2)
+        return a, b
+    finally:
+        for s in states:
+            f.FreeFMUstate(c, C.byref(s))
+        f.FreeInstance(c)
+
+
+@pytest.mark.parametrize("model", MODELS, ids=lambda m: m.rsplit(".", 1)[1])
+def test_fmu_state_roundtrip_identical(load, model):
+    """restore / restore again / deserialize / other instance: bit-identical."""
+    _state_roundtrip(load(model))
+
+
+# KI-2: the FMU state does not contain the CS solver's step-size-controller history
+# (rt_ode: err_old, first_step, FSAL value, Jacobian); fmi2SetFMUstate restarts the
+# solver (state_read sets odeRestart = 1), so "save, continue" and "save, restore,
+# continue" differ at the tolerance level where no event restarted the solver anyway.
+_KI2 = pytest.mark.xfail(strict=True, reason="KI-2: restored CS run differs from the "
+                         "uninterrupted run (solver history not in the FMU state)")
+
+
+@pytest.mark.parametrize("model", [pytest.param(m, marks=_KI2) if m.endswith("VanDerPol")
+                                   else m for m in MODELS],
+                         ids=lambda m: m.rsplit(".", 1)[1])
+def test_fmu_state_restore_equals_uninterrupted_run(load, model):
+    a, b = _state_roundtrip(load(model), fresh_instance_too=False)
+    assert a == b, "save+continue and save+restore+continue differ"
+
+
+def test_me_state_roundtrip_identical(load):
+    """Model Exchange: explicit Euler with event handling, FMU state in CT mode."""
+    f = load(BB)
+    nx, nz = f.info["nx"], f.info["nz"]
+    c = f.instantiate(D.ME)
+    try:
+        ok(f, f.SetupExperiment(c, 0, 0.0, 0.0, 0, 0.0))
+        ok(f, f.EnterInitializationMode(c))
+        ok(f, f.ExitInitializationMode(c))
+        ei = D.EventInfo()
+
+        def event_iteration():
+            ei.newDiscreteStatesNeeded = 1
+            while ei.newDiscreteStatesNeeded:
+                ok(f, f.NewDiscreteStates(c, C.byref(ei)))
+            ok(f, f.EnterContinuousTimeMode(c))
+
+        def euler(t, n, dt=1e-3):
+            x, dx = (D.fmi2Real * nx)(), (D.fmi2Real * nx)()
+            z0, z1 = (D.fmi2Real * nz)(), (D.fmi2Real * nz)()
+            rec = []
+            ok(f, f.GetEventIndicators(c, z0, nz))
+            for _ in range(n):
+                ok(f, f.GetContinuousStates(c, x, nx))
+                ok(f, f.GetDerivatives(c, dx, nx))
+                t += dt
+                ok(f, f.SetTime(c, t))
+                ok(f, f.SetContinuousStates(c, (D.fmi2Real * nx)(
+                    *[x[i] + dt * dx[i] for i in range(nx)]), nx))
+                ok(f, f.GetEventIndicators(c, z1, nz))
+                b1, b2 = D.fmi2Boolean(), D.fmi2Boolean()
+                ok(f, f.CompletedIntegratorStep(c, 1, C.byref(b1), C.byref(b2)))
+                if any((z0[i] > 0) != (z1[i] > 0) for i in range(nz)):
+                    ok(f, f.EnterEventMode(c))
+                    event_iteration()
+                    ok(f, f.GetEventIndicators(c, z1, nz))
+                z0[:] = z1[:]
+                rec.append(outputs(f, c) + [t])
+            return bits(rec), t
+
+        event_iteration()
+        _, t1 = euler(0.0, 400)
+        s = D.fmi2FMUstate()
+        ok(f, f.GetFMUstate(c, C.byref(s)))
+        a, _ = euler(t1, 1200)                 # includes impacts
+        ok(f, f.SetFMUstate(c, s))
+        b, _ = euler(t1, 1200)
+        assert a == b
+        size = C.c_size_t()
+        ok(f, f.SerializedFMUstateSize(c, s, C.byref(size)))
+        buf = C.create_string_buffer(size.value)
+        ok(f, f.SerializeFMUstate(c, s, buf, size.value))
+        ok(f, f.FreeFMUstate(c, C.byref(s)))
+        s2 = D.fmi2FMUstate()
+        ok(f, f.DeSerializeFMUstate(c, buf.raw, size.value, C.byref(s2)))
+        ok(f, f.SetFMUstate(c, s2))
+        ok(f, f.FreeFMUstate(c, C.byref(s2)))
+        assert euler(t1, 1200)[0] == a
+    finally:
+        f.FreeInstance(c)
+
+
+def test_known_issue_dostep_error_changes_time(load):
+    """KI-1 reproducer (kept as a regular test of the CURRENT behaviour so that a fix is
+    noticed): fmi2DoStep rejected because the step goes beyond the stop time returns
+    fmi2Error but has already moved the FMU time to currentCommunicationPoint
+    (fmi2_runtime.c fmi2DoStep: `c->time = currentCommunicationPoint;` precedes the
+    stop-time check), contrary to 'rejected calls leave the instance unchanged'."""
+    f = load(BB)
+    c = f.instantiate(D.CS)
+    try:
+        ok(f, f.SetupExperiment(c, 0, 0.0, 0.0, 1, 3.0))
+        ok(f, f.EnterInitializationMode(c))
+        ok(f, f.ExitInitializationMode(c))
+        before = D.parse_header(f.snapshot(c))["time"]
+        assert f.DoStep(c, 1e-12, 5.0, 1) == D.ERROR
+        after = D.parse_header(f.snapshot(c))["time"]
+        if after == before:
+            pytest.fail("KI-1 is fixed: remove the tolerance in wc_fmi_driver.only_time_differs "
+                        "and this test")
+        assert after == 1e-12
+    finally:
+        f.FreeInstance(c)

@@ -1,0 +1,150 @@
+"""``python -m wearcosim.bench``: speed measured against the peers in the same run.
+
+Prints a table and writes ``results/bench.json``.  Every figure is a ratio against a peer
+timed in the same process, never an absolute target:
+
+* simulation speed at equal accuracy: our CS FMU (FMPy runner), our ME FMU with FMPy's
+  CVode, and rumoca's ``Model.simulate`` of the same .mo file; accuracy of each against a
+  tight-tolerance reference (our CS FMU at rtol 1e-11): max |x - x_ref| / range(x_ref) of the
+  orbit (ex, ey) on the output grid;
+* wear-loop throughput (cycles per second, hybrid mechanism at 32 pi);
+* build time of every example FMU;
+* sweep scaling: a study on 1 and 2 local workers.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[2]
+CASES = {
+    # name: (example class, wrapper in tests/models/mo/WearCosimChecks, stop time)
+    "slider-crank (dry, 5000 rpm, 2 turns)": ("WearCosim.Examples.SliderCrank.SliderCrankDry", "SliderCrankDry", 0.024),
+    "hybrid mechanism (dry, 32 pi, 2 cycles)": ("WearCosim.Examples.HybridMechanism.DrySpeed32pi", "HybridDrySpeed32pi", 0.125),
+}
+SIGNALS = ["ex", "ey"]
+
+
+def _timeit(fn, repeat=3):
+    best, out = float("inf"), None
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        out = fn()
+        best = min(best, time.perf_counter() - t0)
+    return best, out
+
+
+def _err(t, y, tr, yr):
+    return max(float(np.max(np.abs(np.asarray(y[n]) - np.interp(t, tr, yr[n]))) / max(np.ptp(yr[n]), 1e-30))
+               for n in SIGNALS)
+
+
+def bench_simulation(build_dir: Path, rtol=1e-7):
+    import rumoca
+    from fmpy import simulate_fmu
+    from .demo import ensure_fmu
+    rows = []
+    sess = rumoca.Session(roots=[str(ROOT / "modelica")])
+    checks = ROOT / "tests" / "models" / "mo" / "WearCosimChecks" / "package.mo"
+    for label, (model, wrapper, stop) in CASES.items():
+        fmu = str(ensure_fmu(model, build_dir, log=lambda *a: None))
+        n = 2000
+        dt = stop / n
+        ref = simulate_fmu(fmu, stop_time=stop, output_interval=dt, relative_tolerance=1e-11, output=SIGNALS)
+        tr = ref["time"]
+        res = {}
+        t_cs, r = _timeit(lambda: simulate_fmu(fmu, stop_time=stop, output_interval=dt, relative_tolerance=rtol,
+                                               output=SIGNALS))
+        res["CS FMU (RODAS4)"] = (t_cs, _err(r["time"], r, tr, ref))
+        t_me, r = _timeit(lambda: simulate_fmu(fmu, fmi_type="ModelExchange", solver="CVode", stop_time=stop,
+                                               output_interval=dt, relative_tolerance=rtol * 1e-2, output=SIGNALS))
+        res["ME FMU + FMPy CVode"] = (t_me, _err(r["time"], r, tr, ref))
+        m = sess.load(str(checks), model="WearCosimChecks." + wrapper)
+        t_ru, r = _timeit(lambda: m.simulate((0.0, stop), dt=dt, config=rumoca.SimConfig(rtol=rtol, atol=rtol * 1e-3)).to_dict())
+        res["rumoca.simulate"] = (t_ru, _err(r["time"], r["data"], tr, ref))
+        rows.append((label, res))
+    return rows
+
+
+def bench_wear_loop(cycles=40):
+    from .master.loop import WearMaster
+    from .master.scenario import load
+    import tempfile
+    sc = load(ROOT / "cosim" / "demo_hybrid_dry_32pi.toml")
+    d = dict(sc.raw)
+    d["wear"] = dict(d["wear"], cycles=cycles)
+    from .master.scenario import from_dict
+    with tempfile.TemporaryDirectory() as tmp:
+        m = WearMaster(from_dict(d, "bench"), Path(tmp), progress=False)
+        t0 = time.perf_counter()
+        m.run()
+        el = time.perf_counter() - t0
+    return cycles + sc.transient_cycles, el
+
+
+def bench_build():
+    import tempfile
+    from .export import frontend
+    from .export.build import DEFAULT_PACKAGE, build_fmu
+    out = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for m in frontend.list_models(DEFAULT_PACKAGE, "WearCosim.Examples"):
+            out[m] = build_fmu(m, DEFAULT_PACKAGE, Path(tmp)).seconds
+    return out
+
+
+def bench_sweep():
+    import tempfile
+    from .studies.runner import run_all
+    scen = sorted((ROOT / "cosim" / "seed").glob("clearance_*.toml")) + sorted((ROOT / "cosim" / "seed").glob("speed_*.toml"))
+    times = {}
+    for w in (1, 2):
+        with tempfile.TemporaryDirectory() as tmp:
+            t0 = time.perf_counter()
+            run_all(scen, Path(tmp), workers=w)
+            times[w] = time.perf_counter() - t0
+    return len(scen), times
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(prog="python -m wearcosim.bench", description=__doc__.split("\n")[0])
+    ap.add_argument("--out", default=str(ROOT / "results" / "bench.json"))
+    ap.add_argument("--skip", nargs="*", default=[], choices=["sim", "wear", "build", "sweep"])
+    a = ap.parse_args(argv)
+    report = {}
+    build_dir = ROOT / "fmu" / "build"
+    if "sim" not in a.skip:
+        rows = bench_simulation(build_dir)
+        print("\nSimulation speed (rtol 1e-7; error = max |x - ref| / range, ref = CS at rtol 1e-11)")
+        for label, res in rows:
+            base = res["rumoca.simulate"][0]
+            print(f"  {label}")
+            for k, (t, e) in res.items():
+                print(f"    {k:24s} {t * 1e3:9.1f} ms   error {e:8.1e}   speed vs rumoca x{base / t:6.2f}")
+        report["simulation"] = {label: {k: {"seconds": t, "error": e} for k, (t, e) in res.items()} for label, res in rows}
+    if "wear" not in a.skip:
+        n, el = bench_wear_loop()
+        print(f"\nWear loop (hybrid, 32 pi, 1000 steps/cycle): {n} cycles in {el:.2f} s = {n / el:.1f} cycles/s "
+              f"(160 cycles: {160 / (n / el):.1f} s)")
+        report["wear_loop"] = {"cycles": n, "seconds": el}
+    if "build" not in a.skip:
+        b = bench_build()
+        print(f"\nBuild: {len(b)} example FMUs, max {max(b.values()):.2f} s, mean {np.mean(list(b.values())):.2f} s")
+        report["build_seconds"] = b
+    if "sweep" not in a.skip:
+        n, t = bench_sweep()
+        print(f"\nSweep: {n} cases, 1 worker {t[1]:.1f} s, 2 workers {t[2]:.1f} s, speed-up x{t[1] / t[2]:.2f}")
+        report["sweep"] = {"cases": n, "seconds": t}
+    from .atomic import write_bytes
+    write_bytes(a.out, json.dumps(report, indent=1).encode())
+    print(f"\nwritten {a.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

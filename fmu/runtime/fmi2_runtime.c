@@ -1577,13 +1577,15 @@ fmi2Status fmi2DoStep(fmi2Component comp, fmi2Real currentCommunicationPoint,
              currentCommunicationPoint, c->time);
     if (c->terminateRequested)
         FAIL("%s: the model requested termination at t=%.17g", FN, c->lastSuccessfulTime);
-    c->time = currentCommunicationPoint;
-    if (communicationStepSize == 0.0) goto END;
     if (c->stopDefined && currentCommunicationPoint + communicationStepSize >
                           c->tStop + 1e-9 * (fabs(c->tStop) > 1.0 ? fabs(c->tStop) : 1.0))
         FAIL("%s: step to t=%.17g goes beyond the stop time %.17g set in "
              "fmi2SetupExperiment", FN, currentCommunicationPoint + communicationStepSize,
              c->tStop);
+    /* only an accepted call snaps the time to the master's grid (a rejected one leaves the
+       instance unchanged) */
+    c->time = currentCommunicationPoint;
+    if (communicationStepSize == 0.0) goto END;
     status = cs_integrate(c, FN, currentCommunicationPoint + communicationStepSize);
 END:
     return status;

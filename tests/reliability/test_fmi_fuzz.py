@@ -38,6 +38,8 @@ import wc_fmi_driver as D  # noqa: E402
 
 EXAMPLES = int(os.environ.get("WEARCOSIM_FUZZ_EXAMPLES", "30"))
 SEQ_TIMEOUT = float(os.environ.get("WEARCOSIM_FUZZ_TIMEOUT", "30"))
+# WEARCOSIM_FUZZ_RANDOM=1: a new random seed per run (bug hunting) instead of the fixed one
+DERANDOMIZE = os.environ.get("WEARCOSIM_FUZZ_RANDOM", "0") in ("", "0")
 
 MODELS = ["WearCosim.Examples.Basic.BouncingBall",
           "WearCosim.Examples.Basic.VanDerPol",
@@ -46,6 +48,8 @@ MODELS = ["WearCosim.Examples.Basic.BouncingBall",
           "WearCosim.Examples.HybridMechanism.DrySpeed32pi"]
 
 STATS = {"sequences": 0, "calls": 0, "crashes": 0, "hangs": 0}
+COVERAGE = {}   # (state before the call is not known here) state after a call -> count
+STATUSES = {}
 
 
 # ---------------------------------------------------------------------------------
@@ -223,23 +227,37 @@ def prefix_ops(kind, ftype, stop):
     if kind == "ready":
         return p
     if ftype == D.ME:
-        return p + [["newDiscreteStates", False], ["enterCT"], ["setTime", "rel", 0.01 * stop],
-                    ["completedStep", False]]
-    return p + [["doStep", "cur", 0.0, 0.05 * stop], ["doStep", "cur", 0.0, 0.05 * stop]]
+        p += [["newDiscreteStates", False], ["enterCT"], ["setTime", "rel", 0.01 * stop],
+              ["completedStep", False]]
+    else:
+        p += [["doStep", "cur", 0.0, 0.05 * stop], ["doStep", "cur", 0.0, 0.05 * stop]]
+    if kind == "terminated":
+        p += [["terminate"]]
+    elif kind == "failed" and ftype == D.CS:
+        p += [["doStep", "cur", 0.0, 1e300]]      # BouncingBall: fmi2Discard at once
+    return p
 
 
 def sequences(info):
     return st.builds(
         lambda ftype, kind, ops: prefix_ops(kind, ftype, info["stopTime"]) + ops,
         st.sampled_from([D.ME, D.CS]),
-        st.sampled_from(["none", "init", "ready", "running", "running"]),
+        st.sampled_from(["none", "init", "ready", "running", "running", "terminated"] +
+                        (["failed"] if info["identifier"] == "BouncingBall" else [])),
         st.lists(ops_strategy(info), min_size=1, max_size=30))
 
 
 # ---------------------------------------------------------------------------------
 # tests
 
+DUMP = os.environ.get("WEARCOSIM_FUZZ_DUMP")   # append every sequence to this JSONL file
+                                               # (e.g. to replay them under valgrind)
+
+
 def _check(worker, seq):
+    if DUMP:
+        with open(DUMP, "a") as fh:
+            fh.write(json.dumps(seq) + "\n")
     res = worker.run(seq)
     STATS["sequences"] += 1
     STATS["calls"] += len(seq)
@@ -248,6 +266,12 @@ def _check(worker, seq):
         raise AssertionError(f"{kind}: {res.get('crash') or res.get('hang')}\n"
                              f"sequence (replay: wc_fmi_driver.py {worker.unzipped} < seq):\n"
                              f"{json.dumps(seq)}")
+    for name, stt, state in res.get("trace", []):
+        if name in ("instantiate", "free"):
+            continue
+        COVERAGE[state] = COVERAGE.get(state, 0) + 1
+        if isinstance(stt, int):
+            STATUSES[stt] = STATUSES.get(stt, 0) + 1
     assert res["ok"], ("FMI contract violated:\n  " + "\n  ".join(res["problems"]) +
                        f"\ntrace: {res['trace']}\nsequence:\n{json.dumps(seq)}")
 
@@ -256,7 +280,7 @@ def _check(worker, seq):
 def test_fuzz_fmi_call_sequences(model, workers, infos):
     worker, info = workers(model), infos(model)
 
-    @settings(max_examples=EXAMPLES, derandomize=True, database=None, deadline=None,
+    @settings(max_examples=EXAMPLES, derandomize=DERANDOMIZE, database=None, deadline=None,
               suppress_health_check=list(HealthCheck), print_blob=False)
     @given(seq=sequences(info))
     def fuzz(seq):
@@ -282,4 +306,6 @@ def test_fuzz_report_counts():
     """Prints how many sequences/calls were fuzzed (run with -s or -rA to see it)."""
     print(f"\nFMI fuzz: {STATS['sequences']} sequences, {STATS['calls']} calls, "
           f"{STATS['crashes']} crashes, {STATS['hangs']} hangs "
-          f"(WEARCOSIM_FUZZ_EXAMPLES={EXAMPLES} per model, {len(MODELS)} models)")
+          f"(WEARCOSIM_FUZZ_EXAMPLES={EXAMPLES} per model, {len(MODELS)} models)\n"
+          f"  states after calls: {dict(sorted(COVERAGE.items(), key=str))}\n"
+          f"  statuses returned: {dict(sorted(STATUSES.items()))}")

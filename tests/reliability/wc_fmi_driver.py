@@ -282,20 +282,6 @@ ALWAYS_ERROR = {"getDirectionalDerivative", "setRealInputDerivatives",
                 "getRealOutputDerivatives", "cancelStep", "getIntegerStatus"}
 
 
-STRICT = bool(int(__import__("os").environ.get("WEARCOSIM_FUZZ_STRICT", "0") or 0))
-
-
-def only_time_differs(a: bytes, b: bytes) -> bool:
-    """KI-1: fmi2DoStep sets the FMU time to currentCommunicationPoint (which may differ
-    from it by up to 1e-9*max(1,|t|)) BEFORE the stop-time check that then rejects the
-    step with fmi2Error (fmi2_runtime.c, fmi2DoStep).  True if the two snapshots differ
-    only in the time field (and hence the checksum)."""
-    if len(a) != len(b):
-        return False
-    ha, hb = parse_header(a), parse_header(b)
-    if abs(ha["time"] - hb["time"]) > 1e-9 * max(1.0, abs(ha["time"])):
-        return False
-    return a[:52] == b[:52] and a[64:] == b[64:]
 
 
 def fnum(x):
@@ -426,11 +412,7 @@ class Runner:
             return
         if st in (DISCARD, ERROR) and not logged_err:
             self.problem(f"returned {st} without a log message")          # P3
-        if st == ERROR and after is not None and after != before and \
-                new_state != ERRORSTATE and not (
-                    name == "doStep" and not STRICT and only_time_differs(before, after)):
-            # (known issue KI-1, see only_time_differs: tolerated unless
-            #  WEARCOSIM_FUZZ_STRICT=1; test_fmi_fuzz.py has an xfail reproducer)
+        if st == ERROR and after is not None and after != before and new_state != ERRORSTATE:
             hb, ha = parse_header(before), parse_header(after)
             self.problem("fmi2Error changed the instance but did not move it to state "
                          f"'error' (state {STATE_NAMES.get(new_state)}, time "

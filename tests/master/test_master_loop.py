@@ -142,3 +142,23 @@ def test_pyfmi_backend_is_optional(pressed_fmu, tmp_path):
                                       progress=False).run())[2]["final"]
     b = store.read_results(WearMaster(scenario(pressed_fmu, name="fmpy"), tmp_path, progress=False).run())[2]["final"]
     np.testing.assert_allclose(a, b, rtol=1e-9)
+
+
+def test_fmu_failure_mid_run_is_reported_with_time_and_checkpoint(pressed_fmu, tmp_path):
+    """The FMU's derivative becomes NaN at t = 0.5 s (cycle 4 of 2*pi/50 s): the FMU discards
+    the step naming the time, the master writes the checkpoint of the last completed wear
+    update and stops with a message that names the time, the cause and the checkpoint; the
+    run can be resumed from it (here: with the failure still in the model, it fails again)."""
+    from wearcosim.master.loop import MasterError
+    sc = scenario(pressed_fmu, name="fail", start={"tFail": 0.5}, wear={"cycles": 8})
+    m = WearMaster(sc, tmp_path, progress=False)
+    m.checkpoint_seconds = 1e9          # only the failure path writes the checkpoint
+    with pytest.raises(MasterError) as ei:
+        m.run()
+    msg = str(ei.value)
+    assert "fmi2DoStep" in msg and "last successful time 0.5" in msg
+    assert "not finite" in msg or "NaN" in msg
+    assert "fail.ckpt" in msg and m.ckpt_path.exists()
+    arrays, meta = store.load_checkpoint(m.ckpt_path)
+    assert meta["cycle"] == 3                       # 3 whole cycles (0.377 s) before 0.5 s
+    assert np.count_nonzero(arrays["depth"]) > 0

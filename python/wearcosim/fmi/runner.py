@@ -29,7 +29,7 @@ class FMIError(RuntimeError):
         self.function = function
         self.status = status
         self.log = list(log)
-        last = f": {self.log[-1]}" if self.log else ""
+        last = f": {' / '.join(self.log[-4:])}" if self.log else ""
         super().__init__(f"{function} returned {STATUS.get(status, status)}{last}")
 
 
@@ -117,10 +117,12 @@ class FMPyRunner(Runner):
 
     def _call(self, name, fn):
         from fmpy.fmi1 import FMICallException
+        n0 = len(self.log)
         try:
             return fn()
         except FMICallException as exc:
-            raise FMIError(name, getattr(exc, "status", 3), self.log) from None
+            # the log lines the FMU emitted during this call name the time and the cause
+            raise FMIError(name, getattr(exc, "status", 3), self.log[n0:] or self.log[-1:]) from None
         except Exception as exc:
             if "Failed to instantiate" in str(exc):
                 raise FMIError(name, 3, self.log) from None

@@ -120,18 +120,27 @@ class WearMaster:
         return r
 
     # ------------------------------------------------------------------ checkpoint
-    def _save_checkpoint(self, r, st: RunState):
+    def _mark(self, r, st: RunState):
+        """Everything a checkpoint needs at this wear update: the FMU's serialised state and
+        the lengths of the growing lists (cheap; the file is written by ``_write_mark``)."""
         s = r.get_state()
         try:
-            blob = np.frombuffer(r.serialize_state(s), dtype=np.uint8)
+            blob = np.frombuffer(r.serialize_state(s), dtype=np.uint8).copy()
         finally:
             r.free_state(s)
-        arrays = {"depth": st.depth, "pending": st.pending, "fmu_state": blob,
-                  "profile_cycles": np.array([c for c, _ in st.profiles], dtype=np.int64),
-                  "profiles": np.array([p for _, p in st.profiles]).reshape(len(st.profiles), -1)}
+        return {"blob": blob, "cycle": st.cycle, "k": r.k, "depth": st.depth.copy(),
+                "pending": st.pending.copy(), "n_profiles": len(st.profiles),
+                "n_chunks": {k: len(v) for k, v in st.series.items()}}
+
+    def _write_mark(self, mark, st: RunState):
+        prof = st.profiles[:mark["n_profiles"]]
+        arrays = {"depth": mark["depth"], "pending": mark["pending"], "fmu_state": mark["blob"],
+                  "profile_cycles": np.array([c for c, _ in prof], dtype=np.int64),
+                  "profiles": np.array([p for _, p in prof]).reshape(len(prof), -1)}
         for k, chunks in st.series.items():
+            chunks = chunks[:mark["n_chunks"][k]]
             arrays["series/" + k] = np.concatenate(chunks) if chunks else np.zeros(0)
-        meta = {"cycle": st.cycle, "k": r.k, "scenario": self.sc.raw, "fmu_sha256": self.fmu_sha}
+        meta = {"cycle": mark["cycle"], "k": mark["k"], "scenario": self.sc.raw, "fmu_sha256": self.fmu_sha}
         store.save_checkpoint(self.ckpt_path, arrays, meta)
 
     def _load_checkpoint(self, r) -> RunState:
@@ -175,6 +184,7 @@ class WearMaster:
             tbuf = np.empty(N)
             t_start = time.perf_counter()
             last_ckpt = t_start
+            mark, written = None, True
             c0 = st.cycle
             total = sc.transient_cycles + sc.cycles
             while st.cycle < total:
@@ -197,10 +207,12 @@ class WearMaster:
                     st.pending = np.zeros_like(st.pending)
                     r.set_reals(self.depth_vrs, st.depth)
                     st.profiles.append((wear_cycles, st.depth.copy()))
+                    mark = self._mark(r, st)
+                    written = False
                     now = time.perf_counter()
                     if now - last_ckpt >= self.checkpoint_seconds or st.cycle >= total:
-                        self._save_checkpoint(r, st)
-                        last_ckpt = now
+                        self._write_mark(mark, st)
+                        last_ckpt, written = now, True
                 if self.hook:
                     self.hook(self, st)
                 if self.progress:
@@ -209,8 +221,13 @@ class WearMaster:
                 print(file=sys.stderr)
         except FMIError as exc:
             t = r.last_successful_time() if hasattr(r, "last_successful_time") else float("nan")
-            raise MasterError(f"{sc.name}: FMU failed at cycle {st.cycle + 1} (last successful time {t:.9g} s): {exc}. "
-                              f"The last checkpoint is {self.ckpt_path}") from None
+            saved = ""
+            if mark is not None and not written:      # flush the last wear update's checkpoint
+                self._write_mark(mark, st)
+            if self.ckpt_path.exists():
+                saved = f"; checkpoint of the last wear update (cycle {mark['cycle'] if mark else '?'}): {self.ckpt_path}"
+            raise MasterError(f"{sc.name}: FMU failed in cycle {st.cycle + 1} (last successful time {t:.9g} s): "
+                              f"{exc}{saved}") from None
         finally:
             try:
                 r.terminate()

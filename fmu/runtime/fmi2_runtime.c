@@ -384,6 +384,7 @@ static void set_defaults(RtCtx *c)
     c->lastSuccessfulTime = c->time;
     c->meEventPasses = 0;
     c->odeRestart = 1;
+    c->odeResume = 0;
     c->csEventPending = 0;
     c->hHint = 0.0;
     c->nEvents = 0;
@@ -569,6 +570,7 @@ fmi2Status fmi2ExitInitializationMode(fmi2Component comp)
     }
     c->lastSuccessfulTime = c->time;
     c->odeRestart = 1;
+    c->odeResume = 0;
     c->csEventPending = 0;
     c->meEventPasses = 0;
     c->state = c->type == fmi2ModelExchange ? RT_EVENT_MODE : RT_STEP_COMPLETE;
@@ -749,6 +751,7 @@ static fmi2Status set_values(RtCtx *c, const char *fn, const fmi2ValueReference 
     if (c->state == RT_STEP_COMPLETE) {
         c->csEventPending = 1;   /* relations may depend on inputs/parameters */
         c->odeRestart = 1;       /* the right-hand side changed: no FSAL reuse */
+        c->odeResume = 0;
     }
     return fmi2OK;
 }
@@ -831,7 +834,7 @@ END:
 /* FMU state: one contiguous byte block, which is also the serialized form     */
 
 #define RT_STATE_MAGIC "WCSFMUS"   /* + NUL = 8 bytes */
-#define RT_STATE_VERSION 1u
+#define RT_STATE_VERSION 2u
 
 typedef struct {
     char magic[8];
@@ -844,6 +847,11 @@ typedef struct {
     int stopDefined, toleranceDefined, terminateRequested, dirty, csEventPending;
     unsigned int checksum;   /* FNV-1a over the whole block with this field = 0 */
     double time, lastSuccessfulTime, tStart, tStop, tolerance, hHint;
+    /* Co-Simulation solver's step-size controller history (odeLive = 1 when the solver was
+       running, i.e. not waiting for a restart): restoring it makes "save, restore, continue"
+       bit-identical to "continue" (f(t,x) and the Jacobian are recomputed, deterministically) */
+    double odeHLast, odeErrOld;
+    int odeLive, odeFirstStep, odeLastRejected, odePad;
 } RtStateHeader;
 
 static unsigned int state_checksum(const unsigned char *buf, size_t n)
@@ -891,6 +899,19 @@ static void state_write(const RtCtx *c, unsigned char *buf)
     h.tStop = c->tStop;
     h.tolerance = c->tolerance;
     h.hHint = c->ode && !c->odeRestart ? c->ode->h : c->hHint;
+    if (c->ode && !c->odeRestart) {
+        h.odeLive = 1;
+        h.odeHLast = c->ode->h_last;
+        h.odeErrOld = c->ode->err_old;
+        h.odeFirstStep = c->ode->first_step;
+        h.odeLastRejected = c->ode->last_rejected;
+    } else if (c->odeResume) {     /* restored but not stepped yet: keep what was restored */
+        h.odeLive = 1;
+        h.odeHLast = c->resumeHLast;
+        h.odeErrOld = c->resumeErrOld;
+        h.odeFirstStep = c->resumeFirstStep;
+        h.odeLastRejected = c->resumeLastRejected;
+    }
     memcpy(buf, &h, sizeof h);
     memset(buf + sizeof h, 0, state_guid_space());
     memcpy(buf + sizeof h, MODEL_GUID, sizeof(MODEL_GUID) - 1);
@@ -940,6 +961,11 @@ static void state_read(RtCtx *c, const unsigned char *buf)
     c->hHint = h.hHint;
     memcpy(c->v, buf + sizeof h + state_guid_space(), (size_t)NV * sizeof(double));
     c->odeRestart = 1;
+    c->odeResume = h.odeLive;
+    c->resumeHLast = h.odeHLast;
+    c->resumeErrOld = h.odeErrOld;
+    c->resumeFirstStep = h.odeFirstStep;
+    c->resumeLastRejected = h.odeLastRejected;
     c->meEventPasses = 0;
 }
 
@@ -1291,7 +1317,7 @@ static int cs_solver(RtCtx *c, const char *fn)
         }
         if (c->ode) rt_ode_free(c->ode);
         c->ode = s;
-        c->odeRestart = 1;
+        c->odeRestart = 1;   /* (a pending odeResume of a restored FMU state still applies) */
         rlog(c, fmi2OK, RT_LOG_ALL, "%s: using solver %s", fn, m->name);
     }
     c->odeMethod = id;
@@ -1425,6 +1451,7 @@ static fmi2Status cs_discard(RtCtx *c, const char *fn, const char *fmt, ...)
     c->deferred[0] = '\0';
     c->lastSuccessfulTime = c->time;
     c->odeRestart = 1;
+    c->odeResume = 0;
     c->state = RT_STEP_FAILED;
     return fmi2Discard;
 }
@@ -1455,6 +1482,7 @@ static fmi2Status cs_integrate(RtCtx *c, const char *fn, double tEnd)
             return cs_discard(c, fn, "the model called terminate() at t=%.17g", c->time);
         }
         c->odeRestart = 1;
+        c->odeResume = 0;
     }
     if (N_X == 0 && N_Z == 0) {   /* nothing continuous: just advance the time */
         c->time = tEnd;
@@ -1465,7 +1493,16 @@ static fmi2Status cs_integrate(RtCtx *c, const char *fn, double tEnd)
         return fmi2OK;
     }
     if (c->odeRestart) {
-        if (s) rt_ode_restart(s, c->time, c->v + OFF_X, c->hHint);
+        if (s) {
+            rt_ode_restart(s, c->time, c->v + OFF_X, c->hHint);
+            if (c->odeResume) {   /* continue a restored FMU state with its controller history */
+                s->h_last = c->resumeHLast;
+                s->err_old = c->resumeErrOld;
+                s->first_step = c->resumeFirstStep;
+                s->last_rejected = c->resumeLastRejected;
+            }
+        }
+        c->odeResume = 0;
         if (N_Z > 0) mdl_zc(c->v, c->time, c->zOld);
         c->odeRestart = 0;
         c->rhsTerminate = 0;

@@ -66,6 +66,9 @@ struct RtCtx {
     RtOde *ode;
     int odeMethod;                  /* id the current ode object was made for, -1 none */
     int odeRestart;                 /* restart solver (and recompute z) at next doStep */
+    int odeResume;                  /* the restart continues a restored FMU state: apply the */
+    double resumeHLast, resumeErrOld;   /* solver controller history saved with it        */
+    int resumeFirstStep, resumeLastRejected;
     int csEventPending;             /* inputs/parameters changed: event iteration at the
                                        start of the next doStep */
     double hHint;                   /* step size proposal kept over a restart */

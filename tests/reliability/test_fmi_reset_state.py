@@ -166,16 +166,12 @@ def test_fmu_state_roundtrip_identical(load, model):
     _state_roundtrip(load(model))
 
 
-# KI-2: the FMU state does not contain the CS solver's step-size-controller history
-# (rt_ode: err_old, first_step, FSAL value, Jacobian); fmi2SetFMUstate restarts the
-# solver (state_read sets odeRestart = 1), so "save, continue" and "save, restore,
-# continue" differ at the tolerance level where no event restarted the solver anyway.
-_KI2 = pytest.mark.xfail(strict=True, reason="KI-2: restored CS run differs from the "
-                         "uninterrupted run (solver history not in the FMU state)")
+# KI-2 (found here, fixed): the FMU state now carries the CS solver's controller history
+# (err_old, h_last, first_step, last_rejected); f(t, x) and the Jacobian are recomputed
+# deterministically, so "save, continue" and "save, restore, continue" are bit-identical.
 
 
-@pytest.mark.parametrize("model", [pytest.param(m, marks=_KI2) if m.endswith("VanDerPol")
-                                   else m for m in MODELS],
+@pytest.mark.parametrize("model", MODELS,
                          ids=lambda m: m.rsplit(".", 1)[1])
 def test_fmu_state_restore_equals_uninterrupted_run(load, model):
     a, b = _state_roundtrip(load(model), fresh_instance_too=False)

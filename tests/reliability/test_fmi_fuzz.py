@@ -12,7 +12,7 @@ contains the minimal sequence as one JSON line, which can be replayed with
 
     python tests/reliability/wc_fmi_driver.py <extracted fmu dir> < seq.jsonl
 
-Budget: WEARCOSIM_FUZZ_EXAMPLES (default 30) sequences per model, 5 models, derandomized
+Budget: WEARCOSIM_FUZZ_EXAMPLES (default 12) sequences per model, every example FMU, derandomized
 (fixed seed, no example database) so CI is reproducible.  A long run:
 
     WEARCOSIM_FUZZ_EXAMPLES=5000 pytest tests/reliability/test_fmi_fuzz.py -k fuzz -s
@@ -36,16 +36,19 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 import wc_fmi_driver as D  # noqa: E402
 
-EXAMPLES = int(os.environ.get("WEARCOSIM_FUZZ_EXAMPLES", "30"))
+EXAMPLES = int(os.environ.get("WEARCOSIM_FUZZ_EXAMPLES", "12"))
 SEQ_TIMEOUT = float(os.environ.get("WEARCOSIM_FUZZ_TIMEOUT", "30"))
 # WEARCOSIM_FUZZ_RANDOM=1: a new random seed per run (bug hunting) instead of the fixed one
 DERANDOMIZE = os.environ.get("WEARCOSIM_FUZZ_RANDOM", "0") in ("", "0")
 
-MODELS = ["WearCosim.Examples.Basic.BouncingBall",
-          "WearCosim.Examples.Basic.VanDerPol",
-          "WearCosim.Examples.Basic.ContactOscillator",
-          "WearCosim.Examples.SliderCrank.SliderCrankDry",
-          "WearCosim.Examples.HybridMechanism.DrySpeed32pi"]
+def _all_examples():
+    """Every example FMU of the library (issue: fuzz every example)."""
+    from wctest import PACKAGE
+    from wearcosim.export.frontend import list_models
+    return list_models(PACKAGE, "WearCosim.Examples")
+
+
+MODELS = _all_examples()
 
 STATS = {"sequences": 0, "calls": 0, "crashes": 0, "hangs": 0}
 COVERAGE = {}   # (state before the call is not known here) state after a call -> count

@@ -132,15 +132,15 @@ def layout(causal: Causal) -> Layout:
                             description=f"Time derivative of {s.name}",
                             unit=(s.base.unit + "/s") if s.base.unit else "", derivative_of=k)
                        for k, s in enumerate(states)])
-    params = [mk(s, "MK_PARAM_FIXED", causality="parameter") for s in S if s.kind == "param" and not getattr(s, "structural", False)]
+    params = [mk(s, "MK_PARAM_FIXED", causality="parameter") for s in S if s.kind == "param" and not s.structural]
     for p in params:
         p.causality = "parameter"
-    calcs = [mk(s, "MK_CALC_PARAM") for s in S if s.kind == "calc" and not getattr(s, "structural", False)]
+    calcs = [mk(s, "MK_CALC_PARAM") for s in S if s.kind == "calc" and not s.structural]
     for p in calcs:
         p.causality = "calculatedParameter"
     consts = []
     for s in S:
-        if s.kind == "const" or (s.kind in ("param", "calc") and getattr(s, "structural", False)):
+        if s.kind == "const" or (s.kind in ("param", "calc") and s.structural):
             val = s.value if s.kind == "const" else dae.param_values.get(s.name)
             sl = mk(s, "MK_CALC_PARAM")
             sl.sym = ca.SX.sym(f"$const_{s.name}")

@@ -39,6 +39,7 @@ class ScalarVar:
     start: object = None      # number, or SX expression of parameters
     value: object = None      # numeric value for const
     type: str = "Real"
+    structural: bool = False  # a parameter whose value fixes a size/range/subscript (folded)
 
     @property
     def causality(self):

@@ -62,9 +62,7 @@ def compile_binary(src_dir: Path, units, identifier: str, out: Path, cc: str = N
     cc = cc or os.environ.get("CC", "gcc")
     out.parent.mkdir(parents=True, exist_ok=True)
     cmd = [cc, "-shared", "-fPIC", opt, "-fvisibility=hidden", "-std=c99", "-D_POSIX_C_SOURCE=200809L",
-           f"-DFMI2_FUNCTION_PREFIX=", "-I", str(src_dir)] + [str(src_dir / u) for u in units] + \
-          ["-o", str(out), "-lm"]
-    cmd = [c for c in cmd if c != "-DFMI2_FUNCTION_PREFIX="]
+           "-I", str(src_dir)] + [str(src_dir / u) for u in units] + ["-o", str(out), "-lm"]
     try:
         p = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
     except FileNotFoundError:

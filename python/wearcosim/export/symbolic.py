@@ -135,7 +135,7 @@ def _binop(op, a, b):
                 return a
             if k == 0:
                 return 1.0
-        return ca.power(as_sx(a), as_sx(b)) if not isinstance(a, ca.SX) or True else a ** b
+        return ca.power(as_sx(a), as_sx(b))
     if op in ("<", "<=", ">", ">=", "==", "<>"):
         if both:
             return {"<": na < nb, "<=": na <= nb, ">": na > nb, ">=": na >= nb, "==": na == nb, "<>": na != nb}[op]

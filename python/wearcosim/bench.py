@@ -4,7 +4,8 @@ Prints a table and writes ``results/bench.json``.  Every figure is a ratio again
 timed in the same process, never an absolute target:
 
 * simulation speed at equal accuracy: our CS FMU (FMPy runner), our ME FMU with FMPy's
-  CVode, and rumoca's ``Model.simulate`` of the same .mo file; accuracy of each against a
+  CVode, rumoca's ``Model.simulate`` of the same .mo file, and (hybrid mechanism) the same
+  equations written plainly in NumPy for ``scipy.integrate.solve_ivp`` (``bench_scipy``); accuracy of each against a
   tight-tolerance reference (our CS FMU at rtol 1e-11): max |x - x_ref| / range(x_ref) of the
   orbit (ex, ey) on the output grid;
 * wear-loop throughput (cycles per second, hybrid mechanism at 32 pi);
@@ -67,6 +68,11 @@ def bench_simulation(build_dir: Path, rtol=1e-7):
         m = sess.load(str(checks), model="WearCosimChecks." + wrapper)
         t_ru, r = _timeit(lambda: m.simulate((0.0, stop), dt=dt, config=rumoca.SimConfig(rtol=rtol, atol=rtol * 1e-3)).to_dict())
         res["rumoca.simulate"] = (t_ru, _err(r["time"], r["data"], tr, ref))
+        if "hybrid" in label:           # plain NumPy + SciPy version of the same equations
+            from .bench_scipy import HybridDry
+            for method in ("LSODA", "Radau"):
+                t_sp, out = _timeit(lambda: HybridDry().simulate(stop, np.asarray(tr), rtol=rtol, method=method), repeat=1)
+                res[f"SciPy solve_ivp {method}"] = (t_sp, _err(out[0], {"ex": out[1], "ey": out[2]}, tr, ref))
         rows.append((label, res))
     return rows
 

@@ -1,0 +1,130 @@
+"""Benchmark peer (not library code): the dry 3-CPaR&R1R2 hybrid mechanism written plainly in
+NumPy and integrated with ``scipy.integrate.solve_ivp`` -- what a researcher would otherwise
+write.  Same equations and parameters as ``WearCosim.Examples.HybridMechanism.DrySpeed32pi``
+(unworn bearing, gPlane = 0): chain 3's Lagrange equations with the Flores contact force
+(impact velocity captured at contact onset by a terminal event) and Ambrosio friction.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from scipy.integrate import solve_ivp
+
+P = dict(q10=0.354, q20=0.409, qAmp=0.005, xD3=0.0, yD3=-0.08, xA3=0.0, yA3=0.0, l31=0.30, l32=0.25,
+         l33=0.06, m31=1.0, m32=0.8, m33=0.5, s33=0.03, J31=7.5e-3, J32=4.2e-3, J33=5e-4, elbow=1.0,
+         Rj=0.01, L=0.04, Ej=207e9, nuj=0.3, Eb=110e9, nub=0.34, cr=0.9, mu=0.1, v0=1e-4, v1=1e-2,
+         vImpactMin=1e-3, eReg=1e-12)
+
+
+class HybridDry:
+    def __init__(self, omega=32 * math.pi, c=0.25e-3, **over):
+        p = dict(P, **over)
+        self.p, self.w, self.c = p, omega, c
+        self.a3 = p["l31"] + p["l33"]
+        self.M11 = p["m31"] * p["l31"] ** 2 / 4 + p["J31"] + p["m32"] * p["l31"] ** 2 + p["m33"] * (p["l31"] + p["s33"]) ** 2 + p["J33"]
+        self.M22 = p["m32"] * p["l32"] ** 2 / 4 + p["J32"] + p["m33"] * p["l32"] ** 2
+        self.hM = p["m32"] * p["l31"] * p["l32"] / 2 + p["m33"] * (p["l31"] + p["s33"]) * p["l32"]
+        Rb = p["Rj"] + c
+        si = (1 - p["nub"] ** 2) / (math.pi * p["Eb"])
+        sj = (1 - p["nuj"] ** 2) / (math.pi * p["Ej"])
+        self.K = 4 / (3 * math.pi * (si + sj)) * math.sqrt(Rb * p["Rj"] / (Rb - p["Rj"]))
+        self.damp = 8 * (1 - p["cr"]) / (5 * p["cr"])
+        self.vImpact = 1.0
+
+    def initial(self):
+        p, a3, w = self.p, self.a3, self.w
+        p0 = np.array([p["q10"] + p["xD3"] - p["xA3"], p["q20"] - p["qAmp"] + p["yD3"] - p["yA3"]])
+        d0 = math.hypot(*p0)
+        al = math.atan2(p0[1], p0[0]) + p["elbow"] * math.acos((a3 ** 2 + d0 ** 2 - p["l32"] ** 2) / (2 * a3 * d0))
+        be = math.atan2(p0[1] - a3 * math.sin(al), p0[0] - a3 * math.cos(al))
+        det = a3 * p["l32"] * math.sin(be - al)
+        return np.array([al, be, p["l32"] * math.cos(be) * (-p["qAmp"] * w) / det, -a3 * math.cos(al) * (-p["qAmp"] * w) / det])
+
+    def kin(self, t, y):
+        p, a3, w = self.p, self.a3, self.w
+        al, be, ad, bd = y
+        rJ = np.array([p["xA3"] + a3 * math.cos(al) + p["l32"] * math.cos(be), p["yA3"] + a3 * math.sin(al) + p["l32"] * math.sin(be)])
+        vJ = np.array([-a3 * ad * math.sin(al) - p["l32"] * bd * math.sin(be), a3 * ad * math.cos(al) + p["l32"] * bd * math.cos(be)])
+        rB = np.array([p["q10"] - p["qAmp"] * math.sin(w * t) + p["xD3"], p["q20"] - p["qAmp"] * math.cos(w * t) + p["yD3"]])
+        vB = p["qAmp"] * w * np.array([-math.cos(w * t), math.sin(w * t)])
+        return rJ, vJ, rB, vB
+
+    def delta(self, t, y):
+        rJ, _, rB, _ = self.kin(t, y)
+        e = rJ - rB
+        return math.sqrt(e[0] ** 2 + e[1] ** 2 + self.p["eReg"] ** 2) - self.c
+
+    def edot(self, t, y):
+        rJ, vJ, rB, vB = self.kin(t, y)
+        ev = rJ - rB
+        e = math.sqrt(ev[0] ** 2 + ev[1] ** 2 + self.p["eReg"] ** 2)
+        return float(ev @ (vJ - vB)) / e
+
+    def rhs(self, t, y):
+        p, a3 = self.p, self.a3
+        al, be, ad, bd = y
+        rJ, vJ, rB, vB = self.kin(t, y)
+        ev = rJ - rB
+        e = math.sqrt(ev[0] ** 2 + ev[1] ** 2 + p["eReg"] ** 2)
+        n = ev / e
+        tg = np.array([-n[1], n[0]])
+        dv = vJ - vB
+        eDot = float(n @ dv)
+        vs = float(tg @ dv) + p["Rj"] * ad
+        delta = e - self.c
+        if delta > 0:
+            Fn = max(0.0, self.K * delta ** 1.5 * (1 + self.damp * eDot / self.vImpact))
+        else:
+            Fn = 0.0
+        cd = min(1.0, max(0.0, (abs(vs) - p["v0"]) / (p["v1"] - p["v0"])))
+        Ft = -p["mu"] * cd * Fn * vs / max(abs(vs), p["v0"])
+        F = -Fn * n + Ft * tg
+        tau = p["Rj"] * Ft
+        s, co = math.sin(al - be), math.cos(al - be)
+        M = np.array([[self.M11, self.hM * co], [self.hM * co, self.M22]])
+        Q = np.array([a3 * (-math.sin(al) * F[0] + math.cos(al) * F[1]) + tau - self.hM * s * bd ** 2,
+                      p["l32"] * (-math.sin(be) * F[0] + math.cos(be) * F[1]) + self.hM * s * ad ** 2])
+        acc = np.linalg.solve(M, Q)
+        return np.array([ad, bd, acc[0], acc[1]])
+
+    def simulate(self, stop, t_eval, rtol=1e-7, atol=None, method="LSODA"):
+        """Integrate with contact-onset events; returns (t_eval, ex, ey, nfev)."""
+        atol = atol if atol is not None else rtol * 1e-3
+        y = self.initial()
+        t = 0.0
+        self.vImpact = 1.0
+        ts, ys, nfev = [], [], 0
+
+        h = 1e-10                       # hysteresis of the contact event, as in the FMU
+        armed = True                    # waiting for a contact onset (else for a separation)
+
+        def ev(t, y):
+            return self.delta(t, y) - h if armed else self.delta(t, y) + h
+        ev.terminal = True
+        while t < stop:
+            ev.direction = 1 if armed else -1
+            sol = solve_ivp(self.rhs, (t, stop), y, method=method, rtol=rtol, atol=atol, events=ev,
+                            dense_output=True)
+            nfev += sol.nfev
+            seg = t_eval[(t_eval >= t) & (t_eval <= sol.t[-1])]
+            if seg.size:
+                ts.append(seg)
+                ys.append(sol.sol(seg))
+            t, y = sol.t[-1], sol.y[:, -1].copy()
+            if sol.status == 1:
+                if armed:               # contact onset: capture the impact velocity
+                    self.vImpact = max(self.edot(t, y), self.p["vImpactMin"])
+                armed = not armed
+            elif sol.status != 0:
+                raise RuntimeError(sol.message)
+        tt = np.concatenate(ts)
+        Y = np.concatenate(ys, axis=1)
+        _, idx = np.unique(tt, return_index=True)
+        tt, Y = tt[idx], Y[:, idx]
+        ex, ey = [], []
+        for k, tk in enumerate(tt):
+            rJ, _, rB, _ = self.kin(tk, Y[:, k])
+            ex.append(rJ[0] - rB[0])
+            ey.append(rJ[1] - rB[1])
+        return tt, np.array(ex), np.array(ey), nfev

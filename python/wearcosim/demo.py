@@ -12,21 +12,20 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _stale(fmu: Path, package_dir: Path) -> bool:
-    if not fmu.exists():
-        return True
-    newest = max(p.stat().st_mtime for p in list(package_dir.rglob("*.mo")) +
-                 list((ROOT / "fmu").rglob("*.[ch]")) + list((ROOT / "fmu").rglob("*.in")) +
-                 list((ROOT / "python" / "wearcosim" / "export").glob("*.py")))
-    return fmu.stat().st_mtime < newest
+def sources_mtime(package_dir: Path) -> float:
+    """Newest modification time of everything an FMU is built from."""
+    return max(p.stat().st_mtime for p in list(Path(package_dir).rglob("*.mo")) +
+               list((ROOT / "fmu").rglob("*.[ch]")) + list((ROOT / "fmu").rglob("*.in")) +
+               list((ROOT / "python" / "wearcosim" / "export").glob("*.py")))
 
 
-def ensure_fmu(model: str, out_dir: Path, package=None, log=print) -> Path:
-    """The FMU of ``model`` in ``out_dir``, (re)built when missing or older than its sources."""
+def ensure_fmu(model: str, out_dir: Path, package=None, log=print, newest: float = None) -> Path:
+    """The FMU of ``model`` in ``out_dir``, (re)built when missing or older than its sources
+    (``newest``: their newest mtime, when the caller already knows it)."""
     from .export.build import DEFAULT_PACKAGE, build_fmu
     package = Path(package) if package else DEFAULT_PACKAGE
     dest = Path(out_dir) / f"{model.split('.')[-1]}.fmu"
-    if _stale(dest, package):
+    if not dest.exists() or dest.stat().st_mtime < (newest if newest is not None else sources_mtime(package)):
         r = build_fmu(model, package, out_dir)
         log(f"built {r.fmu.name:40s} {r.seconds:6.2f} s")
     return dest
@@ -34,15 +33,10 @@ def ensure_fmu(model: str, out_dir: Path, package=None, log=print) -> Path:
 
 def build_examples(out_dir: Path, prefix="WearCosim.Examples", log=print):
     from .export import frontend
-    from .export.build import DEFAULT_PACKAGE, build_fmu
-    fmus = {}
-    for m in frontend.list_models(DEFAULT_PACKAGE, prefix):
-        dest = out_dir / f"{m.split('.')[-1]}.fmu"
-        if _stale(dest, DEFAULT_PACKAGE):
-            r = build_fmu(m, DEFAULT_PACKAGE, out_dir)
-            log(f"built {r.fmu.name:40s} {r.seconds:6.2f} s")
-        fmus[m] = dest
-    return fmus
+    from .export.build import DEFAULT_PACKAGE
+    newest = sources_mtime(DEFAULT_PACKAGE)         # scanned once for all examples
+    return {m: ensure_fmu(m, out_dir, DEFAULT_PACKAGE, log, newest)
+            for m in frontend.list_models(DEFAULT_PACKAGE, prefix)}
 
 
 def run_demo(out: Path) -> int:

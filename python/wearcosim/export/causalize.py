@@ -229,12 +229,15 @@ def causalize(dae: Dae) -> Causal:
     sym_list = list(syms.values())
     solution = {}
     causal = Causal(dae, names, syms, [], solution)
-    known_from, known_to = [], []    # substitution of solved unknowns
+    known = {}    # name of a solved unknown -> (symbol, solution)
 
     def subst(x):
-        if not known_from:
+        """Replace the solved unknowns that occur in x (only those: the BLT order makes
+        earlier solutions free of unknowns, so one substitution suffices)."""
+        hit = [known[v.name()] for v in ca.symvar(x) if v.name() in known]
+        if not hit:
             return x
-        return ca.substitute(x, ca.vertcat(*known_from), ca.vertcat(*known_to))
+        return ca.substitute(x, ca.vertcat(*[a for a, _ in hit]), ca.vertcat(*[b for _, b in hit]))
 
     for comp in comps:
         eqs = sorted(comp)
@@ -256,8 +259,7 @@ def causalize(dae: Dae) -> Causal:
                 kind = "linear"
             for nm, sy, s in zip(vnames, vsyms, sol):
                 solution[nm] = s
-                known_from.append(sy)
-                known_to.append(s)
+                known[nm] = (sy, s)
         else:
             kind = "nonlinear"
             for nm, sy in zip(vnames, vsyms):

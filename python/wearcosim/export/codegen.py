@@ -207,32 +207,31 @@ def build_functions(causal: Causal) -> Generated:
     inputs = [V, t, INIT]
     sol = causal.solution
 
+    # unknowns with a solution expression (Newton unknowns stay symbols), stacked once
+    solved_names = [n for n in causal.unknowns
+                    if not (sol[n].is_symbolic() and sol[n].name() == causal.sym[n].name())]
+    solved_from = ca.vertcat(*[causal.sym[n] for n in solved_names]) if solved_names else None
+    solved_to = ca.vertcat(*[sol[n] for n in solved_names]) if solved_names else None
+
     def solved(x):
         """Substitute every unknown by its solution (knowns + w only)."""
-        names = [n for n in causal.unknowns if not (isinstance(sol[n], ca.SX) and sol[n].is_symbolic() and sol[n].name() == causal.sym[n].name())]
-        if not names:
-            return x
-        return ca.substitute(x, ca.vertcat(*[causal.sym[n] for n in names]), ca.vertcat(*[sol[n] for n in names]))
+        return x if solved_from is None else ca.substitute(x, solved_from, solved_to)
 
-    # constants: their symbols must not appear; substitute numeric values
     states = L.slots[L.off["X"]:L.off["X"] + L.n["X"]]
     dx = [sol[f"der({s.name})"] for s in states]
     ys = [sol[s.name] for s in L.slots[L.off["Y"]:L.off["Y"] + L.n["Y"]]]
     dalg = [sol[s.name] for s in L.slots[L.off["D"]:L.off["D"] + L.n["DALG"]]]
     # structural params that got folded late: substitute their values everywhere
-    fold_from, fold_to = [], []
-    for s in L.slots[L.off["P"]:L.off["P"] + L.n["P"]]:
-        if s.variability == "constant" and s.scalar is not None and s.scalar.sym is not None:
-            fold_from.append(s.scalar.sym)
-            fold_to.append(float(s.start))
+    consts = [s for s in L.slots[L.off["P"]:L.off["P"] + L.n["P"]]
+              if s.variability == "constant" and s.scalar is not None and s.scalar.sym is not None]
+    fold_from = ca.vertcat(*[s.scalar.sym for s in consts]) if consts else None
+    fold_to = ca.vertcat(*[float(s.start) for s in consts]) if consts else None
 
     def fold(x):
         x = ca.vertcat(*x) if isinstance(x, list) else x
-        if x.numel() == 0:
+        if x.numel() == 0 or fold_from is None:
             return x
-        if fold_from:
-            x = ca.substitute(x, ca.vertcat(*fold_from), ca.vertcat(*fold_to))
-        return x
+        return ca.substitute(x, fold_from, fold_to)
 
     eval_out = fold(ca.vertcat(*(dx + ys + dalg))) if (dx or ys or dalg) else ca.SX(0, 1)
     # dependencies of derivatives and continuous outputs on states and inputs (structural

@@ -64,6 +64,7 @@ class Runner:
         self.instance_name = instance_name
         self.log_level = log_level
         self.log = []
+        self.n_logged = 0          # lines ever logged (self.log keeps the last 200)
         self.t0 = 0.0
         self.h = None
         self.k = 0
@@ -108,6 +109,7 @@ class FMPyRunner(Runner):
             msg = message.decode(errors="replace") if isinstance(message, bytes) else str(message)
             if status >= self.log_level:
                 self.log.append(msg)
+                self.n_logged += 1
                 del self.log[:-200]
         cb = fmi2CallbackFunctions()
         cb.logger = fmi2CallbackLoggerTYPE(logger)
@@ -117,12 +119,13 @@ class FMPyRunner(Runner):
 
     def _call(self, name, fn):
         from fmpy.fmi1 import FMICallException
-        n0 = len(self.log)
+        n0 = self.n_logged
         try:
             return fn()
         except FMICallException as exc:
             # the log lines the FMU emitted during this call name the time and the cause
-            raise FMIError(name, getattr(exc, "status", 3), self.log[n0:] or self.log[-1:]) from None
+            new = min(self.n_logged - n0, len(self.log))
+            raise FMIError(name, getattr(exc, "status", 3), self.log[len(self.log) - new:] if new else self.log[-1:]) from None
         except Exception as exc:
             if "Failed to instantiate" in str(exc):
                 raise FMIError(name, 3, self.log) from None

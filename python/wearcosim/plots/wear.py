@@ -19,20 +19,8 @@ def _both(fig, base: Path):
 
 
 def orbit(series: dict, clearance: float, base, title=""):
-    """Journal-centre orbit (ex, ey) in mm inside the clearance circle."""
-    plt = _plt()
-    fig, ax = plt.subplots(figsize=(5, 5))
-    ph = np.linspace(0, 2 * np.pi, 400)
-    ax.plot(clearance * 1e3 * np.cos(ph), clearance * 1e3 * np.sin(ph), "k--", lw=0.8, label="clearance circle")
-    ax.plot(np.asarray(series["ex"]) * 1e3, np.asarray(series["ey"]) * 1e3, lw=0.6, label="journal centre")
-    ax.set_aspect("equal")
-    ax.set_xlabel("x [mm]")
-    ax.set_ylabel("y [mm]")
-    ax.legend(loc="upper right", fontsize=8)
-    ax.set_title(title or "Journal-centre orbit")
-    out = _both(fig, base)
-    plt.close(fig)
-    return out
+    """Journal-centre orbit (ex, ey) in mm inside the clearance circle (seed Fig. 4)."""
+    return compare_orbits({"journal centre": series}, clearance, base, title or "Journal-centre orbit")
 
 
 def wear_surface(wear: dict, base, title=""):
@@ -105,16 +93,17 @@ def compare_profiles(runs: dict, base, title=""):
 
 
 def compare_orbits(runs: dict, clearance: float, base, title=""):
+    """Orbits of one or more runs inside the (unworn) clearance circle, in mm."""
     plt = _plt()
     fig, ax = plt.subplots(figsize=(5.5, 5.5))
     ph = np.linspace(0, 2 * np.pi, 400)
-    ax.plot(clearance * 1e3 * np.cos(ph), clearance * 1e3 * np.sin(ph), "k--", lw=0.8)
+    ax.plot(clearance * 1e3 * np.cos(ph), clearance * 1e3 * np.sin(ph), "k--", lw=0.8, label="clearance circle")
     for label, s in runs.items():
         ax.plot(np.asarray(s["ex"]) * 1e3, np.asarray(s["ey"]) * 1e3, lw=0.6, label=label)
     ax.set_aspect("equal")
     ax.set_xlabel("x [mm]")
     ax.set_ylabel("y [mm]")
-    ax.legend(fontsize=8)
+    ax.legend(loc="upper right", fontsize=8)
     ax.set_title(title)
     out = _both(fig, base)
     plt.close(fig)
@@ -129,12 +118,9 @@ def plot_results(path, out_dir=None) -> list:
     out_dir = Path(out_dir or path.parent)
     stem = out_dir / path.stem
     made = []
-    sc = meta.get("scenario", {})
-    clearance = None
-    start = sc.get("start", {}) if isinstance(sc, dict) else {}
     if "ex" in series and "ey" in series:
+        # the unworn clearance circle (wear opens it: the journal may cross it)
         clearance = float(meta.get("clearance", 0) or 0) or float(np.max(np.hypot(series["ex"], series["ey"])))
-        # wear opens the clearance: draw the unworn circle (the journal may cross it)
         made.append(orbit(series, clearance, Path(str(stem) + "_orbit"), f"{path.stem}: journal-centre orbit"))
     if len(wear.get("cycles", [])) > 1:
         made.append(wear_surface(wear, Path(str(stem) + "_wear3d"), f"{path.stem}: wear depth"))

@@ -28,13 +28,18 @@ def run_case(scenario_path: str, out_dir: str, resume: bool = False) -> str:
 def prebuild(scenarios, log=print):
     """Build the FMUs the scenarios need once, before the workers start (no two workers
     compile the same FMU)."""
-    from ..demo import ensure_fmu
+    from ..demo import ensure_fmu, sources_mtime
+    from ..export.build import DEFAULT_PACKAGE
     from ..master.scenario import load
     build = Path(__file__).resolve().parents[3] / "fmu" / "build"
+    newest = {}
     for p in scenarios:
         sc = load(p)
         if sc.model and not sc.fmu_path:
-            ensure_fmu(sc.model, build, package=sc.package or None, log=log)
+            pkg = Path(sc.package) if sc.package else DEFAULT_PACKAGE
+            if pkg not in newest:
+                newest[pkg] = sources_mtime(pkg)
+            ensure_fmu(sc.model, build, package=pkg, log=log, newest=newest[pkg])
 
 
 def run_all(scenarios, out_dir: Path, workers: int = 2, scheduler: str = None):
@@ -56,26 +61,30 @@ def run_all(scenarios, out_dir: Path, workers: int = 2, scheduler: str = None):
         return list(ex.map(run_case, scenarios, [str(out_dir)] * len(scenarios)))
 
 
-def summary_rows(paths):
-    from ..master.store import read_results
-    rows = []
-    for p in paths:
-        meta, series, wear = read_results(p)
-        d = np.asarray(wear["final"])
-        peak, mean = float(d.max()), float(d.mean())
-        rows.append({"case": Path(p).stem, "peak_um": peak * 1e6, "mean_um": mean * 1e6,
-                     "peak_over_mean": peak / mean if mean > 0 else float("inf"),
-                     "peak_sector": int(np.argmax(d)) + 1,
-                     "peak_angle_deg": float(np.degrees(wear["sector_centres"][int(np.argmax(d))])),
-                     "volume_mm3": float(d.sum() * 2 * np.pi * meta["radius"] / meta["n_sectors"] * meta["length"] * 1e9),
-                     "cycles": float(wear["cycles"][-1])})
-    return rows
+def summary_row(name, meta, wear) -> dict:
+    d = np.asarray(wear["final"])
+    peak, mean = float(d.max()), float(d.mean())
+    k = int(np.argmax(d))
+    return {"case": name, "peak_um": peak * 1e6, "mean_um": mean * 1e6,
+            "peak_over_mean": peak / mean if mean > 0 else float("inf"),
+            "peak_sector": k + 1, "peak_angle_deg": float(np.degrees(wear["sector_centres"][k])),
+            "volume_mm3": float(d.sum() * 2 * np.pi * meta["radius"] / meta["n_sectors"] * meta["length"] * 1e9),
+            "cycles": float(wear["cycles"][-1])}
 
 
 def write_report(paths, out_dir: Path, title="study"):
     from ..master.store import read_results, atomic_write_bytes
     from ..plots.wear import compare_orbits, compare_profiles
-    rows = summary_rows(paths)
+    runs, orbits, clearance, rows = {}, {}, 0.0, []
+    for p in paths:                       # each results file is read once
+        meta, series, wear = read_results(p)
+        name = Path(p).stem
+        rows.append(summary_row(name, meta, wear))
+        runs[name] = wear
+        if "ex" in series and "ey" in series:
+            orbits[name] = series
+            clearance = max(clearance, float(meta.get("clearance", 0) or 0) or
+                            float(np.max(np.hypot(series["ex"], series["ey"]))))
     buf = io.StringIO()
     w = csv.DictWriter(buf, fieldnames=list(rows[0]))
     w.writeheader()
@@ -87,13 +96,6 @@ def write_report(paths, out_dir: Path, title="study"):
         md.append(f"| {r['case']} | {r['peak_um']:.4g} | {r['mean_um']:.4g} | {r['peak_over_mean']:.3g} | "
                   f"{r['peak_angle_deg']:.1f} | {r['volume_mm3']:.4g} | {r['cycles']:.4g} |")
     atomic_write_bytes(out_dir / f"{title}.md", ("\n".join(md) + "\n").encode())
-    runs, orbits, clearance = {}, {}, 0.0
-    for p in paths:
-        meta, series, wear = read_results(p)
-        runs[Path(p).stem] = wear
-        if "ex" in series and "ey" in series:
-            orbits[Path(p).stem] = series
-            clearance = max(clearance, float(np.max(np.hypot(series["ex"], series["ey"]))))
     compare_profiles(runs, out_dir / f"{title}_profiles", f"{title}: final wear depth")
     if orbits:
         compare_orbits(orbits, clearance, out_dir / f"{title}_orbits", f"{title}: journal-centre orbits")

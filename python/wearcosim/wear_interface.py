@@ -18,6 +18,10 @@ sub-component's variables).
 | ``R_bearing``        | parameter (any kind) | m    | radius of the worn surface (unworn) |
 | ``L``                | parameter            | m    | axial contact length |
 
+Profile surfaces (a gear flank) replace the angle by a length: ``sContact`` (output, m,
+contact position along the worn profile) instead of ``theta``, and ``profileLength``
+(parameter, m) instead of ``R_bearing``; sector i is centred at (i - 1/2) profileLength / n.
+
 The wear profile is an *input* because OpenModelica exports parameters with
 ``variability="fixed"``: only inputs can be rewritten between steps in every FMI tool.
 FMUs built by other tools that expose the profile as tunable parameters instead are
@@ -32,6 +36,7 @@ OUTPUTS = ("Fn", "Ft", "delta", "theta", "vSlip", "halfWidth")
 FLAG = "inContact"
 GEOMETRY = ("R_bearing", "L")
 RADIUS_ALIASES = ("R_bearing", "R_stator", "R_worn")
+PROFILE = ("sContact", "profileLength")   # position output and extent of a profile surface
 
 
 @dataclass
@@ -42,6 +47,11 @@ class WearPorts:
     outputs: dict = field(default_factory=dict)   # logical -> FMU name
     radius_name: str = ""
     length_name: str = ""
+    profile_name: str = ""            # profile surfaces: the extent parameter (radius_name empty)
+
+    @property
+    def circular(self) -> bool:
+        return not self.profile_name
 
     @property
     def n(self) -> int:
@@ -74,17 +84,20 @@ def describe(md, prefix: str = "") -> WearPorts:
         update = "?"
         if depth_names:
             problems.append(f"{prefix}wearDepth[i] must be inputs (or parameters), found {sorted(causes)}")
+    profile = prefix + PROFILE[1] in vars_ and prefix + PROFILE[0] in vars_ and prefix + "theta" not in vars_
     outs = {}
     for o in OUTPUTS + (FLAG,):
+        if profile and o == "theta":
+            o = PROFILE[0]
         n = prefix + o
         if n not in vars_:
             problems.append(f"missing output {n}")
         else:
-            outs[o] = n
+            outs["theta" if o == PROFILE[0] else o] = n     # "theta": the position output
             if vars_[n].causality not in ("output", "local"):
                 problems.append(f"{n} has causality {vars_[n].causality}, expected output")
-    radius = next((prefix + r for r in RADIUS_ALIASES if prefix + r in vars_), "")
-    if not radius:
+    radius = "" if profile else next((prefix + r for r in RADIUS_ALIASES if prefix + r in vars_), "")
+    if not radius and not profile:
         problems.append(f"missing geometry parameter {prefix}R_bearing (radius of the worn surface)")
     length = prefix + "L" if prefix + "L" in vars_ else ""
     if not length:
@@ -96,12 +109,12 @@ def describe(md, prefix: str = "") -> WearPorts:
                 problems.append(f"nSectors = {start} but {len(depth_names)} wearDepth variables")
         except ValueError:
             pass
-    for n in depth_names[:1] + [outs.get("delta", ""), outs.get("halfWidth", "")]:
+    for n in depth_names[:1] + [outs.get("delta", ""), outs.get("halfWidth", "")] + ([outs.get("theta", "")] if profile else []):
         if n and getattr(vars_[n], "unit", None) not in (None, "", "m"):
             problems.append(f"{n} has unit {vars_[n].unit}, expected m")
     if problems:
         raise ValueError("; ".join(problems))
-    return WearPorts(prefix, depth_names, update, outs, radius, length)
+    return WearPorts(prefix, depth_names, update, outs, radius, length, prefix + PROFILE[1] if profile else "")
 
 
 def check(fmu, prefix: str = "") -> list:

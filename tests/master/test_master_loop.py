@@ -162,3 +162,30 @@ def test_fmu_failure_mid_run_is_reported_with_time_and_checkpoint(pressed_fmu, t
     arrays, meta = store.load_checkpoint(m.ckpt_path)
     assert meta["cycle"] == 3                       # 3 whole cycles (0.377 s) before 0.5 s
     assert np.count_nonzero(arrays["depth"]) > 0
+
+
+def test_profile_surface_wear_is_exact(tmp_path):
+    """A profile surface (gear flank: ``sContact``/``profileLength`` instead of
+    ``theta``/``R_bearing``): a pad pressed by F at s0 sliding at v wears sector i by
+    X * k * pbar_i * v * t / H, pbar_i the sector mean of the Hertz ellipse centred at s0
+    (positions in metres along the profile); exact discretisation, so 1e-9."""
+    from wearcosim.export.build import build_fmu
+    from wearcosim.wear_interface import check
+    fmu = build_fmu("PressedFlank", FIX / "flank", tmp_path, path=FIX / "flank" / "PressedFlank.mo").fmu
+    assert check(fmu) == []
+    sc = from_dict({"name": "flank", "fmu": {"path": str(fmu)},
+                    "wear": {"k": 1e-4, "hardness": 1.2e9, "cycles": 4, "period": 0.02, "update_cycles": 1,
+                             "extrapolation": 10.0},
+                    "run": {"steps_per_cycle": 50, "tolerance": 1e-8, "record": ["Fn"]}}, "test")
+    path = WearMaster(sc, tmp_path, progress=False).run()
+    meta, _, wear = store.read_results(path)
+    surf = SectorSurface(20, 0.02, extent=0.01)
+    assert meta["extent"] == pytest.approx(0.01) and meta["radius"] == 0
+    pbar = sector_pressure(surf, [0.0064], [500.0], [2e-4])[0]
+    expect = 10.0 * 1e-4 * pbar * 0.5 * (4 * 0.02) / 1.2e9
+    np.testing.assert_allclose(wear["final"], expect, rtol=1e-9, atol=1e-18)
+    assert np.count_nonzero(expect) == 2            # s0 +- b = 6.2..6.6 mm spans sectors 13 and 14 (0.5 mm each)
+    assert wear["final"].sum() * surf.area == pytest.approx(10.0 * 1e-4 * 500.0 * 0.5 * 0.08 / 1.2e9, rel=1e-9)
+    from wearcosim.plots.wear import plot_results
+    made = plot_results(path, tmp_path / "fig")
+    assert any(p.name.endswith("_final.png") for p in made) and all(p.exists() for p in made)

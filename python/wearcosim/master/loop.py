@@ -106,10 +106,15 @@ class WearMaster:
             raise MasterError(f"{sc.source}: the FMU rejected a start value: {exc}") from None
         r.setup(0.0, None, sc.tolerance, sc.step)
         r.initialize()
-        geo = r.get([self.ports.radius_name, self.ports.length_name])
         self.clearance = float(r.get([sc.prefix + "c"])[sc.prefix + "c"]) if r.has(sc.prefix + "c") else None
-        self.surface = SectorSurface(n=self.ports.n, length=float(geo[self.ports.length_name]),
-                                     radius=float(geo[self.ports.radius_name]))
+        if self.ports.circular:
+            geo = r.get([self.ports.radius_name, self.ports.length_name])
+            self.surface = SectorSurface(n=self.ports.n, length=float(geo[self.ports.length_name]),
+                                         radius=float(geo[self.ports.radius_name]))
+        else:   # a profile (gear flank): positions are lengths along it
+            geo = r.get([self.ports.profile_name, self.ports.length_name])
+            self.surface = SectorSurface(n=self.ports.n, length=float(geo[self.ports.length_name]),
+                                         extent=float(geo[self.ports.profile_name]))
         o = self.ports.outputs
         self.contact_names = [o["Fn"], o["theta"], o["halfWidth"], o["vSlip"]]
         missing = [n for n in sc.record if not r.has(n)]
@@ -259,6 +264,7 @@ class WearMaster:
         meta = {"scenario": sc.raw, "scenario_file": sc.source, "fmu": str(self.fmu), "fmu_sha256": self.fmu_sha,
                 "wearcosim": __version__, "python": platform.python_version(),
                 "numpy": np.__version__, "n_sectors": self.ports.n, "radius": self.surface.radius,
+                "extent": self.surface.extent,
                 "length": self.surface.length, "k": sc.k, "hardness": sc.hardness,
                 "extrapolation": sc.extrapolation, "period": sc.period, "step": sc.step,
                 "clearance": self.clearance if self.clearance is not None else 0.0}

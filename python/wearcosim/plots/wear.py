@@ -18,6 +18,13 @@ def _both(fig, base: Path):
     return base.with_suffix(".png")
 
 
+def _x(wear: dict):
+    """Sector positions for the abscissa: degrees on a circular surface, mm along a profile."""
+    if wear.get("profile"):
+        return np.asarray(wear["sector_centres"]) * 1e3, "position along the profile [mm]"
+    return np.degrees(wear["sector_centres"]), "angle [deg]"
+
+
 def orbit(series: dict, clearance: float, base, title=""):
     """Journal-centre orbit (ex, ey) in mm inside the clearance circle (seed Fig. 4)."""
     return compare_orbits({"journal centre": series}, clearance, base, title or "Journal-centre orbit")
@@ -26,14 +33,14 @@ def orbit(series: dict, clearance: float, base, title=""):
 def wear_surface(wear: dict, base, title=""):
     """Wear depth over sector angle and (real) cycles: 3-D surface."""
     plt = _plt()
-    ang = np.degrees(wear["sector_centres"])
+    ang, xlabel = _x(wear)
     cyc = np.asarray(wear["cycles"])
     D = np.asarray(wear["depth"]) * 1e6
     fig = plt.figure(figsize=(7, 5))
     ax = fig.add_subplot(111, projection="3d")
     A, C = np.meshgrid(ang, cyc)
     ax.plot_surface(A, C, D, cmap="viridis", linewidth=0, antialiased=True)
-    ax.set_xlabel("angle [deg]")
+    ax.set_xlabel(xlabel)
     ax.set_ylabel("cycles")
     ax.set_zlabel("wear depth [um]")
     ax.set_title(title or "Wear depth over angle and cycles")
@@ -62,11 +69,11 @@ def profiles_at(wear: dict, cycles_wanted, base, title=""):
     plt = _plt()
     fig, ax = plt.subplots(figsize=(7, 4))
     sim = np.asarray(wear["simulated_cycles"])
-    ang = np.degrees(wear["sector_centres"])
+    ang, xlabel = _x(wear)
     for c in cycles_wanted:
         k = int(np.argmin(np.abs(sim - c)))
         ax.plot(ang, wear["depth"][k] * 1e6, label=f"{int(sim[k])} cycles")
-    ax.set_xlabel("angle [deg]")
+    ax.set_xlabel(xlabel)
     ax.set_ylabel("wear depth [um]")
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)
@@ -80,9 +87,11 @@ def compare_profiles(runs: dict, base, title=""):
     """Final profiles of several runs on one axis (seed Fig. 7-8, 11)."""
     plt = _plt()
     fig, ax = plt.subplots(figsize=(7, 4))
+    xlabel = "angle [deg]"
     for label, wear in runs.items():
-        ax.plot(np.degrees(wear["sector_centres"]), np.asarray(wear["final"]) * 1e6, label=label)
-    ax.set_xlabel("angle [deg]")
+        x, xlabel = _x(wear)
+        ax.plot(x, np.asarray(wear["final"]) * 1e6, label=label)
+    ax.set_xlabel(xlabel)
     ax.set_ylabel("wear depth [um]")
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)
@@ -118,6 +127,7 @@ def plot_results(path, out_dir=None) -> list:
     out_dir = Path(out_dir or path.parent)
     stem = out_dir / path.stem
     made = []
+    wear["profile"] = float(meta.get("extent", 0) or 0) > 0
     if "ex" in series and "ey" in series:
         # the unworn clearance circle (wear opens it: the journal may cross it)
         clearance = float(meta.get("clearance", 0) or 0) or float(np.max(np.hypot(series["ex"], series["ey"])))
@@ -127,5 +137,8 @@ def plot_results(path, out_dir=None) -> list:
         sim = np.asarray(wear["simulated_cycles"])
         marks = [c for c in (20, 40, 80, 160) if c <= sim.max()] or list(sim[1:][-4:])
         made.append(profiles_at(wear, marks, Path(str(stem) + "_profiles"), f"{path.stem}: wear after N cycles"))
-    made.append(wear_polar(wear, Path(str(stem) + "_polar"), f"{path.stem}: final wear depth [um]"))
+    if wear["profile"]:
+        made.append(compare_profiles({"final": wear}, Path(str(stem) + "_final"), f"{path.stem}: final wear depth"))
+    else:
+        made.append(wear_polar(wear, Path(str(stem) + "_polar"), f"{path.stem}: final wear depth [um]"))
     return made

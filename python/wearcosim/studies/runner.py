@@ -65,10 +65,14 @@ def summary_row(name, meta, wear) -> dict:
     d = np.asarray(wear["final"])
     peak, mean = float(d.max()), float(d.mean())
     k = int(np.argmax(d))
+    profile = float(meta.get("extent", 0) or 0) > 0
+    arc = float(meta["extent"]) / meta["n_sectors"] if profile else 2 * np.pi * meta["radius"] / meta["n_sectors"]
+    pos = float(wear["sector_centres"][k])
     return {"case": name, "peak_um": peak * 1e6, "mean_um": mean * 1e6,
             "peak_over_mean": peak / mean if mean > 0 else float("inf"),
-            "peak_sector": k + 1, "peak_angle_deg": float(np.degrees(wear["sector_centres"][k])),
-            "volume_mm3": float(d.sum() * 2 * np.pi * meta["radius"] / meta["n_sectors"] * meta["length"] * 1e9),
+            "peak_sector": k + 1,
+            ("peak_position_mm" if profile else "peak_angle_deg"): pos * 1e3 if profile else float(np.degrees(pos)),
+            "volume_mm3": float(d.sum() * arc * meta["length"] * 1e9),
             "cycles": float(wear["cycles"][-1])}
 
 
@@ -80,6 +84,7 @@ def write_report(paths, out_dir: Path, title="study"):
         meta, series, wear = read_results(p)
         name = Path(p).stem
         rows.append(summary_row(name, meta, wear))
+        wear["profile"] = float(meta.get("extent", 0) or 0) > 0
         runs[name] = wear
         if "ex" in series and "ey" in series:
             orbits[name] = series
@@ -90,11 +95,12 @@ def write_report(paths, out_dir: Path, title="study"):
     w.writeheader()
     w.writerows(rows)
     atomic_write_bytes(out_dir / f"{title}.csv", buf.getvalue().encode())
-    md = [f"# {title}", "", "| case | peak wear [um] | mean wear [um] | peak/mean | peak angle [deg] | volume [mm^3] | cycles |",
+    where = "peak angle [deg]" if "peak_angle_deg" in rows[0] else "peak position [mm]"
+    md = [f"# {title}", "", f"| case | peak wear [um] | mean wear [um] | peak/mean | {where} | volume [mm^3] | cycles |",
           "|---|---|---|---|---|---|---|"]
     for r in rows:
         md.append(f"| {r['case']} | {r['peak_um']:.4g} | {r['mean_um']:.4g} | {r['peak_over_mean']:.3g} | "
-                  f"{r['peak_angle_deg']:.1f} | {r['volume_mm3']:.4g} | {r['cycles']:.4g} |")
+                  f"{r.get('peak_angle_deg', r.get('peak_position_mm', float('nan'))):.1f} | {r['volume_mm3']:.4g} | {r['cycles']:.4g} |")
     atomic_write_bytes(out_dir / f"{title}.md", ("\n".join(md) + "\n").encode())
     compare_profiles(runs, out_dir / f"{title}_profiles", f"{title}: final wear depth")
     if orbits:

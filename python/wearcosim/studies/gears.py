@@ -1,0 +1,245 @@
+"""Gear studies (issue 5): SciPy reference of Cardona's torsional system (seed 003 eq. 27),
+analysis helpers for the gear-pair FMUs, and the dynamic-factor sweep of Kubo's test.
+
+    python -m wearcosim.studies.gears kubo --out results/gears      # full sweep + PNG (slow)
+    python -m wearcosim.studies.gears cardona                       # eq. 27 in SciPy vs the FMUs
+
+Units: SI everywhere.  Cardona's data (seed 003 Table 3) are published in inch-lbf-s; they are
+converted once, in :func:`cardona_si` (the Modelica side does the same in
+``WearCosim.Gears.CardonaData``).
+"""
+from __future__ import annotations
+
+import argparse
+import math
+from pathlib import Path
+
+import numpy as np
+
+INCH = 0.0254                 # m
+LBF = 4.4482216152605         # N
+
+#: Table 3 of seed 003 as published (inch, lbf, s, rad); inertias in lbf.in.s^2
+CARDONA = dict(module=0.15748, alpha_deg=20.0, z1=25, z2=25, chi=0.1, km=1.477e7, X=0.0003937,
+               Ia=0.0102, Ib=0.0102, I1=0.051, I2=0.0102, k1=1.7e7, k2=3.0e7, C1=0.076026,
+               C2=0.12369, T=945.6, b_case2=0.001968)
+
+
+def cardona_si(b_in: float = 0.0) -> dict:
+    """Cardona's data in SI (the one place of the Python side where inch-lbf-s is converted)."""
+    c = CARDONA
+    lin = LBF * INCH          # lbf.in -> N.m (torque, torsional stiffness/damping, inertia lbf.in.s^2)
+    d = dict(module=c["module"] * INCH, alpha=math.radians(c["alpha_deg"]), z1=c["z1"], z2=c["z2"],
+             chi=c["chi"], km=c["km"] * LBF / INCH, X=c["X"] * INCH, b=b_in * INCH,
+             Ia=c["Ia"] * lin, Ib=c["Ib"] * lin, I1=c["I1"] * lin, I2=c["I2"] * lin,
+             k1=c["k1"] * lin, k2=c["k2"] * lin, C1=c["C1"] * lin, C2=c["C2"] * lin, T=c["T"] * lin)
+    d["rho"] = d["module"] * d["z1"] / 2
+    return d
+
+
+def cardona_mean_pitch_force(d: dict | None = None) -> float:
+    """Steady accelerating mesh force at the pitch circle, T*(Ib + I2)/(rho*sum(I)) [N]."""
+    d = d or cardona_si()
+    return d["T"] * (d["Ib"] + d["I2"]) / (d["rho"] * (d["I1"] + d["Ia"] + d["Ib"] + d["I2"]))
+
+
+def cardona_torsional(b_in: float = 0.0, t_end: float = 0.02, dt: float = 2e-6,
+                      base_radius: bool = True, rtol: float = 1e-10, atol: float = 1e-14):
+    """Integrate eq. 27 (SPEC 3 form) with SciPy, independently of Modelica.
+
+    State y = [th1, th2, th3, th4, w1, wa, wb, w2]; th3, th4 counted in the sense of rotation of
+    wheel a.  The dead zone and the contact-only damping are piecewise: the integration stops at
+    every crossing of ds = +-b/2 (solve_ivp events) and restarts, so no step straddles a kink.
+    Returns (t, F, ds, in_contact) on the grid 0:dt:t_end; F along the line of action.
+    """
+    from scipy.integrate import solve_ivp
+
+    d = cardona_si(b_in)
+    r = d["rho"] * math.cos(d["alpha"]) if base_radius else d["rho"]
+    bm = 2 * d["chi"] * math.sqrt(d["km"] * d["Ia"] * d["Ib"] / (d["Ia"] * d["rho"] ** 2 + d["Ib"] * d["rho"] ** 2))
+    b2 = d["b"] / 2
+
+    def ds_of(y):
+        return r * (y[1] - y[2]) + d["X"] * (1 - math.cos(d["z1"] * y[1]))
+
+    def force(y, mode):
+        ds = ds_of(y)
+        damp = bm * r * (y[5] - y[6])
+        if mode > 0:
+            return d["km"] * (ds - b2) + damp
+        if mode < 0:
+            return d["km"] * (ds + b2) + damp
+        return 0.0
+
+    def rhs(t, y, mode):
+        F = force(y, mode)
+        s1 = d["C1"] * (y[4] - y[5]) + d["k1"] * (y[0] - y[1])
+        s2 = d["C2"] * (y[6] - y[7]) + d["k2"] * (y[2] - y[3])
+        return [y[4], y[5], y[6], y[7],
+                (d["T"] - s1) / d["I1"], (s1 - r * F) / d["Ia"], (r * F - s2) / d["Ib"], s2 / d["I2"]]
+
+    def mode_of(y):
+        ds = ds_of(y)
+        return 1 if ds > b2 else (-1 if ds < -b2 else 0)
+
+    t_grid = np.arange(0.0, t_end + 0.5 * dt, dt)
+    Y = np.zeros((len(t_grid), 8))
+    modes = np.zeros(len(t_grid), dtype=int)
+    y = np.zeros(8)
+    t = 0.0
+    mode = mode_of(y) if b2 > 0 else 1
+    i = 0
+    while t < t_end - 1e-15:
+        ev_p = lambda t, y, m: ds_of(y) - b2          # noqa: E731
+        ev_m = lambda t, y, m: ds_of(y) + b2          # noqa: E731
+        ev_p.terminal = ev_m.terminal = True
+        events = [ev_p, ev_m] if b2 > 0 else []
+        grid = t_grid[(t_grid > t) & (t_grid <= t_end)]
+        sol = solve_ivp(rhs, (t, t_end), y, method="DOP853", args=(mode,), t_eval=grid, events=events,
+                        rtol=rtol, atol=atol, max_step=2e-6)
+        n = len(sol.t)
+        if n:
+            Y[i + 1:i + 1 + n] = np.asarray(sol.y).T
+            modes[i + 1:i + 1 + n] = mode
+            i += n
+        if sol.status != 1:
+            break
+        k_ev = 0 if len(sol.t_events[0]) else 1
+        y, t = sol.y_events[k_ev][0], sol.t_events[k_ev][0]
+        if True:
+            # crossed ds = +b/2 or -b/2: new mode from the direction of crossing
+            dsd = r * (y[5] - y[6]) + d["X"] * d["z1"] * math.sin(d["z1"] * y[1]) * y[5]
+            if len(sol.t_events[0]):
+                mode = 1 if dsd > 0 else 0
+            else:
+                mode = -1 if dsd < 0 else 0
+    F = np.array([force(Y[k], modes[k]) for k in range(len(t_grid))])
+    ds = np.array([ds_of(Y[k]) for k in range(len(t_grid))])
+    return t_grid, F, ds, modes != 0
+
+
+def contact_loss_intervals(t, in_contact, min_duration: float = 0.0):
+    """[(t_loss, t_regain)] of the separations (contact flag falls, rises) longer than min_duration."""
+    c = np.asarray(in_contact, dtype=int)
+    dc = np.diff(c)
+    lost = list(t[1:][dc == -1])
+    back = list(t[1:][dc == 1])
+    out = []
+    for tl in lost:
+        later = [tb for tb in back if tb > tl]
+        tb = later[0] if later else t[-1]
+        if tb - tl >= min_duration:
+            out.append((tl, tb))
+    return out
+
+
+# ----------------------------------------------------------------------------- Kubo's test
+
+def kubo_parameters():
+    """Kubo's pair (seed 003 Table 2) with the stiffness and wheel data chosen in
+    WearCosim.Examples.Gears.KuboDynamicFactor (kept in one place here for the analytic values)."""
+    m, z, alpha, width, rho_s = 4e-3, 25, math.radians(20.0), 0.01, 7800.0
+    rho = m * z / 2
+    mass = rho_s * math.pi * rho ** 2 * width
+    I = mass * rho ** 2 / 2
+    ra, rb = rho + m, rho * math.cos(alpha)
+    eps = (2 * math.sqrt(ra ** 2 - rb ** 2) - 2 * rho * math.sin(alpha)) / (math.pi * m * math.cos(alpha))
+    k_single, k_double = 1.3e8, 2.3e8
+    k_mean = k_single + (k_double - k_single) * (eps - 1)
+    return dict(module=m, z=z, alpha=alpha, rho=rho, rb=rb, I=I, eps=eps, k_single=k_single,
+                k_double=k_double, k_mean=k_mean, T=1.0)
+
+
+def kubo_natural_frequency(p: dict | None = None) -> float:
+    """Torsional natural frequency of the pair [Hz]: omega_n^2 = k_mean (Ia rb_b^2 + Ib rb_a^2)/(Ia Ib),
+    with the base radii (the lever arm of the tooth normal in the spatial model)."""
+    p = p or kubo_parameters()
+    I, rb = p["I"], p["rb"]
+    return math.sqrt(p["k_mean"] * (I * rb ** 2 + I * rb ** 2) / (I * I)) / (2 * math.pi)
+
+
+def kubo_resonance_speeds_rpm(harmonics=(1, 2, 3), p: dict | None = None):
+    """Speeds [rpm] where harmonic h of the mesh frequency z*n/60 meets the natural frequency."""
+    p = p or kubo_parameters()
+    fn = kubo_natural_frequency(p)
+    return {h: 60 * fn / (h * p["z"]) for h in harmonics}
+
+
+def dynamic_factor(fmu, rpm: float, mesh_periods_settle: int = 60, mesh_periods_measure: int = 40,
+                   rtol: float = 1e-7):
+    """Dynamic factor max(F)/F_static of the KuboDynamicFactor FMU at a constant speed.
+
+    The FMU starts both wheels at the speed rpm, drives a by T and brakes b by T (steady mean
+    speed); the first mesh_periods_settle mesh periods (transient, damped by chi) are skipped."""
+    import fmpy
+    p = kubo_parameters()
+    w = rpm * 2 * math.pi / 60
+    Tm = 2 * math.pi / (p["z"] * w)
+    t_end = (mesh_periods_settle + mesh_periods_measure) * Tm
+    r = fmpy.simulate_fmu(str(fmu), stop_time=t_end, output_interval=Tm / 200,
+                          start_values={"nRpm": rpm, "solver.rtol": rtol}, output=["F", "Fstatic"])
+    sel = r["time"] >= mesh_periods_settle * Tm
+    return float(np.max(r["F"][sel]) / r["Fstatic"][-1])
+
+
+def kubo_sweep(fmu, rpms, **kw):
+    return np.array([dynamic_factor(fmu, n, **kw) for n in rpms])
+
+
+def plot_dynamic_factor(rpms, kd, path, p: dict | None = None):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    res = kubo_resonance_speeds_rpm(p=p)
+    fig, ax = plt.subplots(figsize=(7, 4))
+    ax.plot(rpms, kd, "o-", ms=3, label="spatial model (FMU), quasi-steady")
+    for h, n in res.items():
+        ax.axvline(n, color="grey", ls="--", lw=0.8)
+        ax.text(n, ax.get_ylim()[1] if False else max(kd) * 1.02, f"f_n = {h} f_m" if h > 1 else "f_n = f_m",
+                rotation=90, va="top", ha="right", fontsize=8)
+    ax.set_xlabel("speed n [rpm]")
+    ax.set_ylabel("dynamic factor max F / F_static")
+    ax.set_title("Kubo's spur pair (z = 25/25, m = 4 mm, chi = 0.3)")
+    ax.grid(alpha=0.3)
+    ax.legend(loc="upper left")
+    fig.tight_layout()
+    fig.savefig(path, dpi=150)
+    plt.close(fig)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(prog="python -m wearcosim.studies.gears")
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    k = sub.add_parser("kubo", help="dynamic factor vs speed (full sweep, slow) + PNG")
+    k.add_argument("--fmu", help="KuboDynamicFactor.fmu (built if omitted)")
+    k.add_argument("--out", default="results/gears")
+    k.add_argument("--n0", type=float, default=1000)
+    k.add_argument("--n1", type=float, default=20000)
+    k.add_argument("--points", type=int, default=77)
+    c = sub.add_parser("cardona", help="eq. 27 in SciPy: mean force and contact losses")
+    c.add_argument("--b", type=float, default=0.0, help="backlash [in]")
+    a = ap.parse_args(argv)
+    if a.cmd == "kubo":
+        out = Path(a.out)
+        out.mkdir(parents=True, exist_ok=True)
+        fmu = a.fmu
+        if not fmu:
+            from ..export.build import build_fmu, DEFAULT_PACKAGE
+            fmu = build_fmu("WearCosim.Examples.Gears.KuboDynamicFactor", DEFAULT_PACKAGE, out).fmu
+        rpms = np.linspace(a.n0, a.n1, a.points)
+        kd = kubo_sweep(fmu, rpms)
+        np.savetxt(out / "kubo_dynamic_factor.csv", np.c_[rpms, kd], delimiter=",",
+                   header="rpm,dynamic_factor", comments="")
+        plot_dynamic_factor(rpms, kd, out / "kubo_dynamic_factor.png")
+        print("natural frequency %.1f Hz; resonance speeds" % kubo_natural_frequency(),
+              {h: round(v) for h, v in kubo_resonance_speeds_rpm().items()})
+        print("wrote", out / "kubo_dynamic_factor.png")
+    else:
+        t, F, ds, c_ = cardona_torsional(a.b)
+        print("mean pitch force %.2f lbf (expected %.2f)" % (
+            F[len(F) // 4:].mean() * math.cos(math.radians(20)) / LBF, cardona_mean_pitch_force() / LBF))
+        print("contact losses [ms]:", [(round(x * 1e3, 3), round(y * 1e3, 3)) for x, y in contact_loss_intervals(t, c_)])
+
+
+if __name__ == "__main__":
+    main()

@@ -189,3 +189,28 @@ def test_profile_surface_wear_is_exact(tmp_path):
     from wearcosim.plots.wear import plot_results
     made = plot_results(path, tmp_path / "fig")
     assert any(p.name.endswith("_final.png") for p in made) and all(p.exists() for p in made)
+
+
+def test_fixed_parameter_profile_is_rewritten_by_reinitialisation(pressed_fmu, tmp_path):
+    """An FMU exposing wearDepth[] as *fixed* parameters (OpenModelica's export) is driven by
+    reset + re-initialise at the update time with the states read just before: the profile
+    reaches it (force feedback), the state continues (the journal angle phi does not restart),
+    and the run equals the one of the same model with wearDepth as inputs.  Tolerance 1e-9
+    relative: phi is restored exactly, the outputs do not depend on the solver's history."""
+    from wearcosim.export.build import build_fmu
+    from wearcosim.wear_interface import describe
+    from fmpy import read_model_description
+    fixed = build_fmu("PressedJournalParam", FIX / "pressedparam", tmp_path,
+                      path=FIX / "pressedparam" / "PressedJournalParam.mo").fmu
+    assert describe(read_model_description(str(fixed))).update == "reset"
+    runs = {}
+    for name, fmu in (("inputs", pressed_fmu), ("fixed", fixed)):
+        sc = scenario(fmu, name=name, start={"kw": 1e6}, wear={"extrapolation": 1e4},
+                      run={"record": ["Fn", "phi"]})
+        runs[name] = store.read_results(WearMaster(sc, tmp_path, progress=False).run())
+    (_, s_in, w_in), (_, s_fx, w_fx) = runs["inputs"], runs["fixed"]
+    assert s_fx["Fn"][-1] > 200.0 * 1.001                       # the profile reached the FMU
+    np.testing.assert_allclose(s_fx["Fn"], s_in["Fn"], rtol=1e-9)
+    np.testing.assert_allclose(s_fx["phi"], s_in["phi"], rtol=1e-9)
+    assert np.all(np.diff(s_fx["phi"]) > 0)                     # no restart of the state at updates
+    np.testing.assert_allclose(w_fx["final"], w_in["final"], rtol=1e-9, atol=1e-18)

@@ -86,6 +86,26 @@ class Runner:
     def has(self, name) -> bool:
         return name in self.vars
 
+    def state_names(self) -> list:
+        """Names of what an initialisation must be given to continue where the FMU is now:
+        the continuous states (ModelStructure/Derivatives) and the Real discrete variables whose
+        start value is settable (initial="exact"|"approx")."""
+        names = [d.variable.derivative.name for d in self.md.derivatives if d.variable.derivative is not None]
+        names += [v.name for v in self.md.modelVariables
+                  if v.variability == "discrete" and v.causality == "local" and v.type == "Real"
+                  and v.initial in ("exact", "approx") and v.name not in names]
+        return names
+
+    def reinit(self, values: dict, tolerance=None):
+        """Reset + re-initialise at the current grid time with ``values`` (start values, new
+        parameters, the states to continue from): the strategy for FMUs whose parameters are
+        ``fixed``.  The communication grid t0 + k*h is kept."""
+        t = self.time
+        self._reset()
+        self.set(values)
+        self._setup_at(t, tolerance)
+        self.initialize()
+
 
 class FMPyRunner(Runner):
     name = "fmpy"
@@ -138,6 +158,12 @@ class FMPyRunner(Runner):
         self.k = 0
         self._call("fmi2SetupExperiment", lambda: self.slave.setupExperiment(
             tolerance=tolerance, startTime=self.t0, stopTime=stop_time))
+
+    def _reset(self):
+        self._call("fmi2Reset", self.slave.reset)
+
+    def _setup_at(self, t, tolerance):
+        self._call("fmi2SetupExperiment", lambda: self.slave.setupExperiment(tolerance=tolerance, startTime=t))
 
     def initialize(self):
         self._call("fmi2EnterInitializationMode", self.slave.enterInitializationMode)
@@ -234,6 +260,12 @@ class PyFMIRunner(Runner):
     def setup(self, start_time=0.0, stop_time=None, tolerance=None, step=None):
         self.t0, self.h, self.k = float(start_time), step, 0
         self.model.setup_experiment(tolerance=tolerance, start_time=self.t0, stop_time=stop_time)
+
+    def _reset(self):
+        self.model.reset()
+
+    def _setup_at(self, t, tolerance):
+        self.model.setup_experiment(tolerance=tolerance, start_time=t)
 
     def initialize(self):
         self.model.enter_initialization_mode()

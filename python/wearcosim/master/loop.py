@@ -89,11 +89,8 @@ class WearMaster:
         sc = self.sc
         r = open_fmu(fmu, sc.backend, instance_name=sc.name)
         self.ports = describe(r.md, sc.prefix)
-        if self.ports.update not in ("input", "tunable"):
-            # fixed parameters can only change by re-instantiating, which loses the dynamic state
-            # of a Co-Simulation FMU (fmi2SetFMUstate would restore the old parameters too)
-            raise MasterError(f"{fmu}: wearDepth[] is exposed as fixed parameters; the master needs inputs "
-                              f"(preferred) or tunable parameters to rewrite the profile between steps")
+        if self.ports.update not in ("input", "tunable", "reset"):
+            raise MasterError(f"{fmu}: cannot rewrite {sc.prefix}wearDepth[] (neither inputs nor parameters)")
         start = dict(sc.start)
         if sc.solver and r.has("solver.method"):
             start["solver.method"] = sc.solver
@@ -104,6 +101,13 @@ class WearMaster:
             r.set(start)
         except FMIError as exc:
             raise MasterError(f"{sc.source}: the FMU rejected a start value: {exc}") from None
+        self.start_values = start
+        if self.ports.update == "reset":
+            # fixed parameters (e.g. OpenModelica's export): every wear update resets the FMU,
+            # sets the new profile and the states read just before, and re-initialises it at the
+            # current time (fmi2SetFMUstate cannot be used: it restores the old parameters too)
+            self.state_names = r.state_names()
+            self.state_vrs = r.vr(self.state_names)
         r.setup(0.0, None, sc.tolerance, sc.step)
         r.initialize()
         self.clearance = float(r.get([sc.prefix + "c"])[sc.prefix + "c"]) if r.has(sc.prefix + "c") else None
@@ -123,6 +127,15 @@ class WearMaster:
         self.read_vrs = r.vr(self.contact_names + list(sc.record))
         self.depth_vrs = r.vr(self.ports.depth_names)
         return r
+
+    def _write_profile(self, r, depth):
+        """Step 5 of the loop: the new profile into the FMU, by the strategy its interface allows."""
+        if self.ports.update == "reset":
+            x = r.get_reals(self.state_vrs)
+            r.reinit({**self.start_values, **dict(zip(self.ports.depth_names, depth)),
+                      **dict(zip(self.state_names, x))}, self.sc.tolerance)
+        else:
+            r.set_reals(self.depth_vrs, depth)
 
     # ------------------------------------------------------------------ checkpoint
     def _mark(self, r, st: RunState):
@@ -183,7 +196,8 @@ class WearMaster:
                 st = RunState(depth=np.zeros(self.ports.n), pending=np.zeros(self.ports.n))
                 st.profiles = [(0, st.depth.copy())]
                 st.series = {k: [] for k in ["time"] + list(sc.record)}
-            r.set_reals(self.depth_vrs, st.depth)
+            if self.ports.update != "reset":     # (fixed parameters: the restored state carries them)
+                r.set_reals(self.depth_vrs, st.depth)
             N = sc.steps_per_cycle
             buf = np.empty((N, len(self.read_vrs)))
             tbuf = np.empty(N)
@@ -210,7 +224,7 @@ class WearMaster:
                 if worn and wear_cycles % sc.update_cycles == 0:
                     st.depth = reconstruction.update_profile(st.depth, st.pending, sc.extrapolation, sc.smoothing)
                     st.pending = np.zeros_like(st.pending)
-                    r.set_reals(self.depth_vrs, st.depth)
+                    self._write_profile(r, st.depth)
                     st.profiles.append((wear_cycles, st.depth.copy()))
                     mark = self._mark(r, st)
                     written = False

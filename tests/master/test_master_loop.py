@@ -117,7 +117,7 @@ def test_wear_feeds_back_into_the_mechanism(tmp_path):
     def run(k, name):
         d = dict(sc.raw)
         d["name"] = name
-        d["wear"] = dict(d["wear"], k=k, cycles=3, extrapolation=2e5)
+        d["wear"] = dict(d["wear"], k=k, cycles=3, extrapolation=5e5)
         d["run"] = dict(d["run"], steps_per_cycle=500, decimate=1)
         return store.read_results(WearMaster(from_dict(d, "fb"), tmp_path, progress=False).run())
     _, s1, w1 = run(1e-4, "worn")

@@ -1,8 +1,14 @@
-"""Benchmark peer (not library code): the dry 3-CPaR&R1R2 hybrid mechanism written plainly in
-NumPy and integrated with ``scipy.integrate.solve_ivp`` -- what a researcher would otherwise
-write.  Same equations and parameters as ``WearCosim.Examples.HybridMechanism.DrySpeed32pi``
-(unworn bearing, gPlane = 0): chain 3's Lagrange equations with the Flores contact force
-(impact velocity captured at contact onset by a terminal event) and Ambrosio friction.
+"""Benchmark peers (not library code): the two dry clearance-joint mechanisms written plainly
+in NumPy and integrated with ``scipy.integrate.solve_ivp`` -- what a researcher would otherwise
+write.  Same equations and parameters as the library's examples, unworn bearing:
+
+* ``HybridDry``: ``WearCosim.Examples.HybridMechanism.DrySpeed32pi`` (gPlane = 0), chain 3's
+  Lagrange equations;
+* ``SliderCrankDry``: ``WearCosim.Examples.SliderCrank.SliderCrankDry``, the rod's Lagrange
+  equation and the slider's Newton equation.
+
+Both with the Flores contact force (impact velocity captured at contact onset by a terminal
+event, with the FMU's hysteresis) and Ambrosio friction.
 """
 from __future__ import annotations
 
@@ -17,76 +23,42 @@ P = dict(q10=0.354, q20=0.409, qAmp=0.005, xD3=0.0, yD3=-0.08, xA3=0.0, yA3=0.0,
          vImpactMin=1e-3, eReg=1e-12)
 
 
-class HybridDry:
-    def __init__(self, omega=32 * math.pi, c=0.25e-3, **over):
-        p = dict(P, **over)
-        self.p, self.w, self.c = p, omega, c
-        self.a3 = p["l31"] + p["l33"]
-        self.M11 = p["m31"] * p["l31"] ** 2 / 4 + p["J31"] + p["m32"] * p["l31"] ** 2 + p["m33"] * (p["l31"] + p["s33"]) ** 2 + p["J33"]
-        self.M22 = p["m32"] * p["l32"] ** 2 / 4 + p["J32"] + p["m33"] * p["l32"] ** 2
-        self.hM = p["m32"] * p["l31"] * p["l32"] / 2 + p["m33"] * (p["l31"] + p["s33"]) * p["l32"]
-        Rb = p["Rj"] + c
-        si = (1 - p["nub"] ** 2) / (math.pi * p["Eb"])
-        sj = (1 - p["nuj"] ** 2) / (math.pi * p["Ej"])
-        self.K = 4 / (3 * math.pi * (si + sj)) * math.sqrt(Rb * p["Rj"] / (Rb - p["Rj"]))
-        self.damp = 8 * (1 - p["cr"]) / (5 * p["cr"])
-        self.vImpact = 1.0
-
-    def initial(self):
-        p, a3, w = self.p, self.a3, self.w
-        p0 = np.array([p["q10"] + p["xD3"] - p["xA3"], p["q20"] - p["qAmp"] + p["yD3"] - p["yA3"]])
-        d0 = math.hypot(*p0)
-        al = math.atan2(p0[1], p0[0]) + p["elbow"] * math.acos((a3 ** 2 + d0 ** 2 - p["l32"] ** 2) / (2 * a3 * d0))
-        be = math.atan2(p0[1] - a3 * math.sin(al), p0[0] - a3 * math.cos(al))
-        det = a3 * p["l32"] * math.sin(be - al)
-        return np.array([al, be, p["l32"] * math.cos(be) * (-p["qAmp"] * w) / det, -a3 * math.cos(al) * (-p["qAmp"] * w) / det])
-
-    def kin(self, t, y):
-        p, a3, w = self.p, self.a3, self.w
-        al, be, ad, bd = y
-        rJ = np.array([p["xA3"] + a3 * math.cos(al) + p["l32"] * math.cos(be), p["yA3"] + a3 * math.sin(al) + p["l32"] * math.sin(be)])
-        vJ = np.array([-a3 * ad * math.sin(al) - p["l32"] * bd * math.sin(be), a3 * ad * math.cos(al) + p["l32"] * bd * math.cos(be)])
-        rB = np.array([p["q10"] - p["qAmp"] * math.sin(w * t) + p["xD3"], p["q20"] - p["qAmp"] * math.cos(w * t) + p["yD3"]])
-        vB = p["qAmp"] * w * np.array([-math.cos(w * t), math.sin(w * t)])
-        return rJ, vJ, rB, vB
+class _EventDriven:
+    """solve_ivp restarted at every contact onset/separation (terminal events), as one would
+    write it by hand; subclasses give initial(), kin(), rhs(), orbit()."""
+    vImpactMin = 1e-3
+    eReg = 1e-12
 
     def delta(self, t, y):
         rJ, _, rB, _ = self.kin(t, y)
         e = rJ - rB
-        return math.sqrt(e[0] ** 2 + e[1] ** 2 + self.p["eReg"] ** 2) - self.c
+        return math.sqrt(e[0] ** 2 + e[1] ** 2 + self.eReg ** 2) - self.c
 
     def edot(self, t, y):
         rJ, vJ, rB, vB = self.kin(t, y)
         ev = rJ - rB
-        e = math.sqrt(ev[0] ** 2 + ev[1] ** 2 + self.p["eReg"] ** 2)
+        e = math.sqrt(ev[0] ** 2 + ev[1] ** 2 + self.eReg ** 2)
         return float(ev @ (vJ - vB)) / e
 
-    def rhs(self, t, y):
-        p, a3 = self.p, self.a3
-        al, be, ad, bd = y
+    def contact(self, t, y, wJ):
+        """Journal force F (global) and torque about the journal centre: Flores + Ambrosio."""
         rJ, vJ, rB, vB = self.kin(t, y)
         ev = rJ - rB
-        e = math.sqrt(ev[0] ** 2 + ev[1] ** 2 + p["eReg"] ** 2)
+        e = math.sqrt(ev[0] ** 2 + ev[1] ** 2 + self.eReg ** 2)
         n = ev / e
         tg = np.array([-n[1], n[0]])
         dv = vJ - vB
         eDot = float(n @ dv)
-        vs = float(tg @ dv) + p["Rj"] * ad
+        vs = float(tg @ dv) + self.Rj * wJ
         delta = e - self.c
-        if delta > 0:
-            Fn = max(0.0, self.K * delta ** 1.5 * (1 + self.damp * eDot / self.vImpact))
-        else:
-            Fn = 0.0
-        cd = min(1.0, max(0.0, (abs(vs) - p["v0"]) / (p["v1"] - p["v0"])))
-        Ft = -p["mu"] * cd * Fn * vs / max(abs(vs), p["v0"])
-        F = -Fn * n + Ft * tg
-        tau = p["Rj"] * Ft
-        s, co = math.sin(al - be), math.cos(al - be)
-        M = np.array([[self.M11, self.hM * co], [self.hM * co, self.M22]])
-        Q = np.array([a3 * (-math.sin(al) * F[0] + math.cos(al) * F[1]) + tau - self.hM * s * bd ** 2,
-                      p["l32"] * (-math.sin(be) * F[0] + math.cos(be) * F[1]) + self.hM * s * ad ** 2])
-        acc = np.linalg.solve(M, Q)
-        return np.array([ad, bd, acc[0], acc[1]])
+        Fn = max(0.0, self.K * delta ** 1.5 * (1 + self.damp * eDot / self.vImpact)) if delta > 0 else 0.0
+        cd = min(1.0, max(0.0, (abs(vs) - self.v0) / (self.v1 - self.v0)))
+        Ft = -self.mu * cd * Fn * vs / max(abs(vs), self.v0)
+        return -Fn * n + Ft * tg, self.Rj * Ft
+
+    def orbit(self, t, y):
+        rJ, _, rB, _ = self.kin(t, y)
+        return rJ[0] - rB[0], rJ[1] - rB[1]
 
     def simulate(self, stop, t_eval, rtol=1e-7, atol=None, method="LSODA"):
         """Integrate with contact-onset events; returns (t_eval, ex, ey, nfev)."""
@@ -114,7 +86,7 @@ class HybridDry:
             t, y = sol.t[-1], sol.y[:, -1].copy()
             if sol.status == 1:
                 if armed:               # contact onset: capture the impact velocity
-                    self.vImpact = max(self.edot(t, y), self.p["vImpactMin"])
+                    self.vImpact = max(self.edot(t, y), self.vImpactMin)
                 armed = not armed
             elif sol.status != 0:
                 raise RuntimeError(sol.message)
@@ -122,9 +94,92 @@ class HybridDry:
         Y = np.concatenate(ys, axis=1)
         _, idx = np.unique(tt, return_index=True)
         tt, Y = tt[idx], Y[:, idx]
-        ex, ey = [], []
-        for k, tk in enumerate(tt):
-            rJ, _, rB, _ = self.kin(tk, Y[:, k])
-            ex.append(rJ[0] - rB[0])
-            ey.append(rJ[1] - rB[1])
-        return tt, np.array(ex), np.array(ey), nfev
+        ex, ey = np.array([self.orbit(tk, Y[:, k]) for k, tk in enumerate(tt)]).T
+        return tt, ex, ey, nfev
+
+
+def _flores_K(Ei, nui, Ej, nuj, Rb, Rj):
+    si = (1 - nui ** 2) / (math.pi * Ei)
+    sj = (1 - nuj ** 2) / (math.pi * Ej)
+    return 4 / (3 * math.pi * (si + sj)) * math.sqrt(Rb * Rj / (Rb - Rj))
+
+
+class SliderCrankDry(_EventDriven):
+    """Flores-Ambrosio slider-crank, clearance rod/slider; states (phi2, w2, x3, v3)."""
+
+    def __init__(self, c=0.5e-3, omega=5000 * 2 * math.pi / 60, phi0=0.0):
+        self.r, self.l, self.m2, self.m3, self.J2, self.g = 0.05, 0.12, 0.21, 0.14, 2.5e-4, 9.81
+        self.c, self.w, self.phi0, self.Rj = c, omega, phi0, 0.01
+        self.mu, self.v0, self.v1, cr = 0.01, 1e-4, 1e-2, 0.9
+        self.K = _flores_K(207e9, 0.3, 207e9, 0.3, self.Rj + c, self.Rj)
+        self.damp = 8 * (1 - cr) / (5 * cr)
+        self.JB = self.J2 + self.m2 * self.l ** 2 / 4
+        self.vImpact = 1.0
+
+    def initial(self):
+        p2 = math.asin(-self.r / self.l * math.sin(self.phi0))
+        w2 = -self.r / self.l * self.w * math.cos(self.phi0) / math.cos(p2)
+        return np.array([p2, w2, self.r * math.cos(self.phi0) + self.l * math.cos(p2), 0.0])
+
+    def kin(self, t, y):
+        p2, w2, x3, v3 = y
+        p1 = self.phi0 + self.w * t
+        rB_ = self.r * np.array([math.cos(p1), math.sin(p1)])
+        vB_ = self.r * self.w * np.array([-math.sin(p1), math.cos(p1)])
+        rJ = rB_ + self.l * np.array([math.cos(p2), math.sin(p2)])
+        vJ = vB_ + self.l * w2 * np.array([-math.sin(p2), math.cos(p2)])
+        return rJ, vJ, np.array([x3, 0.0]), np.array([v3, 0.0])
+
+    def rhs(self, t, y):
+        p2, w2, x3, v3 = y
+        F, tau = self.contact(t, y, w2)
+        p1 = self.phi0 + self.w * t
+        aB = -self.r * self.w ** 2 * np.array([math.cos(p1), math.sin(p1)])
+        u = np.array([-math.sin(p2), math.cos(p2)])
+        dw2 = (-self.m2 * self.l / 2 * float(u @ aB) - self.m2 * self.g * self.l / 2 * math.cos(p2)
+               + self.l * float(u @ F) + tau) / self.JB
+        return np.array([w2, dw2, v3, -F[0] / self.m3])
+
+
+class HybridDry(_EventDriven):
+    def __init__(self, omega=32 * math.pi, c=0.25e-3, **over):
+        p = dict(P, **over)
+        self.p, self.w, self.c = p, omega, c
+        self.a3 = p["l31"] + p["l33"]
+        self.M11 = p["m31"] * p["l31"] ** 2 / 4 + p["J31"] + p["m32"] * p["l31"] ** 2 + p["m33"] * (p["l31"] + p["s33"]) ** 2 + p["J33"]
+        self.M22 = p["m32"] * p["l32"] ** 2 / 4 + p["J32"] + p["m33"] * p["l32"] ** 2
+        self.hM = p["m32"] * p["l31"] * p["l32"] / 2 + p["m33"] * (p["l31"] + p["s33"]) * p["l32"]
+        self.K = _flores_K(p["Eb"], p["nub"], p["Ej"], p["nuj"], p["Rj"] + c, p["Rj"])
+        self.Rj, self.mu, self.v0, self.v1 = p["Rj"], p["mu"], p["v0"], p["v1"]
+        self.vImpactMin, self.eReg = p["vImpactMin"], p["eReg"]
+        self.damp = 8 * (1 - p["cr"]) / (5 * p["cr"])
+        self.vImpact = 1.0
+
+    def initial(self):
+        p, a3, w = self.p, self.a3, self.w
+        p0 = np.array([p["q10"] + p["xD3"] - p["xA3"], p["q20"] - p["qAmp"] + p["yD3"] - p["yA3"]])
+        d0 = math.hypot(*p0)
+        al = math.atan2(p0[1], p0[0]) + p["elbow"] * math.acos((a3 ** 2 + d0 ** 2 - p["l32"] ** 2) / (2 * a3 * d0))
+        be = math.atan2(p0[1] - a3 * math.sin(al), p0[0] - a3 * math.cos(al))
+        det = a3 * p["l32"] * math.sin(be - al)
+        return np.array([al, be, p["l32"] * math.cos(be) * (-p["qAmp"] * w) / det, -a3 * math.cos(al) * (-p["qAmp"] * w) / det])
+
+    def kin(self, t, y):
+        p, a3, w = self.p, self.a3, self.w
+        al, be, ad, bd = y
+        rJ = np.array([p["xA3"] + a3 * math.cos(al) + p["l32"] * math.cos(be), p["yA3"] + a3 * math.sin(al) + p["l32"] * math.sin(be)])
+        vJ = np.array([-a3 * ad * math.sin(al) - p["l32"] * bd * math.sin(be), a3 * ad * math.cos(al) + p["l32"] * bd * math.cos(be)])
+        rB = np.array([p["q10"] - p["qAmp"] * math.sin(w * t) + p["xD3"], p["q20"] - p["qAmp"] * math.cos(w * t) + p["yD3"]])
+        vB = p["qAmp"] * w * np.array([-math.cos(w * t), math.sin(w * t)])
+        return rJ, vJ, rB, vB
+
+    def rhs(self, t, y):
+        p, a3 = self.p, self.a3
+        al, be, ad, bd = y
+        F, tau = self.contact(t, y, ad)
+        s, co = math.sin(al - be), math.cos(al - be)
+        M = np.array([[self.M11, self.hM * co], [self.hM * co, self.M22]])
+        Q = np.array([a3 * (-math.sin(al) * F[0] + math.cos(al) * F[1]) + tau - self.hM * s * bd ** 2,
+                      p["l32"] * (-math.sin(be) * F[0] + math.cos(be) * F[1]) + self.hM * s * ad ** 2])
+        acc = np.linalg.solve(M, Q)
+        return np.array([ad, bd, acc[0], acc[1]])

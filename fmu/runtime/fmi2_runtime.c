@@ -49,8 +49,9 @@
  *  - Solver failures (step-size underflow, too many steps, NaN that does not go away
  *    with smaller steps, model errors) -> fmi2Discard, time = last accepted point,
  *    fmi2LastSuccessfulTime valid, message naming the time and cause.
- *  - Solver settings v[OFF_SOLVER_*]: method 0 = auto = RODAS4 (implicit, robust for
- *    stiff contact models), 1 = Dormand-Prince 5(4), 2 = RODAS4.  rtol <= 0: the
+ *  - Solver settings v[OFF_SOLVER_*]: method 0 = auto (Dormand-Prince 5(4), switching
+ *    to RODAS4 where the problem is stiff and back, LSODA-style, see rt_ode.h; the
+ *    switches are logged at logAll), 1 = Dormand-Prince 5(4), 2 = RODAS4.  rtol <= 0: the
  *    fmi2SetupExperiment tolerance if defined, else 1e-6.  atol <= 0: 1e-3*rtol.
  *    The absolute tolerance of state i is atol*mdl_x_nominal[i] (Modelica nominal;
  *    non-positive or non-finite nominals are taken as 1), the same nominals are
@@ -390,7 +391,11 @@ static void set_defaults(RtCtx *c)
     c->nEvents = 0;
     c->quiet = 0;
     c->deferred[0] = '\0';
-    if (c->ode) rt_ode_reset_stats(c->ode);
+    c->resumeLastRejected = 0;   /* (also drops a pending auto-method state, RESUME_AUTO) */
+    if (c->ode) {
+        rt_ode_reset_stats(c->ode);
+        rt_ode_auto_reset(c->ode);
+    }
 }
 
 static void free_instance(RtCtx *c)
@@ -584,9 +589,10 @@ fmi2Status fmi2Terminate(fmi2Component comp)
     if (c->ode)
         rlog(c, fmi2OK, RT_LOG_ALL,
              "fmi2Terminate: t=%.17g solver %s: steps=%ld accepted=%ld rejected=%ld "
-             "nfev=%ld njev=%ld nlu=%ld events=%ld", c->time, c->ode->method->name,
-             c->ode->nstep, c->ode->naccept, c->ode->nreject, c->ode->nfev, c->ode->njev,
-             c->ode->nlu, c->nEvents);
+             "nfev=%ld njev=%ld nlu=%ld nswitch=%ld events=%ld (last steps: %s)", c->time,
+             c->ode->method->name, c->ode->nstep, c->ode->naccept, c->ode->nreject,
+             c->ode->nfev, c->ode->njev, c->ode->nlu, c->ode->nswitch, c->nEvents,
+             c->ode->sub->name);
     c->state = RT_TERMINATED;
 END:
     return status;
@@ -834,7 +840,7 @@ END:
 /* FMU state: one contiguous byte block, which is also the serialized form     */
 
 #define RT_STATE_MAGIC "WCSFMUS"   /* + NUL = 8 bytes */
-#define RT_STATE_VERSION 2u
+#define RT_STATE_VERSION 3u   /* 3: odeAuto (was padding) */
 
 typedef struct {
     char magic[8];
@@ -851,8 +857,17 @@ typedef struct {
        running, i.e. not waiting for a restart): restoring it makes "save, restore, continue"
        bit-identical to "continue" (f(t,x) and the Jacobian are recomputed, deterministically) */
     double odeHLast, odeErrOld;
-    int odeLive, odeFirstStep, odeLastRejected, odePad;
+    int odeLive, odeFirstStep, odeLastRejected;
+    /* auto method (rt_auto.c): current sub-method and stiffness counters,
+       rt_ode_auto_save() code (0 = initial); saved whether or not odeLive */
+    int odeAuto;
 } RtStateHeader;
+
+/* c->resumeLastRejected: bit 0 = the restored last_rejected (with odeResume), bit 1 =
+ * RESUME_AUTO: an auto-method state restored by fmi2SetFMUstate is still to be applied
+ * at the next solver restart, its rt_ode_auto_save() code in the bits above */
+#define RESUME_AUTO 2
+#define RESUME_AUTO_SHIFT 2
 
 static unsigned int state_checksum(const unsigned char *buf, size_t n)
 {
@@ -910,8 +925,12 @@ static void state_write(const RtCtx *c, unsigned char *buf)
         h.odeHLast = c->resumeHLast;
         h.odeErrOld = c->resumeErrOld;
         h.odeFirstStep = c->resumeFirstStep;
-        h.odeLastRejected = c->resumeLastRejected;
+        h.odeLastRejected = c->resumeLastRejected & 1;
     }
+    if (c->resumeLastRejected & RESUME_AUTO)
+        h.odeAuto = c->resumeLastRejected >> RESUME_AUTO_SHIFT;
+    else if (c->ode)
+        h.odeAuto = rt_ode_auto_save(c->ode);
     memcpy(buf, &h, sizeof h);
     memset(buf + sizeof h, 0, state_guid_space());
     memcpy(buf + sizeof h, MODEL_GUID, sizeof(MODEL_GUID) - 1);
@@ -965,7 +984,8 @@ static void state_read(RtCtx *c, const unsigned char *buf)
     c->resumeHLast = h.odeHLast;
     c->resumeErrOld = h.odeErrOld;
     c->resumeFirstStep = h.odeFirstStep;
-    c->resumeLastRejected = h.odeLastRejected;
+    c->resumeLastRejected = (h.odeLastRejected & 1) | RESUME_AUTO |
+                            ((h.odeAuto & 0xFFFF) << RESUME_AUTO_SHIFT);
     c->meEventPasses = 0;
 }
 
@@ -1499,9 +1519,12 @@ static fmi2Status cs_integrate(RtCtx *c, const char *fn, double tEnd)
                 s->h_last = c->resumeHLast;
                 s->err_old = c->resumeErrOld;
                 s->first_step = c->resumeFirstStep;
-                s->last_rejected = c->resumeLastRejected;
+                s->last_rejected = c->resumeLastRejected & 1;
             }
+            if (c->resumeLastRejected & RESUME_AUTO)
+                rt_ode_auto_load(s, c->resumeLastRejected >> RESUME_AUTO_SHIFT);
         }
+        c->resumeLastRejected &= 1;
         c->odeResume = 0;
         if (N_Z > 0) mdl_zc(c->v, c->time, c->zOld);
         c->odeRestart = 0;
@@ -1519,9 +1542,18 @@ static fmi2Status cs_integrate(RtCtx *c, const char *fn, double tEnd)
                                   "stiff for the chosen method or chattering", RT_MAX_STEPS,
                                   c->time, s->h);
             }
-            c->quiet++;
-            rc = rt_ode_step(s, tEnd);
-            c->quiet--;
+            {
+                const long nsw = s->nswitch;
+                c->quiet++;
+                rc = rt_ode_step(s, tEnd);
+                c->quiet--;
+                if (s->nswitch != nsw)
+                    rlog(c, fmi2OK, RT_LOG_ALL, "%s: t=%.17g auto solver switched to %s "
+                         "(%s) after %ld accepted steps, next h=%.3g", fn, s->t, s->sub->name,
+                         s->sub == &rt_ode_rodas4 ? "stiff: h*|lambda| > 3.25 on 15 steps"
+                                                  : "non-stiff: h*rho(J) < 2 on 15 steps",
+                         s->naccept, s->h);
+            }
             if (rc != RT_ODE_OK) {
                 cs_restore_accepted(c, 0);
                 if (c->rhsTerminate || (rc == RT_ODE_ABORT && s->abort_code == MDL_TERMINATE)) {
@@ -1530,7 +1562,7 @@ static fmi2Status cs_integrate(RtCtx *c, const char *fn, double tEnd)
                                       c->time);
                 }
                 return cs_discard(c, fn, "integration with %s failed at t=%.17g: %s",
-                                  s->method->name, c->time, s->msg);
+                                  s->sub->name, c->time, s->msg);
             }
             c->time = s->t;   /* v is consistent with (t, x): guarantee G1 */
             c->hHint = s->h;

@@ -74,7 +74,7 @@ static int dopri5_step(RtOde *s, double t_bound)
 {
     const int n = s->n;
     double *k1 = s->fx;
-    double *k2 = s->work, *k3 = k2 + n, *k4 = k3 + n, *k5 = k4 + n, *k6 = k5 + n,
+    double *k2 = s->wk[RT_ODE_DOPRI5], *k3 = k2 + n, *k4 = k3 + n, *k5 = k4 + n, *k6 = k5 + n,
            *k7 = k6 + n, *y = k7 + n, *e = y + n;
     double *r2 = e + n, *r3 = r2 + n, *r4 = r3 + n, *r5 = r4 + n;
     const double *x = s->x;
@@ -136,6 +136,20 @@ static int dopri5_step(RtOde *s, double t_bound)
                 r5[i] = h * (D1 * k1[i] + D3 * k3[i] + D4 * k4[i] + D5 * k5[i] +
                              D6 * k6[i] + D7 * k7[i]);
             }
+            if (s->method->id == RT_ODE_AUTO) {
+                /* stiffness estimate h*|lambda| = h*||k7 - k6|| / ||x_new - Y6|| (Hairer's
+                   DOPRI5); x_new - Y6 from the coefficients (Y6 is overwritten) */
+                double num = 0.0, den = 0.0;
+                for (i = 0; i < n; i++) {
+                    const double dk = k7[i] - k6[i];
+                    const double dy = h * ((B1 - A61) * k1[i] - A62 * k2[i] +
+                                           (B3 - A63) * k3[i] + (B4 - A64) * k4[i] +
+                                           (B5 - A65) * k5[i] + B6 * k6[i]);
+                    num += dk * dk;
+                    den += dy * dy;
+                }
+                s->stiff_hlam = den > 0.0 ? h * sqrt(num / den) : 0.0;
+            }
             memcpy(s->x_old, s->x, (size_t)n * sizeof(double));
             memcpy(s->x, y, (size_t)n * sizeof(double));
             memcpy(s->fx, k7, (size_t)n * sizeof(double));
@@ -178,7 +192,7 @@ static int dopri5_step(RtOde *s, double t_bound)
 static void dopri5_dense(const RtOde *s, double t, double *out)
 {
     const int n = s->n;
-    const double *r2 = s->work + 8 * n, *r3 = r2 + n, *r4 = r3 + n, *r5 = r4 + n;
+    const double *r2 = s->wk[RT_ODE_DOPRI5] + 8 * n, *r3 = r2 + n, *r4 = r3 + n, *r5 = r4 + n;
     const double th = (t - s->t_old) / (s->t - s->t_old), th1 = 1.0 - th;
     int i;
     for (i = 0; i < n; i++)

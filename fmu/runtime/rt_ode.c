@@ -22,7 +22,7 @@
 const RtOdeMethod *rt_ode_method(int id)
 {
     switch (id) {
-    case RT_ODE_AUTO:   return &rt_ode_rodas4;
+    case RT_ODE_AUTO:   return &rt_ode_auto;
     case RT_ODE_DOPRI5: return &rt_ode_dopri5;
     case RT_ODE_RODAS4: return &rt_ode_rodas4;
     default:            return NULL;
@@ -64,6 +64,15 @@ RtOde *rt_ode_new(const RtOdeMethod *m, int n, rt_rhs_fn f, rt_jac_fn jac, void 
         rt_ode_free(s);
         return NULL;
     }
+    {
+        int k;
+        for (k = 0; k < RT_ODE_NMETHODS; k++) s->wk[k] = s->work;
+        if (m->id == RT_ODE_AUTO) {   /* rt_auto.c: [DOPRI5 12n | RODAS4 12n | power it. 2n] */
+            s->wk[RT_ODE_RODAS4] = s->work + rt_ode_dopri5.nwork * nn;
+            s->wk[RT_ODE_AUTO] = s->wk[RT_ODE_RODAS4] + rt_ode_rodas4.nwork * nn;
+        }
+    }
+    s->sub = s->last_sub = m->id == RT_ODE_AUTO ? &rt_ode_dopri5 : m;
     s->first_step = 1;
     return s;
 }
@@ -111,7 +120,7 @@ void rt_ode_dense(const RtOde *s, double t, double *out)
 
 void rt_ode_reset_stats(RtOde *s)
 {
-    s->nfev = s->njev = s->nstep = s->naccept = s->nreject = s->nlu = 0;
+    s->nfev = s->njev = s->nstep = s->naccept = s->nreject = s->nlu = s->nswitch = 0;
 }
 
 double rt_ode_hmin(const RtOde *s, double t)
@@ -158,7 +167,7 @@ double rt_ode_initial_h(RtOde *s, double t_bound, double *tmp1, double *tmp2)
     /* tmp1 <- x + h0*f, tmp2 <- f(t+h0, tmp1) */
     const int n = s->n;
     const double span = fabs(t_bound - s->t);
-    const int p = s->method->order;
+    const int p = s->sub->order;
     double d0 = 0, d1 = 0, d2 = 0, h0, h1, h;
     int i;
     for (i = 0; i < n; i++) {

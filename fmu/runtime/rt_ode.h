@@ -21,7 +21,47 @@
  *     RT_ODE_RODAS4 = 2  Rosenbrock RODAS4 (Hairer-Wanner), L-stable, stiffly
  *                        accurate, embedded 3rd-order error estimate, 3rd-order
  *                        dense output, one LU per step               (rt_rodas4.c)
- *     RT_ODE_AUTO   = 0  resolves to RODAS4 (see rt_ode_method()).
+ *     RT_ODE_AUTO   = 0  automatic stiffness switching between DOPRI5 and RODAS4
+ *                        (LSODA-style, see below)                   (rt_auto.c)
+ *
+ * The auto method (RT_ODE_AUTO).  Like LSODA (Petzold 1983, scipy's method='LSODA') it
+ * starts with the cheap explicit method and switches to the implicit one only where the
+ * problem is stiff, i.e. where the step size of the explicit method is limited by
+ * stability instead of accuracy (contact models are often merely "accuracy-stiff": the
+ * fast contact vibration must be resolved anyway, and DOPRI5 is then ~10x cheaper than
+ * RODAS4, which needs a Jacobian and an LU per step).
+ *   DOPRI5 -> RODAS4: the stiffness test of Hairer's DOPRI5 code (Hairer/Norsett/Wanner,
+ *     Solving ODEs I, Sect. IV.2 / II.10): after every accepted step
+ *         h*|lambda| ~ h * ||k7 - k6|| / ||x_new - Y6||
+ *     (k6 = f(t+h, Y6), k7 = f(t+h, x_new), stages the step has anyway; a Rayleigh-
+ *     quotient estimate of the dominant eigenvalue along the last stage difference).
+ *     If it exceeds 3.25 (DOPRI5's stability boundary on the negative real axis is
+ *     ~3.3) on 15 accepted steps without 6 consecutive non-stiff ones in between, the
+ *     problem is declared stiff and the next step is taken with RODAS4.
+ *   RODAS4 -> DOPRI5: after every accepted RODAS4 step the spectral radius rho of the
+ *     Jacobian J the step used (s->J, no extra evaluation) is estimated by 12 power
+ *     iterations from a fixed start vector (geometric mean of the growth over the last
+ *     8, which also works for complex pairs); if h_accepted*rho < 2 (DOPRI5 would be
+ *     stable with this step, with margin) on 15 CONSECUTIVE accepted steps, the next
+ *     step is taken with DOPRI5.  (||J||_inf is not used: for mechanical systems
+ *     J = [0 I; -K/M -C/M] it is ~omega^2 while rho ~ omega.)
+ *   Hysteresis: the thresholds differ (3.25 vs 2) and both need 15 steps, so a switch
+ *     costs at least 15 steps of the other method; all counters restart at a switch.
+ *   At a switch the proposed step size is kept and the controller history is dropped
+ *     (first_step = 1, err_old reset, jac_valid = 0); the new method's controller adapts
+ *     h within a few steps (DOPRI5 rejects a too large h by its error test).
+ *   Events (rt_ode_restart) keep the current sub-method and the counters: stiffness is
+ *     a property of the model around the trajectory, not of the step-size history.
+ *   G1-G5 hold because every step is one complete step of one sub-method; the auto
+ *     object keeps separate work areas for both (s->wk[id], allocated at creation), so
+ *     dense() of the last accepted step dispatches to the sub-method that took it
+ *     (s->last_sub) and its coefficients are never overwritten by the other method.
+ *   State: the current sub-method and the counters are all the auto method keeps
+ *     beyond the common controller history; rt_ode_auto_save()/rt_ode_auto_load()
+ *     pack them into one int for the FMU state (fmi2_runtime.c), so "save, restore,
+ *     continue" is bit-identical.  The stiffness estimates are recomputed from each
+ *     step's own data (fixed power-iteration start), never carried over.
+ *   Counters: nswitch counts switches, s->sub is the current sub-method.
  *
  * Guarantees every method gives (the driver relies on them):
  *   G1  After step() returns RT_ODE_OK, the LAST call of f was f(t, x) at the new
@@ -119,12 +159,22 @@ struct RtOde {
     double *work;           /* method work space (nwork*n doubles, + matrices) */
     double *J, *LU;         /* usejac only */
     int *piv;
+    double *wk[RT_ODE_NMETHODS];  /* work area of each sub-method (= work, except for
+                                     the auto method, which keeps the two apart) */
+
+    /* method actually stepping: == method, or for RT_ODE_AUTO the current sub-method
+       (rt_ode_dopri5 or rt_ode_rodas4); last_sub took the last accepted step */
+    const RtOdeMethod *sub, *last_sub;
+    /* auto method (rt_auto.c) */
+    double stiff_hlam;      /* DOPRI5: last estimate h*|lambda| of an accepted step (0: none) */
+    double stiff_hrho;      /* RODAS4: last h*rho(J) of an accepted step (0: none)            */
+    int n_stiff;            /* DOPRI5 steps with h*|lambda| > 3.25 (Hairer's iasti)           */
+    int n_nonstiff;         /* consecutive DOPRI5 steps below it (nonsti; 6 -> n_stiff = 0)   */
+    int n_easy;             /* consecutive RODAS4 steps with h*rho(J) < 2                     */
+    long nswitch;           /* sub-method switches (statistics)                               */
 };
 
-/* Method table for id (0..2).  RT_ODE_AUTO resolves to RODAS4: the main use of the
- * exporter is stiff contact/wear models, where an explicit method either needs
- * millions of steps or fails; on non-stiff problems RODAS4 costs ~(6+n+1) f-calls
- * per step instead of 6, which is affordable for the small n of these models.
+/* Method table for id (0..2): rt_ode_auto, rt_ode_dopri5, rt_ode_rodas4.
  * Returns NULL for an unknown id. */
 const RtOdeMethod *rt_ode_method(int id);
 
@@ -145,6 +195,17 @@ int rt_ode_step(RtOde *s, double t_bound);
 void rt_ode_dense(const RtOde *s, double t, double *out);
 
 void rt_ode_reset_stats(RtOde *s);
+
+/* auto method: back to the initial sub-method (DOPRI5) with cleared counters (used by
+ * fmi2Reset; a no-op for the other methods) */
+void rt_ode_auto_reset(RtOde *s);
+/* auto method: pack/unpack what it keeps (sub-method, counters) into a non-negative
+ * int < 2^15, 0 = the initial state; load of a code out of range = reset.  Both are
+ * no-ops (save gives 0) for the other methods. */
+int rt_ode_auto_save(const RtOde *s);
+void rt_ode_auto_load(RtOde *s, int code);
+/* spectral radius estimate of the n*n column-major J (power iteration, v, w: n doubles) */
+double rt_ode_spectral_radius(int n, const double *J, double *v, double *w);
 
 /* ---- helpers shared by the methods (rt_ode.c) ---- */
 double rt_ode_hmin(const RtOde *s, double t);
@@ -170,6 +231,7 @@ int rt_ode_reject(RtOde *s, double h_new, const char *why);
 
 extern const RtOdeMethod rt_ode_dopri5;
 extern const RtOdeMethod rt_ode_rodas4;
+extern const RtOdeMethod rt_ode_auto;
 
 #ifdef WEARCOSIM_VIS_PUSHED_RT_ODE_H
 #pragma GCC visibility pop

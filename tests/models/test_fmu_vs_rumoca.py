@@ -9,7 +9,9 @@ runs with FMPy's CVode at rtol 1e-11: FMPy sets CVode's absolute tolerance to rt
 the states' nominal values (1 for these angle/rate states), and the contact force is a
 stiff spike whose peak is sensitive to the mechanism's angles (at rtol 1e-9 the ME force
 peaks drift by up to 6e-3 of their range, at 1e-11 by < 1e-4; the CS solver scales its
-absolute tolerance itself).  The dry slider-crank is chaotic (rumoca at rtol 1e-9 and
+absolute tolerance itself; CS runs at rtol 1e-10 because its default solver, DOPRI5 with
+automatic switching to RODAS4, leaves the dry slider-crank's force peaks 1.3e-3 off at
+1e-9).  The dry slider-crank is chaotic (rumoca at rtol 1e-9 and
 1e-11 part after t ~ 0.029 s), so it is compared over its first 0.02 s.
 """
 import numpy as np
@@ -75,7 +77,7 @@ def test_example_fmu_agrees_with_rumoca(name, fmi_type, fmus):
     stop = stop or float(md.defaultExperiment.stopTime)
     n_out = 2000
     t, ref = rumoca_sim(wrapper, stop, stop / n_out)
-    kw = dict(solver="CVode", relative_tolerance=1e-11) if fmi_type == "ModelExchange" else dict(relative_tolerance=1e-9)
+    kw = dict(solver="CVode", relative_tolerance=1e-11) if fmi_type == "ModelExchange" else dict(relative_tolerance=1e-10)
     res = simulate_fmu(str(fmu), fmi_type=fmi_type, stop_time=stop, output_interval=stop / n_out,
                        output=SIGNALS, **kw)
     worst = {}

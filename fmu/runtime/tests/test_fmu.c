@@ -665,6 +665,65 @@ static void test_vdp(void)
     }
 }
 
+/* auto method on the stiff VdP: it switches (logged at logAll), and "save, continue" equals
+ * "save, restore, continue" and "deserialize into another instance, continue" bit for bit
+ * at save points in both sub-methods (the auto code is read from the serialized header:
+ * RtStateHeader.odeAuto at byte 132, bit 0 = RODAS4) */
+static void vdp_auto_run(fmi2Component c, int k0, int k1, double *out)
+{
+    int k;
+    for (k = k0; k < k1; k++) {
+        A.DoStep(c, k * 10.0, 10.0, fmi2True);
+        out[k - k0] = getr(c, 0);
+    }
+}
+static void test_vdp_auto_state(void)
+{
+    fmi2Component c = inst(VDP_GUID, fmi2CoSimulation), c2 = inst(VDP_GUID, fmi2CoSimulation);
+    fmi2String all = "logAll";
+    int k0, same = 1, nsave = 0, nrodas = 0, ndopri_counting = 0;
+    double a[15], b[15], d[15];
+    long nsw;
+    seti(c, 5, 0);
+    setr(c, 6, 1e-6);
+    setr(c, 7, 1e-6);
+    A.SetDebugLogging(c, fmi2True, 1, &all);
+    init(c, 0, 0);
+    clearlog();
+    for (k0 = 0; k0 + 15 <= 300; k0 += 15) {
+        fmi2FMUstate st = NULL, st2 = NULL;
+        size_t sz = 0;
+        fmi2Byte *bytes;
+        int code = 0;
+        A.GetFMUstate(c, &st);
+        A.SerializedFMUstateSize(c, st, &sz);
+        bytes = (fmi2Byte *)malloc(sz);
+        A.SerializeFMUstate(c, st, bytes, sz);
+        memcpy(&code, bytes + 132, sizeof code);
+        if (code & 1) nrodas++;
+        else if (code != 0) ndopri_counting++;
+        vdp_auto_run(c, k0, k0 + 15, a);
+        A.SetFMUstate(c, st);
+        vdp_auto_run(c, k0, k0 + 15, b);
+        A.DeSerializeFMUstate(c2, bytes, sz, &st2);
+        A.SetFMUstate(c2, st2);
+        vdp_auto_run(c2, k0, k0 + 15, d);
+        if (memcmp(a, b, sizeof a) != 0 || memcmp(a, d, sizeof a) != 0) same = 0;
+        A.FreeFMUstate(c, &st);
+        A.FreeFMUstate(c2, &st2);
+        free(bytes);
+        nsave++;
+    }
+    nsw = strstr(logbuf, "auto solver switched to Rosenbrock RODAS4") ? 1 : 0;
+    check(same && nrodas > 0 && nsw && fabs(a[14] + 1.5106069367598571) < 1e-4,
+          "vdp_auto_state_bit_identical", "%d save points (%d in RODAS4 mode, %d in DOPRI5 "
+          "mode with stiffness counters), x1(3000)=%.10g", nsave, nrodas, ndopri_counting, a[14]);
+    A.Terminate(c);
+    check(logval("nswitch") >= 2, "vdp_auto_stats_logged", "nswitch=%g", logval("nswitch"));
+    A.FreeInstance(c);
+    A.FreeInstance(c2);
+}
+
 /* ================================================================ nlloop */
 #define NL_GUID "{nlloop-test-0001}"
 static void test_nlloop(void)
@@ -761,6 +820,7 @@ int main(int argc, char **argv)
         test_bball_misuse();
         test_bball_cs(1, "dopri5");
         test_bball_cs(2, "rodas4");
+        test_bball_cs(0, "auto");
         test_bball_state();
         test_bball_terminate_and_input();
         test_bball_me();
@@ -768,6 +828,7 @@ int main(int argc, char **argv)
         test_decay();
     } else if (strcmp(model, "vdp") == 0) {
         test_vdp();
+        test_vdp_auto_state();
     } else if (strcmp(model, "nlloop") == 0) {
         test_nlloop();
     } else if (strcmp(model, "chatter") == 0) {

@@ -281,6 +281,193 @@ static void test_nominal_and_jac_fallback(void)
     }
 }
 
+/* ---------------------------------------------------------------- auto method */
+
+/* harmonic oscillator (non-stiff): x'' = -x */
+static int f_osc(void *u, double t, const double *x, double *dx)
+{
+    (void)u; (void)t;
+    dx[0] = x[1];
+    dx[1] = -x[0];
+    return 0;
+}
+
+static void test_auto_nonstiff(void)
+{
+    double x0[2] = {1.0, 0.0}, xe[2], xd[2];
+    RtOde *s, *d;
+    int rc, rcd;
+    run(&rt_ode_auto, f_osc, NULL, NULL, 2, x0, 0.0, 20.0, 1e-8, 1e-11, xe, &s, &rc);
+    run(&rt_ode_dopri5, f_osc, NULL, NULL, 2, x0, 0.0, 20.0, 1e-8, 1e-11, xd, &d, &rcd);
+    check(rc == 0 && s->njev == 0 && s->nlu == 0 && s->nswitch == 0 &&
+          s->sub == &rt_ode_dopri5 && s->nfev == d->nfev && xe[0] == xd[0] && xe[1] == xd[1] &&
+          fabs(xe[0] - cos(20.0)) < 1e-6, "auto_nonstiff_is_dopri5",
+          "x(20)=%.12g (exact %.12g) nfev=%ld (DOPRI5 %ld) njev=%ld nswitch=%ld",
+          xe[0], cos(20.0), s->nfev, d->nfev, s->njev, s->nswitch);
+    rt_ode_free(s);
+    rt_ode_free(d);
+}
+
+static void test_auto_vdp(void)
+{
+    /* auto on Van der Pol mu=1000 (see test_vdp): switches to RODAS4 and reaches its
+       accuracy with at most ~1.3x its work (f-calls + Jacobian evaluations; with the
+       difference Jacobian those are f-calls already) */
+    const double xr0 = -1.5106069367598571;
+    const double rtols[2] = {1e-6, 1e-8};
+    int k, fd;
+    for (fd = 0; fd < 2; fd++)
+        for (k = 0; k < 2; k++) {
+            Vdp p = {1000.0, 0}, q = {1000.0, 0};
+            double x0[2] = {2.0, 0.0}, xa[2], xr[2];
+            RtOde *a, *r;
+            int rca, rcr;
+            char name[64];
+            double ea, er, wa, wr;
+            run(&rt_ode_auto, f_vdp, fd ? NULL : j_vdp, &p, 2, x0, 0.0, 3000.0, rtols[k],
+                rtols[k], xa, &a, &rca);
+            run(&rt_ode_rodas4, f_vdp, fd ? NULL : j_vdp, &q, 2, x0, 0.0, 3000.0, rtols[k],
+                rtols[k], xr, &r, &rcr);
+            ea = fabs(xa[0] - xr0);
+            er = fabs(xr[0] - xr0);
+            wa = (double)(a->nfev + (fd ? 0 : a->njev));
+            wr = (double)(r->nfev + (fd ? 0 : r->njev));
+            snprintf(name, sizeof name, "auto_vdp1000_%s_rtol%.0e", fd ? "fdjac" : "exactjac",
+                     rtols[k]);
+            check(rca == 0 && rcr == 0 && a->nswitch >= 1 && a->njev > 0 &&
+                  ea < 3 * er + 10 * rtols[k] && wa <= 1.3 * wr, name,
+                  "|err| auto %.2e RODAS4 %.2e; work auto %.0f (nfev %ld njev %ld steps %ld "
+                  "switches %ld) RODAS4 %.0f (nfev %ld njev %ld steps %ld) ratio %.2f",
+                  ea, er, wa, a->nfev, a->njev, a->naccept, a->nswitch, wr, r->nfev, r->njev,
+                  r->naccept, wa / wr);
+            rt_ode_free(a);
+            rt_ode_free(r);
+        }
+}
+
+/* Prothero-Robinson x' = lambda(t) (x - sin t) + cos t, x(0) = 0, exact x = sin t, with
+ * lambda(t) = -(0.1 + 1e5 cos(pi t/10)^16): stiff near t = 0 and t = 10, non-stiff in
+ * about [3, 7] (|lambda| < 20) */
+static double pr_lambda(double t)
+{
+    double c = cos(3.14159265358979323846 * t / 10.0);
+    c *= c; c *= c; c *= c; c *= c;
+    return -(0.1 + 1e5 * c);
+}
+static int f_pr(void *u, double t, const double *x, double *dx)
+{
+    (void)u;
+    dx[0] = pr_lambda(t) * (x[0] - sin(t)) + cos(t);
+    return 0;
+}
+static int j_pr(void *u, double t, const double *x, const double *fx, double *J)
+{
+    (void)u; (void)x; (void)fx;
+    J[0] = pr_lambda(t);
+    return 0;
+}
+
+static void test_auto_switch_both_ways(void)
+{
+    double x0 = 0.0, out, maxdense = 0.0;
+    double tsw[8];
+    int nsw = 0, rc = RT_ODE_OK, k;
+    long nsw_seen = 0;
+    RtOde *s = rt_ode_new(&rt_ode_auto, 1, f_pr, j_pr, NULL, NULL, NULL);
+    s->rtol = 1e-6; s->atol = 1e-9;
+    rt_ode_restart(s, 0.0, &x0, 0.0);
+    while (s->t < 10.0) {
+        rc = rt_ode_step(s, 10.0);
+        if (rc != RT_ODE_OK) break;
+        /* dense output of every step, whichever method took it */
+        for (k = 1; k < 8; k++) {
+            const double tt = s->t_old + (s->t - s->t_old) * k / 8.0;
+            rt_ode_dense(s, tt, &out);
+            if (fabs(out - sin(tt)) > maxdense) maxdense = fabs(out - sin(tt));
+        }
+        if (s->nswitch != nsw_seen) {
+            if (nsw < 8) tsw[nsw++] = s->t;
+            nsw_seen = s->nswitch;
+        }
+    }
+    check(rc == 0 && nsw == 3 && tsw[0] < 1.0 && tsw[1] > 2.0 && tsw[1] < 7.5 &&
+          tsw[2] > tsw[1] && tsw[2] < 9.5 && s->sub == &rt_ode_rodas4 &&
+          fabs(s->x[0] - sin(10.0)) < 1e-5 && maxdense < 1e-5, "auto_switches_both_ways",
+          "switches at t=%.3g, %.3g, %.3g (%d); x(10)-sin(10)=%.2e, dense max err %.2e, "
+          "steps=%ld nfev=%ld njev=%ld", nsw > 0 ? tsw[0] : -1, nsw > 1 ? tsw[1] : -1,
+          nsw > 2 ? tsw[2] : -1, nsw, s->x[0] - sin(10.0), maxdense, s->naccept, s->nfev,
+          s->njev);
+    rt_ode_free(s);
+}
+
+/* "save, restore, continue" in the solver layer: t, x, h, controller history and the
+ * auto code reproduce the uninterrupted run bit for bit (what fmi2_runtime.c does) */
+static void test_auto_save_restore(void)
+{
+    double x0 = 0.0;
+    const double tsave[3] = {0.1, 1.0, 7.0};
+    double ts[3];
+    int k, ok = 1, codes[3];
+    for (k = 0; k < 3; k++) {
+        RtOde *s = rt_ode_new(&rt_ode_auto, 1, f_pr, j_pr, NULL, NULL, NULL);
+        RtOde *r = rt_ode_new(&rt_ode_auto, 1, f_pr, j_pr, NULL, NULL, NULL);
+        double xs, h, hl, eo;
+        int fs, lr, code;
+        s->rtol = r->rtol = 1e-6; s->atol = r->atol = 1e-9;
+        rt_ode_restart(s, 0.0, &x0, 0.0);
+        /* save at the first step end after tsave[k] in the wanted situation */
+        while (s->t < 10.0 && rt_ode_step(s, 10.0) == RT_ODE_OK) {
+            if (s->t < tsave[k]) continue;
+            if (k == 0 && s->sub == &rt_ode_rodas4) break;
+            if (k == 1 && s->sub == &rt_ode_rodas4 && s->n_easy > 0) break;
+            if (k == 2 && s->sub == &rt_ode_dopri5 && s->n_stiff > 0) break;
+        }
+        ts[k] = s->t;
+        xs = s->x[0]; h = s->h; hl = s->h_last; eo = s->err_old;
+        fs = s->first_step; lr = s->last_rejected;
+        codes[k] = code = rt_ode_auto_save(s);
+        while (s->t < 10.0) rt_ode_step(s, 10.0);
+        /* restored copy in a fresh object that has been used before (must be overwritten) */
+        rt_ode_restart(r, 0.0, &x0, 0.0);
+        while (r->t < 9.0) rt_ode_step(r, 9.0);
+        rt_ode_restart(r, ts[k], &xs, h);
+        r->h_last = hl; r->err_old = eo; r->first_step = fs; r->last_rejected = lr;
+        rt_ode_auto_load(r, code);
+        while (r->t < 10.0) rt_ode_step(r, 10.0);
+        if (memcmp(&r->x[0], &s->x[0], sizeof(double)) != 0 || r->sub != s->sub ||
+            r->n_stiff != s->n_stiff || r->n_easy != s->n_easy)
+            ok = 0;
+        rt_ode_free(s);
+        rt_ode_free(r);
+    }
+    /* saved in RODAS4 mode, in RODAS4 mode with n_easy > 0, in DOPRI5 mode with n_stiff > 0 */
+    check(ok && codes[0] == 1 && (codes[1] & 1) == 1 && (codes[1] >> 8) > 0 &&
+          (codes[2] & 1) == 0 && ((codes[2] >> 1) & 15) > 0, "auto_save_restore_bit_identical",
+          "identical=%d, auto codes at t=%.4g, %.4g, %.4g: %d %d %d", ok, ts[0], ts[1], ts[2],
+          codes[0], codes[1], codes[2]);
+    {
+        RtOde *s = rt_ode_new(&rt_ode_auto, 1, f_pr, j_pr, NULL, NULL, NULL);
+        rt_ode_auto_load(s, 1 | (3 << 1));
+        k = rt_ode_auto_save(s);
+        rt_ode_auto_load(s, 1 << 20);   /* invalid -> initial */
+        check(k == (1 | (3 << 1)) && rt_ode_auto_save(s) == 0 && s->sub == &rt_ode_dopri5,
+              "auto_code_roundtrip_and_invalid", "code %d", k);
+        rt_ode_free(s);
+    }
+}
+
+static void test_spectral_radius(void)
+{
+    /* [0 1; -1e6 -10]: eigenvalues -5 +- i*999.99, rho = 1000 (complex pair);
+       diag(-3, 2, 0.5): rho 3 */
+    double J1[4] = {0, -1e6, 1, -10}, J2[9] = {-3, 0, 0, 0, 2, 0, 0, 0, 0.5};
+    double v[3], w[3];
+    const double r1 = rt_ode_spectral_radius(2, J1, v, w);
+    const double r2 = rt_ode_spectral_radius(3, J2, v, w);
+    check(fabs(r1 / 1000.0 - 1) < 0.3 && fabs(r2 / 3.0 - 1) < 0.1, "spectral_radius_estimate",
+          "rho %.4g (exact 1000, complex pair), %.4g (exact 3)", r1, r2);
+}
+
 static void test_lu(void)
 {
     /* 4x4 needing pivoting (zero leading entry) */
@@ -316,6 +503,16 @@ int main(void)
     test_vdp();
     test_failures(&rt_ode_dopri5, "dopri5");
     test_failures(&rt_ode_rodas4, "rodas4");
+    test_tolerance(&rt_ode_auto, "auto");
+    test_dense(&rt_ode_auto, "auto");
+    test_failures(&rt_ode_auto, "auto");
+    check(rt_ode_method(RT_ODE_AUTO) == &rt_ode_auto && rt_ode_method(1) == &rt_ode_dopri5 &&
+          rt_ode_method(2) == &rt_ode_rodas4 && rt_ode_method(3) == NULL, "method_registry", "");
+    test_spectral_radius();
+    test_auto_nonstiff();
+    test_auto_vdp();
+    test_auto_switch_both_ways();
+    test_auto_save_restore();
     printf("RESULT passed=%d failed=%d\n", n_pass, n_fail);
     return n_fail ? 1 : 0;
 }

@@ -31,6 +31,7 @@ model GearMesh "Massless spatial tooth mesh between the hubs of wheels a and b (
   parameter Real mu = 0 "Tooth friction coefficient (eq. 26)";
   parameter SI.Velocity vReg = 1e-3 "Regularisation of the friction direction at zero sliding";
   parameter SI.Time tauBeta = 0.01 "Relaxation time of the unwrapped centre-line angle onto its wrapped value";
+  input SI.Length hWear = 0 "Wear depth of the flank at the current contact point (adds to the backlash on the drive flank; 0: unworn)";
   WearCosim.Gears.Hub hubA "Hub of wheel a";
   WearCosim.Gears.Hub hubB "Hub of wheel b";
   // ---------------------------------------------------------------- kinematics
@@ -59,6 +60,7 @@ model GearMesh "Massless spatial tooth mesh between the hubs of wheels a and b (
   SI.Velocity vt[3] "Sliding velocity in the tooth plane";
   output SI.Length dxError "Manufacturing error dx_error (eq. 15)";
   output SI.Length ds "Transmission error / mesh compression (eq. 14; > b/2: drive flank in contact, < -b/2: back flank)";
+  output SI.Length te "Loaded transmission error of the wheel bodies along the normal, -n.du (= ds - dxError + hWear)";
   output SI.Velocity dsDot "Approach velocity along the normal (eq. 21)";
   output SI.Angle meshPhase "Mesh phase zA*(gammaA0 - gammaA) (2*pi per tooth)";
   output SI.TranslationalSpringConstant k "Current mesh stiffness";
@@ -109,7 +111,8 @@ equation
   n = f1*e1refA + f2*e2refA + f3*e3a;
   meshPhase = zA*(gammaA0 - gammaA);
   dxError = X*(1 - cos(meshPhase));
-  ds = -(n*du) + dxError;
+  te = -(n*du);
+  ds = te + dxError - hWear;
   // eq. 19-21
   vrefA = hubA.v + rhoA*cross(hubA.w, e1refA);
   vrefB = hubB.v + rhoB*cross(hubB.w, e1refB);
@@ -154,7 +157,11 @@ eq. 8: e1ref<sub>b</sub> = e1<sub>b</sub>cos&gamma;<sub>b</sub> + e2<sub>b</sub>
 eq. 12-13: n = f<sub>1</sub>e1ref<sub>a</sub> + f<sub>2</sub>e2ref<sub>a</sub> + f<sub>3</sub>e3<sub>a</sub>,
 f<sub>1</sub> = cos&gamma; sin&alpha; - cos&alpha; sin&beta; sin&gamma;, f<sub>2</sub> = cos&alpha; cos&beta;,
 f<sub>3</sub> = cos&alpha; cos&gamma; sin&beta; + sin&alpha; sin&gamma;.</li>
-<li>eq. 14-15: &Delta;s = -n&middot;&Delta;u + X(1 - cos(z<sub>a</sub>(&gamma;<sub>a0</sub>-&gamma;<sub>a</sub>))).</li>
+<li>eq. 14-15: &Delta;s = -n&middot;&Delta;u + X(1 - cos(z<sub>a</sub>(&gamma;<sub>a0</sub>-&gamma;<sub>a</sub>))) - h<sub>wear</sub>; the input
+<code>hWear</code> (default 0) is the wear depth of the drive flank at the contact point (material removed: the
+compression drops by h, i.e. the backlash of the drive flank grows by h; see
+<a href=\"modelica://WearCosim.Examples.Gears.GearWear\">Examples.Gears.GearWear</a>). <code>te</code> = -n&middot;&Delta;u is the
+loaded transmission error of the wheel bodies.</li>
 <li>eq. 16-18: F<sub>el</sub> = k(&Delta;s - b/2) for &Delta;s &gt; b/2, 0 in the dead zone, k(&Delta;s + b/2) for &Delta;s &lt; -b/2.</li>
 <li>eq. 19-23: damping b<sub>m</sub>&middot;d&Delta;s/dt only in contact, d&Delta;s/dt = -n&middot;(v<sub>ref,b</sub> - v<sub>ref,a</sub>),
 b<sub>m</sub> = 2&chi;(k<sub>mean</sub>I<sub>a</sub>I<sub>b</sub>/(I<sub>a</sub>&rho;<sub>b</sub><sup>2</sup> + I<sub>b</sub>&rho;<sub>a</sub><sup>2</sup>))<sup>1/2</sup> (SPEC form of eq. 23).</li>

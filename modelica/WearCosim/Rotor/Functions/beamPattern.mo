@@ -15,7 +15,7 @@ algorithm
 <p>The translational mass matrix of ROSS's shaft element (entries m1..m10, lateral rows and
 columns) has this layout; the rotary-inertia mass matrix and the stiffness matrix have the same
 layout with p = (m11, m12, -m11, -m13, m14, -m12, m15, m11, m13, m16) and
-p = (k1, k2, -k1, -k3, k4, -k2, -k5, k1, k3, k6) respectively. The sign pattern follows from
-&alpha; = rotation about x (&alpha; &asymp; dy/dz... with ROSS's sign) and &beta; = rotation about y.</p>
+p = (k1, k2, -k1, -k3, k4, -k2, -k5, k1, k3, k6) respectively. The signs are ROSS's (&alpha; rotation about x, &beta; rotation about y,
+lateral degrees of freedom x, y; Nelson 1980).</p>
 </html>"));
 end beamPattern;

@@ -1,0 +1,134 @@
+/*
+ * rt_auto.c -- solver method 0 ("auto"): LSODA-style automatic switching between the
+ * explicit DOPRI5 (rt_dopri5.c) and the L-stable Rosenbrock RODAS4 (rt_rodas4.c).
+ * The design (stiffness tests, thresholds, hysteresis, what is kept in the FMU state)
+ * is documented in rt_ode.h.
+ *
+ * Work layout (multiples of n): DOPRI5's 12 | RODAS4's 12 | power iteration 2 = 26,
+ * plus RODAS4's matrices (J, LU, pivots); see rt_ode_new().
+ */
+#include <math.h>
+#include <string.h>
+#include "rt_ode.h"
+
+#define STIFF_HLAM 3.25      /* DOPRI5: h*|lambda| above this = stability-limited step   */
+#define STIFF_COUNT 15       /* ... on this many accepted steps -> switch to RODAS4       */
+#define STIFF_FORGET 6       /* ... unless this many consecutive non-stiff ones intervene */
+#define EASY_HRHO 2.0        /* RODAS4: h*rho(J) below this = DOPRI5 would be stable      */
+#define EASY_COUNT 15        /* ... on this many consecutive accepted steps -> DOPRI5     */
+#define POWER_IT 12          /* power iterations per estimate                             */
+#define POWER_SKIP 4         /* ... the growth of the first ones is ignored               */
+
+double rt_ode_spectral_radius(int n, const double *J, double *v, double *w)
+{
+    double logsum = 0.0;
+    int it, i, j;
+    /* fixed, generic start vector: deterministic (bit-identical restarts) and with
+       components along every eigenvector in practice */
+    for (i = 0; i < n; i++) v[i] = 1.0 + 0.5 * sin(1.0 + 2.0 * i);
+    for (it = 0; it < POWER_IT; it++) {
+        double nv = 0.0, nw = 0.0;
+        for (i = 0; i < n; i++) { w[i] = 0.0; nv = fmax(nv, fabs(v[i])); }
+        for (j = 0; j < n; j++) {
+            const double vj = v[j];
+            const double *col = J + (size_t)j * (size_t)n;
+            if (vj != 0.0) for (i = 0; i < n; i++) w[i] += col[i] * vj;
+        }
+        for (i = 0; i < n; i++) nw = fmax(nw, fabs(w[i]));
+        if (!(nw > 0.0) || !isfinite(nw) || !(nv > 0.0)) {
+            /* J v = 0 (nilpotent part / zero matrix) or overflow: rho ~ 0 resp. huge */
+            return isfinite(nw) ? (it >= POWER_SKIP ? exp(logsum / (it - POWER_SKIP + 1))
+                                                    : 0.0)
+                                : INFINITY;
+        }
+        if (it >= POWER_SKIP) logsum += log(nw / nv);
+        for (i = 0; i < n; i++) v[i] = w[i] / nw;
+    }
+    return exp(logsum / (POWER_IT - POWER_SKIP));
+}
+
+static void use(RtOde *s, const RtOdeMethod *m)
+{
+    s->sub = m;
+    s->n_stiff = s->n_nonstiff = s->n_easy = 0;
+}
+
+void rt_ode_auto_reset(RtOde *s)
+{
+    if (s->method->id != RT_ODE_AUTO) return;
+    use(s, &rt_ode_dopri5);
+    s->last_sub = s->sub;
+    s->stiff_hlam = s->stiff_hrho = 0.0;
+}
+
+/* code = sub (1 bit) | n_stiff (4 bits) | n_nonstiff (3 bits) | n_easy (4 bits), + 0 */
+int rt_ode_auto_save(const RtOde *s)
+{
+    if (s->method->id != RT_ODE_AUTO) return 0;
+    return (s->sub == &rt_ode_rodas4 ? 1 : 0) | (s->n_stiff << 1) | (s->n_nonstiff << 5) |
+           (s->n_easy << 8);
+}
+
+void rt_ode_auto_load(RtOde *s, int code)
+{
+    int ns, nn, ne;
+    if (s->method->id != RT_ODE_AUTO) return;
+    rt_ode_auto_reset(s);
+    ns = (code >> 1) & 15;
+    nn = (code >> 5) & 7;
+    ne = (code >> 8) & 15;
+    if (code < 0 || code >= (1 << 12) || ns >= STIFF_COUNT || nn >= STIFF_FORGET ||
+        ne >= EASY_COUNT)
+        return;
+    s->sub = (code & 1) ? &rt_ode_rodas4 : &rt_ode_dopri5;
+    s->n_stiff = ns;
+    s->n_nonstiff = nn;
+    s->n_easy = ne;
+}
+
+/* hand over to m after an accepted step: keep h, drop the controller history */
+static void switch_to(RtOde *s, const RtOdeMethod *m)
+{
+    use(s, m);
+    s->nswitch++;
+    s->first_step = 1;
+    s->err_old = 1e-4;
+    s->jac_valid = 0;
+}
+
+static int auto_step(RtOde *s, double t_bound)
+{
+    const RtOdeMethod *m = s->sub;
+    const long nacc = s->naccept;
+    const int rc = m->step(s, t_bound);
+    if (rc != RT_ODE_OK || s->naccept == nacc) return rc;   /* failed or nothing to do */
+    s->last_sub = m;
+    if (m == &rt_ode_dopri5) {
+        if (s->stiff_hlam > STIFF_HLAM) {
+            s->n_nonstiff = 0;
+            if (++s->n_stiff >= STIFF_COUNT) switch_to(s, &rt_ode_rodas4);
+        } else if (s->n_stiff > 0 && ++s->n_nonstiff >= STIFF_FORGET) {
+            s->n_stiff = s->n_nonstiff = 0;
+        }
+    } else {
+        const int n = s->n;
+        double *v = s->wk[RT_ODE_AUTO], *w = v + n;
+        s->stiff_hrho = s->h_last * rt_ode_spectral_radius(n, s->J, v, w);
+        if (s->stiff_hrho < EASY_HRHO) {
+            if (++s->n_easy >= EASY_COUNT) switch_to(s, &rt_ode_dopri5);
+        } else {
+            s->n_easy = 0;
+        }
+    }
+    return rc;
+}
+
+static void auto_dense(const RtOde *s, double t, double *out)
+{
+    s->last_sub->dense(s, t, out);
+}
+
+const RtOdeMethod rt_ode_auto = {
+    "auto (Dormand-Prince 5(4) / RODAS4 stiffness switching)", RT_ODE_AUTO, 5, 4,
+    12 + 12 + 2, 1, auto_step, auto_dense
+};

@@ -206,3 +206,20 @@ def test_index_reduction_of_der_of_algebraic_variables():
         assert out[slot(g, "z")] == pytest.approx(-2 * 0.8 ** 2)
         assert out[slot(g, "vp")] == pytest.approx(0.3 * math.cos(3 * t))
         assert out[slot(g, "y")] == pytest.approx(0.64)
+
+
+def test_evaluate_annotation_folds_parameters_with_folded_dependencies():
+    d, c, g = compile_fixture("EvaluateFold")
+    kinds = {n: s.kind for n, s in d.scalars.items()}
+    assert kinds["a"] == "const" and kinds["m[1,1]"] == "const" and kinds["m[1,2]"] == "const"
+    assert kinds["b"] == "param" and kinds["c"] == "calc" and kinds["e"] == "calc"
+    assert [d.scalars[f"m[{i},{j}]"].value for i in (1, 2) for j in (1, 2)] == [2, 0, 0, 8]
+    v = start_vector(g)
+    v[slot(g, "x[2]")] = 5.0
+    v = evaluate(g, v)
+    a, b = 2.0, 3.0
+    assert v[slot(g, "der(x[1])")] == pytest.approx(-a * 1.0 * a * b - b)
+    assert v[slot(g, "der(x[2])")] == pytest.approx(-4 * a * 5.0 * a * b)
+    # exported as constants, the tunable ones stay settable
+    var = {s.name: s.variability for s in g.layout.slots if s.name in ("a", "m[1,2]", "b")}
+    assert var["a"] == var["m[1,2]"] == "constant" and var["b"] != "constant"

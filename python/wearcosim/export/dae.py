@@ -121,6 +121,40 @@ def _stmt_exprs(s):
     return []
 
 
+def _evaluated_params(V, structural: set, num_value) -> set:
+    """Real parameters folded at build time because of ``annotation(Evaluate=true)``.
+
+    rumoca reports ``evaluate`` for annotated parameters and for every ``final`` one.  A
+    parameter is folded only if its value depends on nothing but literals and parameters that
+    are folded themselves (fixpoint), so a ``final`` parameter computed from tunable ones stays
+    a calculated parameter, and an annotated parameter bound to a tunable one stays tunable
+    (annotate the dependencies too).  Folded parameters are exported as constants; the
+    expressions that use them are simplified by CasADi (zeros of a folded matrix vanish from
+    the generated code)."""
+    cand = {n for n, v in V.items() if v.variability == "parameter" and v.type == "Real" and v.evaluate
+            and n not in structural}
+    deps = {}
+    for n in cand:
+        v = V[n]
+        expr = v.binding if v.binding is not None else v.start
+        refs = set() if expr is None else {x.name for x in ir.walk(expr) if isinstance(x, ir.Ref)}
+        deps[n] = {r for r in refs if r in V}
+    out = set()
+    changed = True
+    while changed:
+        changed = False
+        for n in sorted(cand - out):
+            if all(d in structural or d in out for d in deps[n]):
+                try:
+                    num_value(n, V[n].loc)
+                except ExportError:
+                    cand.discard(n)
+                    continue
+                out.add(n)
+                changed = True
+    return out
+
+
 def build(model: ir.Model) -> Dae:
     t = ca.SX.sym("time")
     dae = Dae(model=model, t=t, init_flag=ca.SX.sym("initial()"))
@@ -198,6 +232,7 @@ def build(model: ir.Model) -> Dae:
     for name, v in V.items():
         if v.variability == "constant" or (v.variability == "parameter" and v.type != "Real"):
             structural_params.add(name)
+    structural_params |= _evaluated_params(V, structural_params, num_value)
 
     sym_of = {}   # scalar name -> SX
     values = {}   # var name -> array/scalar value used by the evaluator

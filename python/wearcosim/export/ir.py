@@ -176,6 +176,7 @@ class Var:
     description: str = ""
     final: bool = False
     protected: bool = False
+    evaluate: bool = False              # annotation(Evaluate=true) (rumoca also sets it on final parameters)
     loc: Loc = Loc()
 
 

@@ -8,10 +8,10 @@ model TwoDiskRub "Single-span flexible rotor with two disks (seed 004), disk 1 r
       unbalance = {1e-4, 0}, unbalancePhase = {0, 0},
       nBearings = 2, bearingNode = {1, 7}, kxx = fill(2e6, 2), kyy = fill(2.5e6, 2), cxx = fill(2000, 2), cyy = fill(2000, 2),
       alphaR = 50, betaR = 0, Omega0 = 250, forceNode = 3));
-  parameter SI.Density rho = 7810 "Density of shaft and disks (steel)";
-  parameter SI.Length diskDiameter = 0.15 "Outer diameter of the disks";
-  parameter SI.Length diskBore = 0.02 "Bore of the disks (= shaft diameter)";
-  parameter SI.Length diskWidth = 0.02 "Axial width of the disks";
+  parameter SI.Density rho = 7810 "Density of shaft and disks (steel)" annotation (Evaluate = true);
+  parameter SI.Length diskDiameter = 0.15 "Outer diameter of the disks" annotation (Evaluate = true);
+  parameter SI.Length diskBore = 0.02 "Bore of the disks (= shaft diameter)" annotation (Evaluate = true);
+  parameter SI.Length diskWidth = 0.02 "Axial width of the disks" annotation (Evaluate = true);
   final parameter SI.Mass mD = rho*3.141592653589793/4*(diskDiameter^2 - diskBore^2)*diskWidth "Disk mass";
   final parameter SI.Inertia IpD = mD/8*(diskDiameter^2 + diskBore^2) "Polar moment of inertia of a disk";
   final parameter SI.Inertia IdD = IpD/2 + mD*diskWidth^2/12 "Diametral moment of inertia of a disk";

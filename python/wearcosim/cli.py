@@ -110,6 +110,8 @@ def cmd_run(args) -> int:
     try:
         sc = load(args.scenario)
         m = WearMaster(sc, Path(args.out), progress=not args.quiet)
+        if args.checkpoint_every is not None:
+            m.checkpoint_seconds = args.checkpoint_every
         path = m.run(resume=args.resume)
     except (ScenarioError, MasterError, CheckpointError, ExportError) as exc:
         print(f"error: {exc}", file=sys.stderr)
@@ -170,6 +172,8 @@ def main(argv=None) -> int:
     r.add_argument("--out", default=str(ROOT / "results"))
     r.add_argument("--resume", action="store_true", help="continue from the scenario's checkpoint")
     r.add_argument("--plot", action="store_true", help="write the figures too")
+    r.add_argument("--checkpoint-every", type=float, metavar="SECONDS",
+                   help="least wall time between checkpoints (default 1; always at the end and on failure)")
     r.add_argument("--quiet", action="store_true")
     r.set_defaults(func=cmd_run)
     pl = sub.add_parser("plot", help="figures of a results file")

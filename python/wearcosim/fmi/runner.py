@@ -96,6 +96,18 @@ class Runner:
                   and v.initial in ("exact", "approx") and v.name not in names]
         return names
 
+    def step_record(self, n: int, vrs, out=None, tout=None):
+        """Advance ``n`` communication steps and read the Reals ``vrs`` after each: returns
+        ``(tout[n], out[n, len(vrs)])`` (filled in place when given).  Backends may batch the
+        calls; this default steps one by one."""
+        out = np.empty((n, len(vrs))) if out is None else out
+        tout = np.empty(n) if tout is None else tout
+        for j in range(n):
+            self.step(1)
+            out[j] = self.get_reals(vrs)
+            tout[j] = self.time
+        return tout, out
+
     def reinit(self, values: dict, tolerance=None):
         """Reset + re-initialise at the current grid time with ``values`` (start values, new
         parameters, the states to continue from): the strategy for FMUs whose parameters are
@@ -177,6 +189,44 @@ class FMPyRunner(Runner):
             self._call("fmi2DoStep", lambda: self.slave.doStep(currentCommunicationPoint=t,
                                                              communicationStepSize=t1 - t))
             self.k += 1
+
+    def step_record(self, n: int, vrs, out=None, tout=None):
+        """Batched stepping: the FMU's fmi2DoStep/fmi2GetReal are called directly through
+        ctypes with preallocated arrays (FMPy's wrappers convert arguments on every call, which
+        costs more than a short communication step of the FMU itself).  Errors go through the
+        same path as :meth:`step`: FMIError with the log lines of the failing call."""
+        import ctypes
+        from fmpy.fmi2 import fmi2Real, fmi2True, fmi2ValueReference
+        out = np.empty((n, len(vrs))) if out is None else out
+        tout = np.empty(n) if tout is None else tout
+        m = len(vrs)
+        vr = (fmi2ValueReference * m)(*vrs)
+        val = (fmi2Real * m)()
+        do_step, get_real = self.slave.dll.fmi2DoStep, self.slave.dll.fmi2GetReal   # raw: no FMPy checks
+        do_step.argtypes = [ctypes.c_void_p, fmi2Real, fmi2Real, ctypes.c_int]
+        do_step.restype = ctypes.c_int
+        get_real.argtypes = [ctypes.c_void_p, ctypes.POINTER(fmi2ValueReference), ctypes.c_size_t,
+                             ctypes.POINTER(fmi2Real)]
+        get_real.restype = ctypes.c_int
+        comp = self.slave.component
+        view = np.ctypeslib.as_array(val)
+        t0, h = self.t0, self.h
+        for j in range(n):
+            k = self.k
+            t = t0 + k * h
+            t1 = t0 + (k + 1) * h
+            n0 = self.n_logged
+            st = do_step(comp, t, t1 - t, fmi2True)
+            if st > 1:                       # fmi2Discard, fmi2Error, fmi2Fatal
+                new = min(self.n_logged - n0, len(self.log))
+                raise FMIError("fmi2DoStep", st, self.log[len(self.log) - new:] if new else self.log[-1:])
+            self.k = k + 1
+            st = get_real(comp, vr, m, val)
+            if st > 1:
+                raise FMIError("fmi2GetReal", st, self.log[-1:])
+            out[j] = view
+            tout[j] = t1
+        return tout, out
 
     def terminate(self):
         try:

@@ -207,10 +207,7 @@ class WearMaster:
             c0 = st.cycle
             total = sc.transient_cycles + sc.cycles
             while st.cycle < total:
-                for j in range(N):
-                    r.step(1)
-                    buf[j] = r.get_reals(self.read_vrs)
-                    tbuf[j] = r.time
+                r.step_record(N, self.read_vrs, buf, tbuf)
                 Fn, th, b, vs = buf[:, 0], buf[:, 1], buf[:, 2], buf[:, 3]
                 worn = st.cycle >= sc.transient_cycles
                 if worn:

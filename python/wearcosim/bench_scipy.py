@@ -1,14 +1,17 @@
-"""Benchmark peers (not library code): the two dry clearance-joint mechanisms written plainly
-in NumPy and integrated with ``scipy.integrate.solve_ivp`` -- what a researcher would otherwise
-write.  Same equations and parameters as the library's examples, unworn bearing:
+"""Benchmark peers (not library code): the library's examples written plainly in NumPy and
+integrated with ``scipy.integrate.solve_ivp`` -- what a researcher would otherwise write.  Same
+equations and parameters as the library's examples, unworn bearing / stator:
 
 * ``HybridDry``: ``WearCosim.Examples.HybridMechanism.DrySpeed32pi`` (gPlane = 0), chain 3's
   Lagrange equations;
 * ``SliderCrankDry``: ``WearCosim.Examples.SliderCrank.SliderCrankDry``, the rod's Lagrange
-  equation and the slider's Newton equation.
+  equation and the slider's Newton equation;
+* ``RotorRub``: ``WearCosim.Examples.Rotor.TwoDiskRub``, the finite-element rotor's matrices
+  taken from ROSS 2.3.0 and the rub contact of ``WearCosim.Rotor.RubContact``.
 
-Both with the Flores contact force (impact velocity captured at contact onset by a terminal
-event, with the FMU's hysteresis) and Ambrosio friction.
+The mechanisms with the Flores contact force (impact velocity captured at contact onset by a
+terminal event, with the FMU's hysteresis) and Ambrosio friction; the rotor with a penalty
+normal force with contact damping and tanh friction, switched by the same hysteresis events.
 """
 from __future__ import annotations
 
@@ -62,40 +65,49 @@ class _EventDriven:
 
     def simulate(self, stop, t_eval, rtol=1e-7, atol=None, method="LSODA"):
         """Integrate with contact-onset events; returns (t_eval, ex, ey, nfev)."""
-        atol = atol if atol is not None else rtol * 1e-3
-        y = self.initial()
-        t = 0.0
         self.vImpact = 1.0
-        ts, ys, nfev = [], [], 0
 
-        h = 1e-10                       # hysteresis of the contact event, as in the FMU
-        armed = True                    # waiting for a contact onset (else for a separation)
-
-        def ev(t, y):
-            return self.delta(t, y) - h if armed else self.delta(t, y) + h
-        ev.terminal = True
-        while t < stop:
-            ev.direction = 1 if armed else -1
-            sol = solve_ivp(self.rhs, (t, stop), y, method=method, rtol=rtol, atol=atol, events=ev,
-                            dense_output=True)
-            nfev += sol.nfev
-            seg = t_eval[(t_eval >= t) & (t_eval <= sol.t[-1])]
-            if seg.size:
-                ts.append(seg)
-                ys.append(sol.sol(seg))
-            t, y = sol.t[-1], sol.y[:, -1].copy()
-            if sol.status == 1:
-                if armed:               # contact onset: capture the impact velocity
-                    self.vImpact = max(self.edot(t, y), self.vImpactMin)
-                armed = not armed
-            elif sol.status != 0:
-                raise RuntimeError(sol.message)
-        tt = np.concatenate(ts)
-        Y = np.concatenate(ys, axis=1)
-        _, idx = np.unique(tt, return_index=True)
-        tt, Y = tt[idx], Y[:, idx]
+        def onset(t, y, entering):     # contact onset: capture the impact velocity
+            if entering:
+                self.vImpact = max(self.edot(t, y), self.vImpactMin)
+        tt, Y, nfev = contact_segments(self.rhs, lambda t, y: self.delta(t, y), self.initial(), stop, t_eval,
+                                       rtol, atol, method, onset)
         ex, ey = np.array([self.orbit(tk, Y[:, k]) for k, tk in enumerate(tt)]).T
         return tt, ex, ey, nfev
+
+
+def contact_segments(rhs, delta, y0, stop, t_eval, rtol, atol, method, on_event=None, h=1e-10):
+    """solve_ivp from 0 to ``stop``, restarted at every contact onset (delta rising through +h)
+    and separation (falling through -h): the hysteresis of the FMU's event indicators;
+    ``on_event(t, y, entering)`` is called at each.  Returns the solution on ``t_eval``
+    (t, Y[n_states, n_t]) and the number of RHS evaluations."""
+    atol = atol if atol is not None else rtol * 1e-3
+    t, y = 0.0, y0
+    ts, ys, nfev = [], [], 0
+    in_contact = False
+
+    def ev(t, y):
+        return delta(t, y) + h if in_contact else delta(t, y) - h
+    ev.terminal = True
+    while t < stop:
+        ev.direction = -1 if in_contact else 1
+        sol = solve_ivp(rhs, (t, stop), y, method=method, rtol=rtol, atol=atol, events=ev, dense_output=True)
+        nfev += sol.nfev
+        seg = t_eval[(t_eval >= t) & (t_eval <= sol.t[-1])]
+        if seg.size:
+            ts.append(seg)
+            ys.append(sol.sol(seg))
+        t, y = sol.t[-1], sol.y[:, -1].copy()
+        if sol.status == 1:
+            in_contact = not in_contact
+            if on_event is not None:
+                on_event(t, y, in_contact)
+        elif sol.status != 0:
+            raise RuntimeError(sol.message)
+    tt = np.concatenate(ts)
+    Y = np.concatenate(ys, axis=1)
+    _, idx = np.unique(tt, return_index=True)
+    return tt[idx], Y[:, idx], nfev
 
 
 def _flores_K(Ei, nui, Ej, nuj, Rb, Rj):
@@ -183,3 +195,84 @@ class HybridDry(_EventDriven):
                       p["l32"] * (-math.sin(be) * F[0] + math.cos(be) * F[1]) + self.hM * s * ad ** 2])
         acc = np.linalg.solve(M, Q)
         return np.array([ad, bd, acc[0], acc[1]])
+
+
+class RotorRub:
+    """Two-disk FE rotor rubbing on a rigid, misaligned stator (``TwoDiskRub``, unworn stator):
+    M q'' + (C + Omega G) q' + K q = f_unb(t) + F_rub on the 28 lateral DOFs {x, y, alpha, beta}
+    of nodes 1..7 (ROSS's DOFs 0, 1, 3, 4 of its six per node; M, K, C, G from ROSS); states
+    (q, q'), spin angle Omega t.  Rub at disk 1 (node 3, DOFs 8, 9):
+    delta = |e| - c, Fn = max(0, k_c delta + c_c delta') while in contact, Ft = -mu Fn tanh(vSlip/vEps),
+    vSlip = R Omega + t.v; contact switched by terminal events at delta = +-h (the FMU's relation
+    hysteresis h = 1e-10 m on ``delta > 0``)."""
+    node = 2                            # disk 1, 0-based
+
+    def __init__(self, omega=250.0, unbalance=1e-4, c=0.2e-3, R=0.075, k_c=2e7, c_c=200.0, mu=0.1,
+                 vEps=1e-3, statorOffset=(0.0, -0.12e-3), eReg=1e-12, hyst=1e-10):
+        import contextlib
+        import os
+        import warnings
+        from .studies.rotor import ross_rotor
+        with warnings.catch_warnings(), open(os.devnull, "w") as null:
+            warnings.simplefilter("ignore")
+            out = os.dup(1)             # ross imports ccp, which prints REFPROP notes from C
+            os.dup2(null.fileno(), 1)
+            try:
+                with contextlib.redirect_stdout(null):
+                    rotor = ross_rotor()
+            finally:
+                os.dup2(out, 1)
+                os.close(out)
+        ix = np.array([6 * i + k for i in range(rotor.ndof // 6) for k in (0, 1, 3, 4)])
+        sub = lambda A: A[np.ix_(ix, ix)]
+        M, K, C, G = sub(rotor.M()), sub(rotor.K(omega)), sub(rotor.C(omega)), sub(rotor.G())
+        n = M.shape[0]
+        Minv = np.linalg.inv(M)
+        self.n = n
+        self.A = np.block([[np.zeros((n, n)), np.eye(n)], [-Minv @ K, -Minv @ (C + omega * G)]])
+        self.B = np.vstack([np.zeros((n, 2)), Minv[:, 4 * self.node:4 * self.node + 2]])   # force on the disk
+        self.w, self.u, self.c, self.R = omega, unbalance, c, R
+        self.k_c, self.c_c, self.mu, self.vEps = k_c, c_c, mu, vEps
+        self.rS = np.asarray(statorOffset, float)
+        self.eReg, self.h = eReg, hyst
+        self.inContact = False
+
+    def disk(self, y):
+        i = 4 * self.node
+        return y[i:i + 2] - self.rS, y[self.n + i:self.n + i + 2]
+
+    def delta(self, y):
+        e, _ = self.disk(y)
+        return math.sqrt(e[0] ** 2 + e[1] ** 2 + self.eReg ** 2) - self.c
+
+    def force(self, y):
+        """Unbalance + rub force on disk 1 (x, y)."""
+        e, v = self.disk(y)
+        F = np.zeros(2)
+        if self.inContact:
+            em = math.sqrt(e[0] ** 2 + e[1] ** 2 + self.eReg ** 2)
+            n = e / em
+            tg = np.array([-n[1], n[0]])
+            Fn = max(0.0, self.k_c * (em - self.c) + self.c_c * float(n @ v))
+            Ft = -self.mu * Fn * math.tanh((self.R * self.w + float(tg @ v)) / self.vEps)
+            F = -Fn * n + Ft * tg
+        return F
+
+    def rhs(self, t, y):
+        F = self.force(y)
+        wt = self.w * t
+        F[0] += self.u * self.w ** 2 * math.cos(wt)
+        F[1] += self.u * self.w ** 2 * math.sin(wt)
+        return self.A @ y + self.B @ F
+
+    def simulate(self, stop, t_eval, rtol=1e-7, atol=None, method="LSODA"):
+        """From rest, restarted at every contact onset/separation; returns (t_eval, x, y, nfev),
+        x, y: disk 1 relative to the stator centre (the FMU's outputs x, y)."""
+        self.inContact = False
+
+        def switch(t, y, entering):
+            self.inContact = entering
+        tt, Y, nfev = contact_segments(self.rhs, lambda t, y: self.delta(y), np.zeros(2 * self.n), stop, t_eval,
+                                       rtol, atol, method, switch, self.h)
+        i = 4 * self.node
+        return tt, Y[i] - self.rS[0], Y[i + 1] - self.rS[1], nfev

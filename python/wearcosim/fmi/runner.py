@@ -108,6 +108,10 @@ class Runner:
             tout[j] = self.time
         return tout, out
 
+    def reset(self):
+        """fmi2Reset: back to the instantiated state (parameters to their start values)."""
+        self._reset()
+
     def reinit(self, values: dict, tolerance=None):
         """Reset + re-initialise at the current grid time with ``values`` (start values, new
         parameters, the states to continue from): the strategy for FMUs whose parameters are

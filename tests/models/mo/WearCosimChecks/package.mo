@@ -169,4 +169,8 @@ package WearCosimChecks "Wrappers for rumoca cross-checks of the WearCosim libra
   model HybridDry7piWorn "Example HybridMechanism.Dry7pi with a worn bearing (non-uniform profile)"
     extends WearCosim.Examples.HybridMechanism.Dry7pi(wearDepth = {20e-6*exp(-((i - 10)/3)^2) for i in 1:nSectors});
   end HybridDry7piWorn;
+
+  model RotorTwoDiskRub "Example Rotor.TwoDiskRub with an unworn stator"
+    extends WearCosim.Examples.Rotor.TwoDiskRub(wearDepth = zeros(nSectors));
+  end RotorTwoDiskRub;
 end WearCosimChecks;

@@ -592,7 +592,7 @@ fmi2Status fmi2Terminate(fmi2Component comp)
              "nfev=%ld njev=%ld nlu=%ld nswitch=%ld events=%ld (last steps: %s)", c->time,
              c->ode->method->name, c->ode->nstep, c->ode->naccept, c->ode->nreject,
              c->ode->nfev, c->ode->njev, c->ode->nlu, c->ode->nswitch, c->nEvents,
-             c->ode->sub->name);
+             c->ode->last_sub ? c->ode->last_sub->name : c->ode->sub->name);
     c->state = RT_TERMINATED;
 END:
     return status;

@@ -36,10 +36,8 @@ double rt_ode_spectral_radius(int n, const double *J, double *v, double *w)
         }
         for (i = 0; i < n; i++) nw = fmax(nw, fabs(w[i]));
         if (!(nw > 0.0) || !isfinite(nw) || !(nv > 0.0)) {
-            /* J v = 0 (nilpotent part / zero matrix) or overflow: rho ~ 0 resp. huge */
-            return isfinite(nw) ? (it >= POWER_SKIP ? exp(logsum / (it - POWER_SKIP + 1))
-                                                    : 0.0)
-                                : INFINITY;
+            /* J v = 0 (nilpotent / zero matrix: rho = 0) or overflow (rho huge) */
+            return isfinite(nw) ? 0.0 : INFINITY;
         }
         if (it >= POWER_SKIP) logsum += log(nw / nv);
         for (i = 0; i < n; i++) v[i] = w[i] / nw;

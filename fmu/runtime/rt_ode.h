@@ -200,7 +200,7 @@ void rt_ode_reset_stats(RtOde *s);
  * fmi2Reset; a no-op for the other methods) */
 void rt_ode_auto_reset(RtOde *s);
 /* auto method: pack/unpack what it keeps (sub-method, counters) into a non-negative
- * int < 2^15, 0 = the initial state; load of a code out of range = reset.  Both are
+ * int < 2^12, 0 = the initial state; load of a code out of range = reset.  Both are
  * no-ops (save gives 0) for the other methods. */
 int rt_ode_auto_save(const RtOde *s);
 void rt_ode_auto_load(RtOde *s, int code);

@@ -102,8 +102,10 @@ def bench_simulation(build_dir: Path, target=1e-4):
             runner.initialize()
             t, y = runner.step_record(n, vrs)
             return _err(t, dict(zip(signals, y.T)), tr, ref, signals), ""
-        res["CS FMU (auto)"] = _matched(cs, target, loosest=loosest)
-        runner.terminate()
+        try:
+            res["CS FMU (auto)"] = _matched(cs, target, loosest=loosest)
+        finally:
+            runner.terminate()
 
         def me(rtol):
             r = simulate_fmu(fmu, fmi_type="ModelExchange", solver="CVode", stop_time=stop, output_interval=dt,

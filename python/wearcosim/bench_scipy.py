@@ -205,14 +205,18 @@ class RotorRub:
     delta = |e| - c, Fn = max(0, k_c delta + c_c delta') while in contact, Ft = -mu Fn tanh(vSlip/vEps),
     vSlip = R Omega + t.v; contact switched by terminal events at delta = +-h (the FMU's relation
     hysteresis h = 1e-10 m on ``delta > 0``)."""
-    node = 2                            # disk 1, 0-based
 
-    def __init__(self, omega=250.0, unbalance=1e-4, c=0.2e-3, R=0.075, k_c=2e7, c_c=200.0, mu=0.1,
-                 vEps=1e-3, statorOffset=(0.0, -0.12e-3), eReg=1e-12, hyst=1e-10):
+    def __init__(self, vEps=1e-3, eReg=1e-12, hyst=1e-10):
         import contextlib
         import os
         import warnings
-        from .studies.rotor import ross_rotor
+        from .studies.rotor import BASELINE, SCENARIOS, TWO_DISK, lateral_dofs, ross_rotor
+        # the parameter set of TwoDiskRub's partial rub (kept in step with the .mo in studies.rotor)
+        self.node = TWO_DISK["rub_node"]
+        omega, c = BASELINE["rotor.Omega0"], BASELINE["c"]
+        k_c, c_c, mu = BASELINE["k_c"], BASELINE["c_c"], BASELINE["mu"]
+        unbalance, R = TWO_DISK["unbalance"], TWO_DISK["disk_od"] / 2
+        statorOffset = (0.0, SCENARIOS["partial"]["statorOffset[2]"])
         with warnings.catch_warnings(), open(os.devnull, "w") as null:
             warnings.simplefilter("ignore")
             out = os.dup(1)             # ross imports ccp, which prints REFPROP notes from C
@@ -223,7 +227,7 @@ class RotorRub:
             finally:
                 os.dup2(out, 1)
                 os.close(out)
-        ix = np.array([6 * i + k for i in range(rotor.ndof // 6) for k in (0, 1, 3, 4)])
+        ix = lateral_dofs(rotor.ndof)
         sub = lambda A: A[np.ix_(ix, ix)]
         M, K, C, G = sub(rotor.M()), sub(rotor.K(omega)), sub(rotor.C(omega)), sub(rotor.G())
         n = M.shape[0]

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from wearcosim.studies import gears as G
+from wearcosim.wear.archard import SectorSurface, archard_depth
 
 EX = "WearCosim.Examples.Gears."
 T_END = 0.02            # CardonaCase1/2 StopTime: ~20 ms from rest, 7 000 periods of the mesh mode
@@ -159,14 +160,10 @@ def test_gear_wear_profile_interface(build_example):
     s, v, Fn, bh = r["sContact"][sel], r["vSlip"][sel], r["Fn"][sel], r["halfWidth"][sel]
     assert s.min() >= 0 and s.max() <= Lp * (1 + 1e-9)
     assert np.all(Fn > 0)
-    # Archard per sector (semi-elliptic Hertz pressure over +-b, slip distance |v| dt)
+    # Archard per sector (the master's law: semi-elliptic Hertz pressure over +-b, slip |v| dt)
     dt = np.gradient(t[sel])
     ds_ = Lp / n
-    wear = np.zeros(n)
-    for si, vi, Fi, bi, di in zip(s, v, Fn, bh, dt):
-        x = np.linspace(si - bi, si + bi, 21)
-        p = 2 * Fi / (math.pi * bi * 0.02) * np.sqrt(np.clip(1 - ((x - si) / bi) ** 2, 0, None))
-        np.add.at(wear, np.clip((x / ds_).astype(int), 0, n - 1), p * abs(vi) * di / 21)
+    wear = archard_depth(SectorSurface(n, 0.02, extent=Lp), s, Fn, bh, v, dt, 1.0, 1.0)
     i_pitch = int(np.argmin(np.abs(v)))
     k_pitch = min(int(s[i_pitch] / ds_), n - 1)
     assert wear[k_pitch] < 0.05 * wear.max(), wear / wear.max()

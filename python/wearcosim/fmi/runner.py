@@ -108,16 +108,12 @@ class Runner:
             tout[j] = self.time
         return tout, out
 
-    def reset(self):
-        """fmi2Reset: back to the instantiated state (parameters to their start values)."""
-        self._reset()
-
     def reinit(self, values: dict, tolerance=None):
         """Reset + re-initialise at the current grid time with ``values`` (start values, new
         parameters, the states to continue from): the strategy for FMUs whose parameters are
         ``fixed``.  The communication grid t0 + k*h is kept."""
         t = self.time
-        self._reset()
+        self.reset()
         self.set(values)
         self._setup_at(t, tolerance)
         self.initialize()
@@ -153,15 +149,19 @@ class FMPyRunner(Runner):
         cb.freeMemory = fmi2CallbackFreeMemoryTYPE(free)
         return cb
 
+    def _error(self, name, status, n0) -> FMIError:
+        """FMIError with the log lines the FMU emitted since ``n0`` lines (they name the time
+        and the cause), or the last line if it emitted none."""
+        new = min(self.n_logged - n0, len(self.log))
+        return FMIError(name, status, self.log[len(self.log) - new:] if new else self.log[-1:])
+
     def _call(self, name, fn):
         from fmpy.fmi1 import FMICallException
         n0 = self.n_logged
         try:
             return fn()
         except FMICallException as exc:
-            # the log lines the FMU emitted during this call name the time and the cause
-            new = min(self.n_logged - n0, len(self.log))
-            raise FMIError(name, getattr(exc, "status", 3), self.log[len(self.log) - new:] if new else self.log[-1:]) from None
+            raise self._error(name, getattr(exc, "status", 3), n0) from None
         except Exception as exc:
             if "Failed to instantiate" in str(exc):
                 raise FMIError(name, 3, self.log) from None
@@ -175,7 +175,8 @@ class FMPyRunner(Runner):
         self._call("fmi2SetupExperiment", lambda: self.slave.setupExperiment(
             tolerance=tolerance, startTime=self.t0, stopTime=stop_time))
 
-    def _reset(self):
+    def reset(self):
+        """fmi2Reset: back to the instantiated state (parameters to their start values)."""
         self._call("fmi2Reset", self.slave.reset)
 
     def _setup_at(self, t, tolerance):
@@ -199,19 +200,15 @@ class FMPyRunner(Runner):
         ctypes with preallocated arrays (FMPy's wrappers convert arguments on every call, which
         costs more than a short communication step of the FMU itself).  Errors go through the
         same path as :meth:`step`: FMIError with the log lines of the failing call."""
-        import ctypes
         from fmpy.fmi2 import fmi2Real, fmi2True, fmi2ValueReference
         out = np.empty((n, len(vrs))) if out is None else out
         tout = np.empty(n) if tout is None else tout
         m = len(vrs)
         vr = (fmi2ValueReference * m)(*vrs)
         val = (fmi2Real * m)()
-        do_step, get_real = self.slave.dll.fmi2DoStep, self.slave.dll.fmi2GetReal   # raw: no FMPy checks
-        do_step.argtypes = [ctypes.c_void_p, fmi2Real, fmi2Real, ctypes.c_int]
-        do_step.restype = ctypes.c_int
-        get_real.argtypes = [ctypes.c_void_p, ctypes.POINTER(fmi2ValueReference), ctypes.c_size_t,
-                             ctypes.POINTER(fmi2Real)]
-        get_real.restype = ctypes.c_int
+        # the raw ctypes functions of the library (FMPy declared their argument types when it
+        # loaded it); FMPy's wrappers self.slave.fmi2DoStep/... are bypassed
+        do_step, get_real = self.slave.dll.fmi2DoStep, self.slave.dll.fmi2GetReal
         comp = self.slave.component
         view = np.ctypeslib.as_array(val)
         t0, h = self.t0, self.h
@@ -222,12 +219,12 @@ class FMPyRunner(Runner):
             n0 = self.n_logged
             st = do_step(comp, t, t1 - t, fmi2True)
             if st > 1:                       # fmi2Discard, fmi2Error, fmi2Fatal
-                new = min(self.n_logged - n0, len(self.log))
-                raise FMIError("fmi2DoStep", st, self.log[len(self.log) - new:] if new else self.log[-1:])
+                raise self._error("fmi2DoStep", st, n0)
             self.k = k + 1
+            n0 = self.n_logged
             st = get_real(comp, vr, m, val)
             if st > 1:
-                raise FMIError("fmi2GetReal", st, self.log[-1:])
+                raise self._error("fmi2GetReal", st, n0)
             out[j] = view
             tout[j] = t1
         return tout, out
@@ -315,7 +312,7 @@ class PyFMIRunner(Runner):
         self.t0, self.h, self.k = float(start_time), step, 0
         self.model.setup_experiment(tolerance=tolerance, start_time=self.t0, stop_time=stop_time)
 
-    def _reset(self):
+    def reset(self):
         self.model.reset()
 
     def _setup_at(self, t, tolerance):

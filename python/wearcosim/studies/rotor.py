@@ -46,6 +46,12 @@ def ross_rotor(p: dict = TWO_DISK):
     return rs.Rotor(shaft, disks, brgs)
 
 
+def lateral_dofs(ndof: int) -> np.ndarray:
+    """ROSS's DOFs (6 per node: x, y, z, alpha, beta, theta) that our 4-DOF lateral elements
+    have: x, y, alpha, beta of every node, in our order."""
+    return np.array([6 * i + k for i in range(ndof // 6) for k in (0, 1, 3, 4)])
+
+
 def ross_lateral_eigs(rotor, speed: float) -> np.ndarray:
     """Eigenvalues (Im > 0, ascending) of the ROSS rotor at ``speed`` whose mode shapes are
     lateral (ROSS has 6 DOF per node; the axial and torsional modes are discarded by the
@@ -55,8 +61,7 @@ def ross_lateral_eigs(rotor, speed: float) -> np.ndarray:
     lam, V = la.eig(A)
     nd = rotor.ndof
     lateral = np.zeros(nd, bool)
-    for k in range(nd):
-        lateral[k] = (k % 6) in (0, 1, 3, 4)
+    lateral[lateral_dofs(nd)] = True
     out = []
     for i, l in enumerate(lam):
         if l.imag <= 1e-6:

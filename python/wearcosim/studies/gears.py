@@ -148,23 +148,37 @@ def dynamic_factor(fmu, rpm: float, chi: float | None = None, mesh_periods_settl
 
     The FMU starts both wheels at the rigid speeds for rpm, drives a by T and brakes b by T
     (constant mean speed); the first mesh_periods_settle mesh periods (transient) are skipped.
-    chi: mesh damping factor (None: the FMU's default, Table 2's 0.3)."""
-    import fmpy
-    p = kubo_parameters()
-    w = rpm * 2 * math.pi / 60
-    Tm = 2 * math.pi / (p["z"] * w)
-    t_end = (mesh_periods_settle + mesh_periods_measure) * Tm
-    sv = {"nRpm": float(rpm)}
-    if chi is not None:
-        sv["chi"] = float(chi)
-    r = fmpy.simulate_fmu(str(fmu), stop_time=t_end, output_interval=Tm / 200, start_values=sv,
-                          output=["F", "Fstatic"])
-    sel = r["time"] >= mesh_periods_settle * Tm
-    return float(np.max(r["F"][sel]) / r["Fstatic"][-1])
+    chi: mesh damping factor (None: the FMU's default, Table 2's 0.3).  ``fmu``: a path, or an
+    open runner (:func:`wearcosim.fmi.runner.open_fmu`), which sweeps reuse: reset per speed."""
+    from ..fmi.runner import Runner, open_fmu
+    runner = fmu if isinstance(fmu, Runner) else open_fmu(fmu)
+    try:
+        p = kubo_parameters()
+        w = rpm * 2 * math.pi / 60
+        Tm = 2 * math.pi / (p["z"] * w)
+        n_per = 200
+        sv = {"nRpm": float(rpm)}
+        if chi is not None:
+            sv["chi"] = float(chi)
+        runner.reset()
+        runner.set(sv)
+        runner.setup(0.0, (mesh_periods_settle + mesh_periods_measure) * Tm, None, Tm / n_per)
+        runner.initialize()
+        _, y = runner.step_record((mesh_periods_settle + mesh_periods_measure) * n_per, runner.vr(["F", "Fstatic"]))
+        return float(np.max(y[mesh_periods_settle * n_per - 1:, 0]) / y[-1, 1])
+    finally:
+        if runner is not fmu:
+            runner.terminate()
 
 
 def kubo_sweep(fmu, rpms, **kw):
-    return np.array([dynamic_factor(fmu, n, **kw) for n in rpms])
+    """Dynamic factor at each speed of ``rpms``; one FMU instance, reset per speed."""
+    from ..fmi.runner import open_fmu
+    runner = open_fmu(fmu)
+    try:
+        return np.array([dynamic_factor(runner, n, **kw) for n in rpms])
+    finally:
+        runner.terminate()
 
 
 def local_maxima(x, y):

@@ -1548,11 +1548,14 @@ static fmi2Status cs_integrate(RtCtx *c, const char *fn, double tEnd)
                 rc = rt_ode_step(s, tEnd);
                 c->quiet--;
                 if (s->nswitch != nsw)
+                {
+                    const int stiff = s->sub == &rt_ode_rodas4;
                     rlog(c, fmi2OK, RT_LOG_ALL, "%s: t=%.17g auto solver switched to %s "
-                         "(%s) after %ld accepted steps, next h=%.3g", fn, s->t, s->sub->name,
-                         s->sub == &rt_ode_rodas4 ? "stiff: h*|lambda| > 3.25 on 15 steps"
-                                                  : "non-stiff: h*rho(J) < 2 on 15 steps",
+                         "(%s %g on %d steps) after %ld accepted steps, next h=%.3g", fn, s->t,
+                         s->sub->name, stiff ? "stiff: h*|lambda| >" : "non-stiff: h*rho(J) <",
+                         stiff ? STIFF_HLAM : EASY_HRHO, stiff ? STIFF_COUNT : EASY_COUNT,
                          s->naccept, s->h);
+                }
             }
             if (rc != RT_ODE_OK) {
                 cs_restore_accepted(c, 0);

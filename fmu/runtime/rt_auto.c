@@ -11,11 +11,6 @@
 #include <string.h>
 #include "rt_ode.h"
 
-#define STIFF_HLAM 3.25      /* DOPRI5: h*|lambda| above this = stability-limited step   */
-#define STIFF_COUNT 15       /* ... on this many accepted steps -> switch to RODAS4       */
-#define STIFF_FORGET 6       /* ... unless this many consecutive non-stiff ones intervene */
-#define EASY_HRHO 2.0        /* RODAS4: h*rho(J) below this = DOPRI5 would be stable      */
-#define EASY_COUNT 15        /* ... on this many consecutive accepted steps -> DOPRI5     */
 #define POWER_IT 12          /* power iterations per estimate                             */
 #define POWER_SKIP 4         /* ... the growth of the first ones is ignored               */
 
@@ -56,7 +51,7 @@ void rt_ode_auto_reset(RtOde *s)
     if (s->method->id != RT_ODE_AUTO) return;
     use(s, &rt_ode_dopri5);
     s->last_sub = s->sub;
-    s->stiff_hlam = s->stiff_hrho = 0.0;
+    s->stiff_hlam = 0.0;
 }
 
 /* code = sub (1 bit) | n_stiff (4 bits) | n_nonstiff (3 bits) | n_easy (4 bits), + 0 */
@@ -111,8 +106,7 @@ static int auto_step(RtOde *s, double t_bound)
     } else {
         const int n = s->n;
         double *v = s->wk[RT_ODE_AUTO], *w = v + n;
-        s->stiff_hrho = s->h_last * rt_ode_spectral_radius(n, s->J, v, w);
-        if (s->stiff_hrho < EASY_HRHO) {
+        if (s->h_last * rt_ode_spectral_radius(n, s->J, v, w) < EASY_HRHO) {
             if (++s->n_easy >= EASY_COUNT) switch_to(s, &rt_ode_dopri5);
         } else {
             s->n_easy = 0;

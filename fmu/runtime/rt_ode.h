@@ -102,6 +102,13 @@ typedef int (*rt_jac_fn)(void *user, double t, const double *x, const double *fx
 
 enum { RT_ODE_AUTO = 0, RT_ODE_DOPRI5 = 1, RT_ODE_RODAS4 = 2, RT_ODE_NMETHODS = 3 };
 
+/* switching thresholds of the auto method (rt_auto.c; also quoted in the runtime's log) */
+#define STIFF_HLAM 3.25      /* DOPRI5: h*|lambda| above this = stability-limited step   */
+#define STIFF_COUNT 15       /* ... on this many accepted steps -> switch to RODAS4       */
+#define STIFF_FORGET 6       /* ... unless this many consecutive non-stiff ones intervene */
+#define EASY_HRHO 2.0        /* RODAS4: h*rho(J) below this = DOPRI5 would be stable      */
+#define EASY_COUNT 15        /* ... on this many consecutive accepted steps -> DOPRI5     */
+
 /* step() results */
 enum {
     RT_ODE_OK = 0,
@@ -167,7 +174,6 @@ struct RtOde {
     const RtOdeMethod *sub, *last_sub;
     /* auto method (rt_auto.c) */
     double stiff_hlam;      /* DOPRI5: last estimate h*|lambda| of an accepted step (0: none) */
-    double stiff_hrho;      /* RODAS4: last h*rho(J) of an accepted step (0: none)            */
     int n_stiff;            /* DOPRI5 steps with h*|lambda| > 3.25 (Hairer's iasti)           */
     int n_nonstiff;         /* consecutive DOPRI5 steps below it (nonsti; 6 -> n_stiff = 0)   */
     int n_easy;             /* consecutive RODAS4 steps with h*rho(J) < 2                     */

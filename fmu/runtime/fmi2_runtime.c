@@ -36,7 +36,8 @@
  *    final bracket, i.e. just AFTER the root (indicator already changed sign); the
  *    event iteration runs there (copy pre, mdl_event until no MDL_EV_CHANGED, max
  *    100 passes) and the solver restarts from the event point with fresh step-size
- *    history.  Events at a communication point are handled before returning.
+ *    history.  Events up to the communication point are handled before returning; one
+ *    located beyond it, in a step reaching past it, by the fmi2DoStep that contains it.
  *    More than 100 consecutive events less than 1e-10*max(1,|t|) apart ("chattering",
  *    e.g. a sliding mode without hysteresis, or a Zeno bouncing ball) or a
  *    non-converging event iteration -> fmi2Discard with a message.
@@ -56,7 +57,12 @@
  *    The absolute tolerance of state i is atol*mdl_x_nominal[i] (Modelica nominal;
  *    non-positive or non-finite nominals are taken as 1), the same nominals are
  *    returned by fmi2GetNominalsOfContinuousStates.
- *    hmax <= 0: unlimited (steps never cross communication points anyway).
+ *    hmax <= 0: a step is at most one communication step long.
+ *  - CS steps reach past communication points (see cs_integrate): the values at a
+ *    communication point inside a solver step come from the step's dense output, and the
+ *    next fmi2DoStep continues the step unless an input or parameter was set in between
+ *    (then the solver restarts from the interpolated state).  The solver's stages
+ *    evaluate derivatives only (mdl_deriv); outputs are evaluated when read.
  *  - Logging categories: logEvents, logStatusWarning, logStatusDiscard,
  *    logStatusError, logAll.  Messages with status Discard/Error/Fatal are always
  *    passed to the logger; OK/Warning messages only when debug logging is on for their
@@ -71,6 +77,14 @@
 #include <string.h>
 
 #include "config.h"
+/* instruction counts of the generated derivative and Jacobian functions (config.h of
+   exported models; 0 = unknown, the auto method then assumes a default) */
+#ifndef MDL_COST_DERIV
+#define MDL_COST_DERIV 0
+#endif
+#ifndef MDL_COST_JAC
+#define MDL_COST_JAC 0
+#endif
 #include "model_api.h"
 #include "fmi2Functions.h"
 #include "rt_ctx.h"
@@ -279,7 +293,7 @@ static const char *var_name(fmi2ValueReference vr)
 static int ensure_eval(RtCtx *c)
 {
     int rc = 0;
-    if (!c->dirty) return 0;
+    if (!c->dirty && !c->stale) return 0;
     switch (c->state) {
     case RT_INIT_MODE:
         rc = mdl_calc_params(c->v, c);
@@ -294,7 +308,7 @@ static int ensure_eval(RtCtx *c)
         return 0;   /* instantiated / failed / terminated: report stored values */
     }
     if (rc == MDL_TERMINATE) { c->terminateRequested = 1; rc = 0; }
-    if (rc == 0) c->dirty = 0;
+    if (rc == 0) c->dirty = c->stale = 0;
     return rc;
 }
 
@@ -840,7 +854,7 @@ END:
 /* FMU state: one contiguous byte block, which is also the serialized form     */
 
 #define RT_STATE_MAGIC "WCSFMUS"   /* + NUL = 8 bytes */
-#define RT_STATE_VERSION 3u   /* 3: odeAuto (was padding) */
+#define RT_STATE_VERSION 4u   /* 3: odeAuto (was padding); 4: auto code with back-off (rt_ode.h) */
 
 typedef struct {
     char magic[8];
@@ -868,6 +882,8 @@ typedef struct {
  * at the next solver restart, its rt_ode_auto_save() code in the bits above */
 #define RESUME_AUTO 2
 #define RESUME_AUTO_SHIFT 2
+
+static void cs_collapse_ahead(RtCtx *c);
 
 static unsigned int state_checksum(const unsigned char *buf, size_t n)
 {
@@ -971,6 +987,7 @@ static void state_read(RtCtx *c, const unsigned char *buf)
     c->toleranceDefined = h.toleranceDefined;
     c->terminateRequested = h.terminateRequested;
     c->dirty = h.dirty;
+    c->stale = 0;
     c->csEventPending = h.csEventPending;
     c->time = h.time;
     c->lastSuccessfulTime = h.lastSuccessfulTime;
@@ -985,7 +1002,7 @@ static void state_read(RtCtx *c, const unsigned char *buf)
     c->resumeErrOld = h.odeErrOld;
     c->resumeFirstStep = h.odeFirstStep;
     c->resumeLastRejected = (h.odeLastRejected & 1) | RESUME_AUTO |
-                            ((h.odeAuto & 0xFFFF) << RESUME_AUTO_SHIFT);
+                            ((h.odeAuto & (AUTO_CODE_LIMIT - 1)) << RESUME_AUTO_SHIFT);
     c->meEventPasses = 0;
 }
 
@@ -995,10 +1012,14 @@ fmi2Status fmi2GetFMUstate(fmi2Component comp, fmi2FMUstate *FMUstate)
     RT_BEGIN("fmi2GetFMUstate", M_FMUstate)
     if (!FMUstate) FAIL("%s: FMUstate is NULL", FN);
     buf = (unsigned char *)*FMUstate;
-    if (buf) {
-        if (state_check(c, buf, state_size()) != NULL)
-            FAIL("%s: *FMUstate is not a state previously returned by this FMU", FN);
-    } else {
+    if (buf && state_check(c, buf, state_size()) != NULL)
+        FAIL("%s: *FMUstate is not a state previously returned by this FMU", FN);
+    cs_collapse_ahead(c);   /* a step reaching past the communication point -> restart */
+    /* a saved v is complete: evaluate outputs the solver left stale (deterministic and
+       leaves x unchanged, so continuing is the same with or without this call) */
+    if (c->stale && ensure_eval(c) != 0)
+        FAIL("%s: model evaluation failed at t=%.17g", FN, c->time);
+    if (!buf) {
         buf = (unsigned char *)rt_calloc(c, state_size(), 1);
         if (!buf) FAIL("%s: out of memory", FN);
     }
@@ -1268,7 +1289,7 @@ static int cs_rhs(void *user, double t, const double *x, double *dx)
     RtCtx *c = (RtCtx *)user;
     int rc;
     memcpy(c->v + OFF_X, x, (size_t)N_X * sizeof(double));
-    rc = mdl_eval(c->v, t, c);
+    rc = mdl_deriv(c->v, t, c);    /* outputs are evaluated once per communication point */
     c->rhsT = t;
     /* terminate() signalled by a (trial) evaluation: treated like a failure so that
        the solver shrinks the step onto the first time it is signalled */
@@ -1313,6 +1334,8 @@ static void cs_settings(RtCtx *c)
     s->atol = atol;
     s->atol_scale = c->xNominal;
     s->hmax = (hmax > 0 && isfinite(hmax)) ? hmax : 0.0;
+    s->cost_f = MDL_COST_DERIV;     /* the auto method's cost model (rt_ode.h) */
+    s->cost_jac = HAS_JACOBIAN ? MDL_COST_JAC : 0;
 }
 
 /* make sure c->ode exists for the selected method; 0 ok */
@@ -1376,7 +1399,8 @@ static int eval_interp(RtCtx *c, double t, double *zout)
     int rc;
     rt_ode_dense(c->ode, t, c->xe);
     memcpy(c->v + OFF_X, c->xe, (size_t)N_X * sizeof(double));
-    rc = mdl_eval(c->v, t, c);
+    rc = mdl_deriv(c->v, t, c);    /* the indicators need x (and w) only */
+    c->stale = 1;
     if (rc != 0) return rc;
     mdl_zc(c->v, t, zout);
     return 0;
@@ -1452,6 +1476,7 @@ static void cs_restore_accepted(RtCtx *c, int use_old)
     }
     c->quiet++;
     c->dirty = mdl_eval(c->v, c->time, c) != 0;
+    c->stale = 0;
     c->quiet--;
 }
 
@@ -1476,13 +1501,95 @@ static fmi2Status cs_discard(RtCtx *c, const char *fn, const char *fmt, ...)
     return fmi2Discard;
 }
 
-/* integrate from c->time to tEnd with event handling */
+/* Put the solution at t of the last accepted step into v (x only; outputs stale): the
+ * step end itself, or its dense output inside the step. */
+static void cs_x_at(RtCtx *c, double t)
+{
+    RtOde *s = c->ode;
+    if (t == s->t) {
+        memcpy(c->v + OFF_X, s->x, (size_t)N_X * sizeof(double));
+    } else {
+        rt_ode_dense(s, t, c->xe);
+        memcpy(c->v + OFF_X, c->xe, (size_t)N_X * sizeof(double));
+    }
+    c->stale = 1;
+}
+
+/* Collapse a solver step that reaches beyond the communication point (c->ahead) into a
+ * restart at c->time from the interpolated state in v, keeping the controller history,
+ * exactly as fmi2SetFMUstate of the current state would: used by fmi2GetFMUstate, so that
+ * "save, continue" and "save, restore, continue" are bit-identical. */
+static void cs_collapse_ahead(RtCtx *c)
+{
+    RtOde *s = c->ode;
+    if (!c->ahead || c->odeRestart || !s) { c->ahead = 0; return; }
+    c->odeRestart = 1;
+    c->odeResume = 1;
+    c->resumeHLast = s->h_last;
+    c->resumeErrOld = s->err_old;
+    c->resumeFirstStep = s->first_step;
+    c->resumeLastRejected = (s->last_rejected & 1) | RESUME_AUTO |
+                            (rt_ode_auto_save(s) << RESUME_AUTO_SHIFT);
+    c->hHint = s->h;
+    c->ahead = 0;
+}
+
+/* handle the state event located at tev (v is evaluated there): event iteration, solver
+ * restart.  Returns fmi2OK or the fmi2Discard of a failure. */
+static fmi2Status cs_event(RtCtx *c, const char *fn, double tev, double *tLastEvent,
+                           int *zeroLen)
+{
+    int rc, flags;
+    c->time = tev;
+    c->nEvents++;
+    rc = event_iteration(c, 0, &flags);
+    if (rc != 0) {
+        c->dirty = 1;
+        return cs_discard(c, fn, "event handling failed at t=%.17g", tev);
+    }
+    c->stale = 0;
+    rlog(c, fmi2OK, RT_LOG_EVENTS, "%s: state event at t=%.17g%s", fn, tev,
+         (flags & MDL_EV_REINIT) ? " (states reinitialized)" : "");
+    if (flags & MDL_EV_TERMINATE) {
+        c->terminateRequested = 1;
+        return cs_discard(c, fn, "the model called terminate() at t=%.17g", tev);
+    }
+    /* "zero length": closer than 100 root tolerances to the previous event */
+    if (tev - *tLastEvent <= 1e-10 * (fabs(tev) > 1.0 ? fabs(tev) : 1.0)) {
+        if (++*zeroLen > RT_MAX_ZERO_LEN_EVENTS)
+            return cs_discard(c, fn, "chattering: more than %d consecutive events "
+                              "without time advance at t=%.17g",
+                              RT_MAX_ZERO_LEN_EVENTS, tev);
+    } else {
+        *zeroLen = 0;
+    }
+    *tLastEvent = tev;
+    if (N_X > 0) rt_ode_restart(c->ode, tev, c->v + OFF_X, 0.0);
+    c->ahead = 0;
+    mdl_zc(c->v, c->time, c->z);
+    zmemory(c->zOld, c->z, 0);
+    return fmi2OK;
+}
+
+/* Integrate from c->time to tEnd with event handling.
+ *
+ * Steps reach past communication points.  A solver step is never cut at tEnd: it may
+ * end up to one communication step size beyond it (the step size is limited by the
+ * communication step size, or by solver.hmax if set), and the values at tEnd come from
+ * the step's dense output (c->ahead = 1).  The next fmi2DoStep continues that step if
+ * nothing was set in between; any fmi2Set* of an input or parameter (c->dirty, or an
+ * event pending) restarts the solver from the interpolated state at tEnd, as before.  An
+ * event located beyond tEnd (c->aheadEvent) is handled by the fmi2DoStep whose interval
+ * contains it.  Cutting every step at the grid costs a step per communication point when
+ * the grid is finer than the solver's step (hybrid mechanism, 2000 points: 4760 steps
+ * instead of 2805), and the truncated step also shrinks the next proposal. */
 static fmi2Status cs_integrate(RtCtx *c, const char *fn, double tEnd)
 {
     RtOde *s;
     long steps = 0;
     int zeroLen = 0, rc, flags;
-    double tLastEvent = -INFINITY;
+    double tLastEvent = -INFINITY, tBound;
+    fmi2Status st;
 
     c->deferred[0] = '\0';
     if (cs_solver(c, fn) != 0) return fmi2Error;
@@ -1526,104 +1633,132 @@ static fmi2Status cs_integrate(RtCtx *c, const char *fn, double tEnd)
         }
         c->resumeLastRejected &= 1;
         c->odeResume = 0;
+        c->ahead = 0;
         if (N_Z > 0) mdl_zc(c->v, c->time, c->zOld);
         c->odeRestart = 0;
         c->rhsTerminate = 0;
-    } else if (s && s->t != c->time) {
+    } else if (s && !c->ahead && s->t != c->time) {
         s->t = c->time;   /* snap to the master's grid (differences of a few ulps) */
     }
+    /* how far a step may reach: one communication step beyond tEnd, not past the stop time */
+    tBound = tEnd + (tEnd - c->time);
+    if (c->stopDefined && tBound > c->tStop) tBound = c->tStop;
+    if (tBound < tEnd) tBound = tEnd;
+    if (s && !(s->hmax > 0)) s->hmax = tEnd - c->time;   /* cs_settings resets it per step */
 
     while (c->time < tEnd) {
         if (N_X > 0) {
-            if (++steps > RT_MAX_STEPS) {
-                cs_restore_accepted(c, 0);
-                return cs_discard(c, fn, "too many solver steps (%ld) in one communication "
-                                  "step, stopped at t=%.17g (h=%.3g); the model is probably "
-                                  "stiff for the chosen method or chattering", RT_MAX_STEPS,
-                                  c->time, s->h);
-            }
-            {
-                const long nsw = s->nswitch;
-                c->quiet++;
-                rc = rt_ode_step(s, tEnd);
-                c->quiet--;
-                if (s->nswitch != nsw)
+            if (!c->ahead) {   /* a new step from (c->time, x) */
+                if (++steps > RT_MAX_STEPS) {
+                    cs_restore_accepted(c, 0);
+                    return cs_discard(c, fn, "too many solver steps (%ld) in one communication "
+                                      "step, stopped at t=%.17g (h=%.3g); the model is probably "
+                                      "stiff for the chosen method or chattering", RT_MAX_STEPS,
+                                      c->time, s->h);
+                }
                 {
-                    const int stiff = s->sub == &rt_ode_rodas4;
-                    rlog(c, fmi2OK, RT_LOG_ALL, "%s: t=%.17g auto solver switched to %s "
-                         "(%s %g on %d steps) after %ld accepted steps, next h=%.3g", fn, s->t,
-                         s->sub->name, stiff ? "stiff: h*|lambda| >" : "non-stiff: h*rho(J) <",
-                         stiff ? STIFF_HLAM : EASY_HRHO, stiff ? STIFF_COUNT : EASY_COUNT,
-                         s->naccept, s->h);
+                    const long nsw = s->nswitch;
+                    c->quiet++;
+                    rc = rt_ode_step(s, tBound);
+                    c->quiet--;
+                    if (s->nswitch != nsw)
+                    {
+                        const int stiff = s->sub == &rt_ode_rodas4;
+                        rlog(c, fmi2OK, RT_LOG_ALL, "%s: t=%.17g auto solver switched to %s "
+                             "(%s %g on %d steps) after %ld accepted steps, next h=%.3g", fn, s->t,
+                             s->sub->name, stiff ? "stiff: h*|lambda| >" : "non-stiff: h*rho(J) <",
+                             stiff ? STIFF_HLAM : EASY_HRHO, stiff ? STIFF_COUNT : EASY_COUNT,
+                             s->naccept, s->h);
+                    }
+                }
+                if (rc == RT_ODE_HMIN && tBound > tEnd && s->t < tEnd) {
+                    /* the model cannot be evaluated somewhere beyond tEnd and the steps
+                       approached tEnd from below until they underflowed: this doStep must not
+                       fail for that.  Land exactly on tEnd, as without steps reaching ahead. */
+                    tBound = tEnd;
+                    s->msg[0] = '\0';
+                    continue;
+                }
+                if (rc != RT_ODE_OK) {
+                    cs_restore_accepted(c, 0);
+                    if (c->rhsTerminate || (rc == RT_ODE_ABORT && s->abort_code == MDL_TERMINATE)) {
+                        c->terminateRequested = 1;
+                        return cs_discard(c, fn, "the model called terminate() at t=%.17g",
+                                          c->time);
+                    }
+                    return cs_discard(c, fn, "integration with %s failed at t=%.17g: %s",
+                                      s->sub->name, c->time, s->msg);
+                }
+                c->stale = 1;      /* x, dx in v belong to the step end (G1); y is stale */
+                c->hHint = s->h;
+                c->ahead = 1;
+                c->aheadEvent = 0;
+                if (N_Z > 0) {
+                    mdl_zc(c->v, s->t, c->z);
+                    if (!crossing(c->zOld, c->z)) {
+                        zmemory(c->zOld, c->z, 0);
+                    } else {   /* locate it now, while zOld/z bracket this step */
+                        double tev = s->t;
+                        rc = locate_event(c, &tev);
+                        if (rc != 0) {
+                            cs_restore_accepted(c, 1);   /* the step end lies beyond the event */
+                            return cs_discard(c, fn, "model evaluation failed while locating "
+                                              "an event near t=%.17g", s->t);
+                        }
+                        c->aheadEvent = 1;
+                        c->aheadTev = tev;
+                    }
                 }
             }
-            if (rc != RT_ODE_OK) {
-                cs_restore_accepted(c, 0);
-                if (c->rhsTerminate || (rc == RT_ODE_ABORT && s->abort_code == MDL_TERMINATE)) {
-                    c->terminateRequested = 1;
-                    return cs_discard(c, fn, "the model called terminate() at t=%.17g",
-                                      c->time);
+            /* the last accepted step [t_old, t] covers c->time */
+            if (c->aheadEvent) {
+                const double tev = c->aheadTev;
+                if (tev > tEnd) break;                  /* handled by a later fmi2DoStep */
+                /* v may hold a communication point delivered since the location:
+                   evaluate at the event point again (the same values locate_event left) */
+                cs_x_at(c, tev);
+                rc = mdl_eval(c->v, tev, c);
+                if (rc != 0) {
+                    c->dirty = 1;
+                    return cs_discard(c, fn, "model evaluation failed at the event t=%.17g",
+                                      tev);
                 }
-                return cs_discard(c, fn, "integration with %s failed at t=%.17g: %s",
-                                  s->sub->name, c->time, s->msg);
+                st = cs_event(c, fn, tev, &tLastEvent, &zeroLen);
+                if (st != fmi2OK) return st;
+                if (tEnd - tev <= 1e-13 * (fabs(tEnd) > 1.0 ? fabs(tEnd) : 1.0)) break;
+                continue;
             }
-            c->time = s->t;   /* v is consistent with (t, x): guarantee G1 */
-            c->hHint = s->h;
+            if (s->t >= tEnd) break;                    /* tEnd lies in this step */
+            c->time = s->t;                             /* step consumed */
+            c->ahead = 0;
         } else {
             /* no states, but indicators depending on time: jump to tEnd, the
                indicators are checked there (no root location without states) */
             c->time = tEnd;
             rc = mdl_eval(c->v, c->time, c);
             if (rc != 0) return cs_discard(c, fn, "model evaluation failed at t=%.17g", tEnd);
-        }
-        if (N_Z == 0) continue;
-        mdl_zc(c->v, c->time, c->z);
-        if (!crossing(c->zOld, c->z)) {
-            zmemory(c->zOld, c->z, 0);
-            continue;
-        }
-        /* ---- state event ---- */
-        {
-            double tev = c->time;
-            if (N_X > 0) {
-                rc = locate_event(c, &tev);
-                if (rc != 0) {
-                    cs_restore_accepted(c, 1);   /* the step end lies beyond the event */
-                    return cs_discard(c, fn, "model evaluation failed while locating an "
-                                      "event near t=%.17g", c->time);
-                }
-            }
-            c->time = tev;
-            c->nEvents++;
-            rc = event_iteration(c, 0, &flags);
-            if (rc != 0) {
-                c->dirty = 1;
-                return cs_discard(c, fn, "event handling failed at t=%.17g", tev);
-            }
-            rlog(c, fmi2OK, RT_LOG_EVENTS, "%s: state event at t=%.17g%s", fn, tev,
-                 (flags & MDL_EV_REINIT) ? " (states reinitialized)" : "");
-            if (flags & MDL_EV_TERMINATE) {
-                c->terminateRequested = 1;
-                return cs_discard(c, fn, "the model called terminate() at t=%.17g", tev);
-            }
-            /* "zero length": closer than 100 root tolerances to the previous event */
-            if (tev - tLastEvent <= 1e-10 * (fabs(tev) > 1.0 ? fabs(tev) : 1.0)) {
-                if (++zeroLen > RT_MAX_ZERO_LEN_EVENTS)
-                    return cs_discard(c, fn, "chattering: more than %d consecutive events "
-                                      "without time advance at t=%.17g",
-                                      RT_MAX_ZERO_LEN_EVENTS, tev);
-            } else {
-                zeroLen = 0;
-            }
-            tLastEvent = tev;
-            if (N_X > 0) rt_ode_restart(s, tev, c->v + OFF_X, 0.0);
+            if (N_Z == 0) continue;
             mdl_zc(c->v, c->time, c->z);
-            zmemory(c->zOld, c->z, 0);
-            if (tEnd - tev <= 1e-13 * (fabs(tEnd) > 1.0 ? fabs(tEnd) : 1.0)) break;
+            if (!crossing(c->zOld, c->z)) {
+                zmemory(c->zOld, c->z, 0);
+                continue;
+            }
+            st = cs_event(c, fn, c->time, &tLastEvent, &zeroLen);
+            if (st != fmi2OK) return st;
         }
     }
-    c->time = tEnd;   /* exactly the master's communication point */
-    if (s) s->t = tEnd;
+    /* deliver exactly the master's communication point */
+    if (N_X > 0 && c->ahead) {
+        if (s->t > tEnd) {
+            cs_x_at(c, tEnd);          /* from the dense output; the step stays ahead */
+        } else {
+            c->ahead = 0;              /* the step ends on tEnd: v holds it (G1) */
+            s->t = tEnd;
+        }
+    } else if (s) {
+        s->t = tEnd;
+    }
+    c->time = tEnd;
     c->lastSuccessfulTime = tEnd;
     return fmi2OK;
 }

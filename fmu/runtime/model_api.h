@@ -47,6 +47,9 @@
  * ---------------------------------------------------------------------------------
  * Semantics the runtime relies on:
  *  - mdl_eval never changes x, p, u, d, m, c.  It fills dx, y and (via Newton) w.
+ *  - mdl_deriv is mdl_eval restricted to what the embedded CS solver's stages need: it
+ *    fills dx and w (same checks, asserts and return codes) and may leave y and the
+ *    discrete algebraics stale.  The runtime calls mdl_eval before any value is read.
  *  - Between events, relations are frozen at v[OFF_M+k]; mdl_zc returns indicators whose
  *    sign is consistent with the memory, with hysteresis built in by the generated code:
  *    z_k > 0 iff relation k is true, z_k(t) changes sign at least h away from the
@@ -78,8 +81,8 @@
  *  G2 mdl_jac is always defined (return -1 if HAS_JACOBIAN == 0); mdl_nl_res and
  *     mdl_nl_jac must be defined when N_W > 0 (referenced only then; mdl_nl_jac may
  *     return -1 -> finite differences).  rt_newton needs the ctx passed to mdl_eval.
- *  G3 mdl_jac is only called right after mdl_eval at the same (t, x), so it may use
- *     y / w from v.
+ *  G3 mdl_jac is only called right after mdl_eval or mdl_deriv at the same (t, x), so
+ *     it may use w from v (not y: mdl_deriv may leave it stale).
  *  G4 mdl_initialize may be called several times in initialization mode (the runtime
  *     recomputes lazily after each fmi2Set*): it must be idempotent and take the
  *     current v values of states/discretes with fixed start values as given.
@@ -175,6 +178,7 @@ void mdl_set_start(double *v);           /* all start values / parameter default
 int  mdl_calc_params(double *v, RtCtx *ctx);  /* calculated parameters from the others   */
 int  mdl_initialize(double *v, double t, RtCtx *ctx); /* initial equations -> x, d; then eval */
 int  mdl_eval(double *v, double t, RtCtx *ctx);        /* dx, y (and w via rt_newton)    */
+int  mdl_deriv(double *v, double t, RtCtx *ctx);       /* dx (and w) only; y may be stale */
 void mdl_zc(const double *v, double t, double *z);     /* N_Z event indicators           */
 int  mdl_event(double *v, double t, int initial, RtCtx *ctx, int *flags);
 int  mdl_jac(double *v, double t, double *J, RtCtx *ctx); /* dense N_X*N_X column-major

@@ -52,31 +52,50 @@ void rt_ode_auto_reset(RtOde *s)
     use(s, &rt_ode_dopri5);
     s->last_sub = s->sub;
     s->stiff_hlam = 0.0;
+    s->backoff = 0;
 }
 
-/* code = sub (1 bit) | n_stiff (4 bits) | n_nonstiff (3 bits) | n_easy (4 bits), + 0 */
+double rt_ode_auto_kappa(const RtOde *s)
+{
+    const double n = (double)s->n;
+    const double cf = s->cost_f > 0 ? s->cost_f : 20.0 * n + 50.0;
+    const double cj = s->cost_jac > 0 ? s->cost_jac : n * cf;
+    const double dopri = 6.0 * cf + 50.0 * n;
+    const double rodas = 7.0 * cf + cj + 2.0 * n * n * n / 3.0 + 36.0 * n * n;
+    return rodas / dopri;
+}
+
+/* stiff DOPRI5 steps needed for a switch to RODAS4 at the current back-off level */
+static int stiff_needed(const RtOde *s)
+{
+    return STIFF_COUNT << s->backoff;
+}
+
 int rt_ode_auto_save(const RtOde *s)
 {
     if (s->method->id != RT_ODE_AUTO) return 0;
-    return (s->sub == &rt_ode_rodas4 ? 1 : 0) | (s->n_stiff << 1) | (s->n_nonstiff << 5) |
-           (s->n_easy << 8);
+    return (s->sub == &rt_ode_rodas4 ? 1 : 0) | (s->n_stiff << AUTO_CODE_STIFF_SHIFT) |
+           (s->n_nonstiff << AUTO_CODE_NONSTIFF_SHIFT) | (s->n_easy << AUTO_CODE_EASY_SHIFT) |
+           (s->backoff << AUTO_CODE_BACKOFF_SHIFT);
 }
 
 void rt_ode_auto_load(RtOde *s, int code)
 {
-    int ns, nn, ne;
+    int ns, nn, ne, bo;
     if (s->method->id != RT_ODE_AUTO) return;
     rt_ode_auto_reset(s);
-    ns = (code >> 1) & 15;
-    nn = (code >> 5) & 7;
-    ne = (code >> 8) & 15;
-    if (code < 0 || code >= (1 << 12) || ns >= STIFF_COUNT || nn >= STIFF_FORGET ||
-        ne >= EASY_COUNT)
+    ns = (code >> AUTO_CODE_STIFF_SHIFT) & 1023;
+    nn = (code >> AUTO_CODE_NONSTIFF_SHIFT) & 7;
+    ne = (code >> AUTO_CODE_EASY_SHIFT) & 15;
+    bo = (code >> AUTO_CODE_BACKOFF_SHIFT) & 7;
+    if (code < 0 || code >= AUTO_CODE_LIMIT || bo > STIFF_BACKOFF_MAX ||
+        ns >= (STIFF_COUNT << bo) || nn >= STIFF_FORGET || ne >= EASY_COUNT)
         return;
     s->sub = (code & 1) ? &rt_ode_rodas4 : &rt_ode_dopri5;
     s->n_stiff = ns;
     s->n_nonstiff = nn;
     s->n_easy = ne;
+    s->backoff = bo;
 }
 
 /* hand over to m after an accepted step: keep h, drop the controller history */
@@ -99,15 +118,20 @@ static int auto_step(RtOde *s, double t_bound)
     if (m == &rt_ode_dopri5) {
         if (s->stiff_hlam > STIFF_HLAM) {
             s->n_nonstiff = 0;
-            if (++s->n_stiff >= STIFF_COUNT) switch_to(s, &rt_ode_rodas4);
+            if (++s->n_stiff >= stiff_needed(s)) switch_to(s, &rt_ode_rodas4);
         } else if (s->n_stiff > 0 && ++s->n_nonstiff >= STIFF_FORGET) {
             s->n_stiff = s->n_nonstiff = 0;
         }
     } else {
         const int n = s->n;
         double *v = s->wk[RT_ODE_AUTO], *w = v + n;
-        if (s->h_last * rt_ode_spectral_radius(n, s->J, v, w) < EASY_HRHO) {
-            if (++s->n_easy >= EASY_COUNT) switch_to(s, &rt_ode_dopri5);
+        const double kappa = rt_ode_auto_kappa(s);
+        const double easy = 2.0 * kappa > EASY_HRHO ? 2.0 * kappa : EASY_HRHO;
+        if (s->h_last * rt_ode_spectral_radius(n, s->J, v, w) < easy) {
+            if (++s->n_easy >= EASY_COUNT) {
+                switch_to(s, &rt_ode_dopri5);
+                if (s->backoff < STIFF_BACKOFF_MAX) s->backoff++;
+            }
         } else {
             s->n_easy = 0;
         }

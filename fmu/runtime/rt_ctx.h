@@ -58,6 +58,9 @@ struct RtCtx {
     double tStart, tStop, tolerance;
     int stopDefined, toleranceDefined;
     int dirty;                      /* v (dx, y, w) not consistent with x, u, p, t */
+    int stale;                      /* CS: only x, dx, w are current (the solver's stages
+                                       evaluate derivatives alone, mdl_deriv); y and the
+                                       discrete algebraics are evaluated before a read */
     int terminateRequested;         /* the model called terminate() */
     double lastSuccessfulTime;      /* CS */
     int meEventPasses;              /* ME: consecutive NewDiscreteStates needing more */
@@ -72,6 +75,11 @@ struct RtCtx {
     int csEventPending;             /* inputs/parameters changed: event iteration at the
                                        start of the next doStep */
     double hHint;                   /* step size proposal kept over a restart */
+    int ahead;                      /* the solver's last accepted step reaches beyond c->time
+                                       (values at c->time were interpolated); the next
+                                       fmi2DoStep continues it unless a restart is due */
+    int aheadEvent;                 /* ... and an event was located in it at aheadTev */
+    double aheadTev;
     double *z, *zOld, *zl, *zr, *zm;/* N_Z each (event location) */
     double *xe;                     /* N_X scratch for the interpolant */
     double *xNominal;               /* N_X state nominals (mdl_x_nominal, sanitized) */

@@ -41,12 +41,26 @@
  *   RODAS4 -> DOPRI5: after every accepted RODAS4 step the spectral radius rho of the
  *     Jacobian J the step used (s->J, no extra evaluation) is estimated by 12 power
  *     iterations from a fixed start vector (geometric mean of the growth over the last
- *     8, which also works for complex pairs); if h_accepted*rho < 2 (DOPRI5 would be
- *     stable with this step, with margin) on 15 CONSECUTIVE accepted steps, the next
- *     step is taken with DOPRI5.  (||J||_inf is not used: for mechanical systems
- *     J = [0 I; -K/M -C/M] it is ~omega^2 while rho ~ omega.)
- *   Hysteresis: the thresholds differ (3.25 vs 2) and both need 15 steps, so a switch
- *     costs at least 15 steps of the other method; all counters restart at a switch.
+ *     8, which also works for complex pairs); if h_accepted*rho < max(2, 2*kappa) on 15
+ *     CONSECUTIVE accepted steps, the next step is taken with DOPRI5.  h*rho < 2: DOPRI5
+ *     would be stable with this step, with margin.  kappa = cost of a RODAS4 step / cost
+ *     of a DOPRI5 step (below): a stiff problem is still cheaper with DOPRI5 as long as
+ *     RODAS4's step is less than kappa times DOPRI5's stable step (~2/rho).  (||J||_inf
+ *     is not used: for mechanical systems J = [0 I; -K/M -C/M] it is ~omega^2 while
+ *     rho ~ omega.)
+ *   Cost model (deterministic, no clocks, so runs and restored FMU states repeat bit for
+ *     bit): one right-hand side costs cost_f, an analytic Jacobian cost_jac (units: the
+ *     generated functions' instruction counts, MDL_COST_DERIV / MDL_COST_JAC of config.h;
+ *     unknown = 0: cost_f = 20 n + 50, finite differences n cost_f); a DOPRI5 step is
+ *     6 cost_f + 50 n, a RODAS4 step 7 cost_f + cost_jac + 2n^3/3 (LU) + 12 n^2 (solves)
+ *     + 24 n^2 (power iteration).  Small mechanisms: kappa ~ 2; the 61-state rotor:
+ *     kappa ~ 8 (the LU and the power iteration dominate), where DOPRI5 alone is faster.
+ *   Back-off: every switch back to DOPRI5 doubles the number of stiff DOPRI5 steps needed
+ *     for the next switch to RODAS4 (15, 30, ... up to 15*2^6), so a problem on the cost
+ *     boundary does not alternate every 30 steps.
+ *   Hysteresis: the thresholds differ (3.25 vs max(2, 2 kappa)) and both need >= 15
+ *     steps, so a switch costs at least 15 steps of the other method; the step counters
+ *     restart at a switch.
  *   At a switch the proposed step size is kept and the controller history is dropped
  *     (first_step = 1, err_old reset, jac_valid = 0); the new method's controller adapts
  *     h within a few steps (DOPRI5 rejects a too large h by its error test).
@@ -56,10 +70,10 @@
  *     object keeps separate work areas for both (s->wk[id], allocated at creation), so
  *     dense() of the last accepted step dispatches to the sub-method that took it
  *     (s->last_sub) and its coefficients are never overwritten by the other method.
- *   State: the current sub-method and the counters are all the auto method keeps
- *     beyond the common controller history; rt_ode_auto_save()/rt_ode_auto_load()
- *     pack them into one int for the FMU state (fmi2_runtime.c), so "save, restore,
- *     continue" is bit-identical.  The stiffness estimates are recomputed from each
+ *   State: the current sub-method, the counters and the back-off level are all the auto
+ *     method keeps beyond the common controller history; rt_ode_auto_save()/
+ *     rt_ode_auto_load() pack them into one int (< 2^21, layout AUTO_CODE_* below) for the
+ *     FMU state (fmi2_runtime.c), so "save, restore, continue" is bit-identical.  The stiffness estimates are recomputed from each
  *     step's own data (fixed power-iteration start), never carried over.
  *   Counters: nswitch counts switches, s->sub is the current sub-method.
  *
@@ -108,6 +122,13 @@ enum { RT_ODE_AUTO = 0, RT_ODE_DOPRI5 = 1, RT_ODE_RODAS4 = 2, RT_ODE_NMETHODS = 
 #define STIFF_FORGET 6       /* ... unless this many consecutive non-stiff ones intervene */
 #define EASY_HRHO 2.0        /* RODAS4: h*rho(J) below this = DOPRI5 would be stable      */
 #define EASY_COUNT 15        /* ... on this many consecutive accepted steps -> DOPRI5     */
+#define STIFF_BACKOFF_MAX 6  /* switch to RODAS4 after STIFF_COUNT << backoff stiff steps  */
+/* rt_ode_auto_save() code: sub-method | n_stiff | n_nonstiff | n_easy | backoff */
+#define AUTO_CODE_STIFF_SHIFT 1      /* 10 bits (n_stiff < STIFF_COUNT << 6 = 960)         */
+#define AUTO_CODE_NONSTIFF_SHIFT 11  /* 3 bits */
+#define AUTO_CODE_EASY_SHIFT 14      /* 4 bits */
+#define AUTO_CODE_BACKOFF_SHIFT 18   /* 3 bits */
+#define AUTO_CODE_LIMIT (1 << 21)
 
 /* step() results */
 enum {
@@ -140,6 +161,7 @@ struct RtOde {
     double rtol, atol;      /* weight_i = atol*scale_i + rtol*max(|x0_i|,|x1_i|) */
     const double *atol_scale; /* n nominal magnitudes (> 0) scaling atol; NULL = all 1 */
     double hmax;            /* <= 0: unlimited */
+    double cost_f, cost_jac;/* auto method's cost model (<= 0: unknown, see above)    */
     double h_min_user;      /* 0: use 1e-14*max(1,|t|) */
 
     /* current and previous accepted point */
@@ -176,7 +198,8 @@ struct RtOde {
     double stiff_hlam;      /* DOPRI5: last estimate h*|lambda| of an accepted step (0: none) */
     int n_stiff;            /* DOPRI5 steps with h*|lambda| > 3.25 (Hairer's iasti)           */
     int n_nonstiff;         /* consecutive DOPRI5 steps below it (nonsti; 6 -> n_stiff = 0)   */
-    int n_easy;             /* consecutive RODAS4 steps with h*rho(J) < 2                     */
+    int n_easy;             /* consecutive RODAS4 steps with h*rho(J) < max(2, 2 kappa)       */
+    int backoff;            /* switches back to DOPRI5 so far (<= STIFF_BACKOFF_MAX)          */
     long nswitch;           /* sub-method switches (statistics)                               */
 };
 
@@ -205,11 +228,13 @@ void rt_ode_reset_stats(RtOde *s);
 /* auto method: back to the initial sub-method (DOPRI5) with cleared counters (used by
  * fmi2Reset; a no-op for the other methods) */
 void rt_ode_auto_reset(RtOde *s);
-/* auto method: pack/unpack what it keeps (sub-method, counters) into a non-negative
- * int < 2^12, 0 = the initial state; load of a code out of range = reset.  Both are
- * no-ops (save gives 0) for the other methods. */
+/* auto method: pack/unpack what it keeps (sub-method, counters, back-off) into a
+ * non-negative int < AUTO_CODE_LIMIT, 0 = the initial state; load of a code out of range =
+ * reset.  Both are no-ops (save gives 0) for the other methods. */
 int rt_ode_auto_save(const RtOde *s);
 void rt_ode_auto_load(RtOde *s, int code);
+/* auto method: kappa = cost of a RODAS4 step / cost of a DOPRI5 step (cost model above) */
+double rt_ode_auto_kappa(const RtOde *s);
 /* spectral radius estimate of the n*n column-major J (power iteration, v, w: n doubles) */
 double rt_ode_spectral_radius(int n, const double *J, double *v, double *w);
 

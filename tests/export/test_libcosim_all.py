@@ -9,7 +9,7 @@ from FMPy's t0 + k*h by a few ulps and the step-size controller can take slightl
 steps.  Measured over 20 communication steps: identical to the last bit on 24 of the 28
 examples, at most 8e-8 of the signal's scale otherwise (Lubricated7pi, whose journal has
 barely moved from its start); bound 1e-6 (a loader that dropped a start value, a parameter
-or a step would be far off)."""
+or a step would be far off), except at the last point (see below)."""
 import numpy as np
 import pytest
 from fmpy import read_model_description, simulate_fmu
@@ -38,4 +38,10 @@ def test_example_runs_in_libcosim_like_in_fmpy(model, build_example):
         a, b = np.asarray(vals[n]), np.asarray(ref[n][1:])
         assert np.all(np.isfinite(a)), n
         scale = max(np.ptp(b), np.max(np.abs(b)), 1e-300)
-        assert np.max(np.abs(a - b)) <= 1e-6 * scale, (n, np.max(np.abs(a - b)) / scale)
+        assert np.max(np.abs(a[:-1] - b[:-1])) <= 1e-6 * scale, (n, np.max(np.abs(a - b)) / scale)
+        # the last point: FMPy defines the stop time, libcosim does not.  The FMU's solver steps
+        # reach past communication points but never past a defined stop time, so FMPy's last
+        # value is a step end and libcosim's comes from the step's dense output: they may differ
+        # at the solver's tolerance (measured: 1.4e-5 of a 21 nm signal, 3e-13 m, Lubricated7pi,
+        # absolute tolerance 1e-9)
+        assert abs(a[-1] - b[-1]) <= 1e-6 * scale + 1e-3 * max(abs(b[-1]), 1e-9), (n, abs(a[-1] - b[-1]))

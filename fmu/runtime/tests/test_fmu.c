@@ -600,6 +600,33 @@ static void test_decay(void)
                 check(s == fmi2OK && fabs(getr(c, DC_X) - exp(-0.5)) < 1e-5, name, "");
                 A.FreeInstance(c);
             }
+        /* the same faults right after a communication point: solver steps reach past
+           communication points, but a model that cannot be evaluated beyond t = 1 must not
+           make the doStep ending ON t = 1 fail; the next one does */
+        for (meth = 0; meth <= 2; meth++)
+            for (mode = 0; mode < 3; mode++) {
+                char name[64];
+                int n, okSteps = 1;
+                c = inst(DC_GUID, fmi2CoSimulation);
+                seti(c, DC_METHOD, meth);
+                setr(c, DC_FAILT, 1.0);
+                seti(c, DC_FAILM, mode);
+                init(c, 1e-8, 0);
+                clearlog();
+                for (n = 0; n < 8; n++)
+                    if (A.DoStep(c, n * 0.125, 0.125, fmi2True) != fmi2OK) okSteps = 0;
+                snprintf(name, sizeof name, "fault_after_comm_point_%s_m%d", fm[mode], meth);
+                check(okSteps && fabs(getr(c, DC_X) - exp(-1.0)) < 1e-7, name,
+                      "x(1)=%.12g msg: %s", getr(c, DC_X), lastlog);
+                s = A.DoStep(c, 1.0, 0.125, fmi2True);
+                lst = -1;
+                A.GetRealStatus(c, fmi2LastSuccessfulTime, &lst);
+                snprintf(name, sizeof name, "fault_after_comm_point_%s_m%d_next_fails", fm[mode],
+                         meth);
+                check(s == fmi2Discard && fabs(lst - 1.0) < 1e-6, name,
+                      "status=%d lastSuccessfulTime=%.12g", s, lst);
+                A.FreeInstance(c);
+            }
     }
     /* start value of a state before init; x out of its range */
     c = inst(DC_GUID, fmi2CoSimulation);

@@ -441,17 +441,26 @@ static void test_auto_save_restore(void)
         rt_ode_free(r);
     }
     /* saved in RODAS4 mode, in RODAS4 mode with n_easy > 0, in DOPRI5 mode with n_stiff > 0 */
-    check(ok && codes[0] == 1 && (codes[1] & 1) == 1 && (codes[1] >> 8) > 0 &&
-          (codes[2] & 1) == 0 && ((codes[2] >> 1) & 15) > 0, "auto_save_restore_bit_identical",
+    check(ok && codes[0] == 1 && (codes[1] & 1) == 1 &&
+          ((codes[1] >> AUTO_CODE_EASY_SHIFT) & 15) > 0 && (codes[2] & 1) == 0 &&
+          ((codes[2] >> AUTO_CODE_STIFF_SHIFT) & 1023) > 0, "auto_save_restore_bit_identical",
           "identical=%d, auto codes at t=%.4g, %.4g, %.4g: %d %d %d", ok, ts[0], ts[1], ts[2],
           codes[0], codes[1], codes[2]);
     {
         RtOde *s = rt_ode_new(&rt_ode_auto, 1, f_pr, j_pr, NULL, NULL, NULL);
-        rt_ode_auto_load(s, 1 | (3 << 1));
+        const int code = 1 | (3 << AUTO_CODE_STIFF_SHIFT) | (2 << AUTO_CODE_BACKOFF_SHIFT);
+        int k2;
+        rt_ode_auto_load(s, code);
         k = rt_ode_auto_save(s);
-        rt_ode_auto_load(s, 1 << 20);   /* invalid -> initial */
-        check(k == (1 | (3 << 1)) && rt_ode_auto_save(s) == 0 && s->sub == &rt_ode_dopri5,
-              "auto_code_roundtrip_and_invalid", "code %d", k);
+        /* 40 stiff steps are possible at back-off 2 (60 needed), not at back-off 1 (30) */
+        rt_ode_auto_load(s, (40 << AUTO_CODE_STIFF_SHIFT) | (2 << AUTO_CODE_BACKOFF_SHIFT));
+        k2 = rt_ode_auto_save(s);
+        rt_ode_auto_load(s, (40 << AUTO_CODE_STIFF_SHIFT) | (1 << AUTO_CODE_BACKOFF_SHIFT));
+        ok = rt_ode_auto_save(s) == 0;
+        rt_ode_auto_load(s, AUTO_CODE_LIMIT);   /* invalid -> initial */
+        check(k == code && s->backoff == 0 && k2 == ((40 << AUTO_CODE_STIFF_SHIFT) |
+              (2 << AUTO_CODE_BACKOFF_SHIFT)) && ok && rt_ode_auto_save(s) == 0 &&
+              s->sub == &rt_ode_dopri5, "auto_code_roundtrip_and_invalid", "code %d %d", k, k2);
         rt_ode_free(s);
     }
 }

@@ -8,6 +8,8 @@ is shared and hand-written.  The contract between the two is ``fmu/runtime/model
 CasADi functions (all take ``(v[NV], t, initial)``):
 
 ``eval``    derivatives, algebraic Reals, discrete-valued variables defined by equations
+``deriv``   the derivatives alone (what the embedded solver's stages need; outputs and other
+            algebraics are evaluated once per communication point by ``eval``)
 ``zc``      event indicators (relations with hysteresis, see ``events.py``)
 ``rel``     relation values from the continuous values (event mode)
 ``cond``    when-condition values
@@ -40,6 +42,13 @@ from .errors import ExportError
 from .symbolic import to_num
 
 TEMPLATES = Path(__file__).resolve().parents[3] / "fmu" / "templates"
+
+# options of every generated CasADi function: common subexpression elimination.  The model
+# equations repeat subexpressions that CasADi's expression graph keeps as separate nodes (the
+# same sin/cos of a joint angle in every term of a mechanism's kinematics: the hybrid
+# mechanism's derivatives call sin/cos 22 times without it, 8 with it); gcc cannot merge
+# libm calls itself (they may set errno).
+_FOPTS = {"cse": True}
 
 SOLVER_PARAMS = [
     # name, type, start, min, max, description
@@ -251,10 +260,11 @@ def build_functions(causal: Causal) -> Generated:
     for k in range(L.off["X"], L.off["X"] + L.n["X"]):
         deps[k] = [k]
     F = {}
-    F["eval"] = ca.Function("wc_eval", inputs, [eval_out])
+    F["eval"] = ca.Function("wc_eval", inputs, [eval_out], _FOPTS)
+    F["deriv"] = ca.Function("wc_deriv", inputs, [eval_out[:len(states)] if states else ca.SX(0, 1)], _FOPTS)
     rels = dae.events.relations
-    F["zc"] = ca.Function("wc_zc", inputs, [fold(solved(ca.vertcat(*[r.indicator() for r in rels]))) if rels else ca.SX(0, 1)])
-    F["rel"] = ca.Function("wc_rel", inputs, [fold(solved(ca.vertcat(*[r.value() for r in rels]))) if rels else ca.SX(0, 1)])
+    F["zc"] = ca.Function("wc_zc", inputs, [fold(solved(ca.vertcat(*[r.indicator() for r in rels]))) if rels else ca.SX(0, 1)], _FOPTS)
+    F["rel"] = ca.Function("wc_rel", inputs, [fold(solved(ca.vertcat(*[r.value() for r in rels]))) if rels else ca.SX(0, 1)], _FOPTS)
 
     # when-clauses
     cond_exprs = []
@@ -288,23 +298,23 @@ def build_functions(causal: Causal) -> Generated:
                 elif kind == "assert":
                     when_asserts.append((ca.logic_or(ca.logic_not(active), value), msg, loc))
     # pre() of states inside when bodies means the value before reinit: that is x itself
-    F["cond"] = ca.Function("wc_cond", inputs, [fold(solved(ca.vertcat(*cond_exprs))) if cond_exprs else ca.SX(0, 1)])
+    F["cond"] = ca.Function("wc_cond", inputs, [fold(solved(ca.vertcat(*cond_exprs))) if cond_exprs else ca.SX(0, 1)], _FOPTS)
     fire_out = [new_disc[n] for n in fire_disc] + [new_x[s.name] for s in states] + [reinit_flag, term_flag]
-    F["fire"] = ca.Function("wc_fire", inputs, [fold(solved(ca.vertcat(*fire_out)))])
+    F["fire"] = ca.Function("wc_fire", inputs, [fold(solved(ca.vertcat(*fire_out)))], _FOPTS)
     asserts = [(c, m, lvl, loc) for c, m, lvl, loc in dae.asserts] + [(c, m, "error", loc) for c, m, loc in when_asserts]
-    F["asserts"] = ca.Function("wc_asserts", inputs, [fold(solved(ca.vertcat(*[a[0] for a in asserts]))) if asserts else ca.SX(0, 1)])
+    F["asserts"] = ca.Function("wc_asserts", inputs, [fold(solved(ca.vertcat(*[a[0] for a in asserts]))) if asserts else ca.SX(0, 1)], _FOPTS)
     xs = ca.vertcat(*[s.sym for s in states]) if states else ca.SX(0, 1)
     has_jac = not causal.w
     if states:
         jac = ca.densify(ca.jacobian(eval_out[:len(states)], xs)) if has_jac else ca.SX(0, 1)
     else:
         jac = ca.SX(0, 1)
-    F["jac"] = ca.Function("wc_jac", inputs, [jac])
+    F["jac"] = ca.Function("wc_jac", inputs, [jac], _FOPTS)
     if causal.w:
         wv = ca.vertcat(*[sy for _, sy in causal.w])
         r = fold(ca.vertcat(*causal.nl_residuals))
-        F["nlres"] = ca.Function("wc_nlres", inputs, [r])
-        F["nljac"] = ca.Function("wc_nljac", inputs, [ca.densify(ca.jacobian(r, wv))])
+        F["nlres"] = ca.Function("wc_nlres", inputs, [r], _FOPTS)
+        F["nljac"] = ca.Function("wc_nljac", inputs, [ca.densify(ca.jacobian(r, wv))], _FOPTS)
     calcs = L.slots[L.off["P"] + L.n["P_INDEP"]:L.off["P"] + L.n["P_INDEP"] + L.n["P_CALC"]]
     # calculated parameters may depend on each other: substitute to a fixed point
     calc_expr = [s.start for s in calcs]
@@ -317,12 +327,12 @@ def build_functions(causal: Causal) -> Generated:
             ce = ca.substitute(ce, csyms, ce)
         if ca.depends_on(ce, csyms):
             raise ExportError("calculated parameters depend on each other cyclically", dae.model.loc, "structure")
-        F["params"] = ca.Function("wc_params", inputs, [fold(ce)])
+        F["params"] = ca.Function("wc_params", inputs, [fold(ce)], _FOPTS)
     else:
-        F["params"] = ca.Function("wc_params", inputs, [ca.SX(0, 1)])
+        F["params"] = ca.Function("wc_params", inputs, [ca.SX(0, 1)], _FOPTS)
 
     init_x, calc_states = initial_values(causal, L, solved, fold)
-    F["init"] = ca.Function("wc_init", inputs, [init_x])
+    F["init"] = ca.Function("wc_init", inputs, [init_x], _FOPTS)
     for s in states:
         s.initial = "calculated" if s.name in calc_states else "exact"
     model_name = dae.model.name
@@ -456,6 +466,8 @@ def render_c(gen: Generated, outdir: Path, experiment: dict):
         OFF_C=str(L.off["C"]), N_C=str(L.n["C"]), OFF_CPRE=str(L.off["CPRE"]),
         OFF_W=str(L.off["W"]), N_W=str(L.n["W"]),
         OFF_SOLVER=str(L.off["SOLVER"]), HAS_JACOBIAN="1" if gen.has_jac else "0",
+        COST_DERIV=str(gen.functions["deriv"].n_instructions()),
+        COST_JAC=str(gen.functions["jac"].n_instructions() if gen.has_jac else 0),
         START_TIME=_cnum(exp.get("StartTime", 0.0)), STOP_TIME=_cnum(exp.get("StopTime", 1.0)),
         TOLERANCE=_cnum(exp.get("Tolerance", 1e-6)),
     )

@@ -10,6 +10,7 @@ never at an accumulated sum of steps.
 """
 from __future__ import annotations
 
+import ctypes
 import os
 import shutil
 import stat
@@ -18,6 +19,8 @@ import zipfile
 from pathlib import Path
 
 import numpy as np
+
+from . import cloop
 
 STATUS = {0: "fmi2OK", 1: "fmi2Warning", 2: "fmi2Discard", 3: "fmi2Error", 4: "fmi2Fatal", 5: "fmi2Pending"}
 
@@ -195,21 +198,40 @@ class FMPyRunner(Runner):
                                                              communicationStepSize=t1 - t))
             self.k += 1
 
+    #: run the loop of :meth:`step_record` in C (``cloop.c``) when it can be built; False forces
+    #: the ctypes loop (same results, bit for bit; tests compare the two)
+    use_cloop = os.environ.get("WEARCOSIM_NO_CLOOP", "") in ("", "0")
+
     def step_record(self, n: int, vrs, out=None, tout=None):
-        """Batched stepping: the FMU's fmi2DoStep/fmi2GetReal are called directly through
-        ctypes with preallocated arrays (FMPy's wrappers convert arguments on every call, which
-        costs more than a short communication step of the FMU itself).  Errors go through the
-        same path as :meth:`step`: FMIError with the log lines of the failing call."""
+        """Batched stepping: the FMU's fmi2DoStep/fmi2GetReal are called in a loop written in C
+        (``cloop.c``, through the FMU's own function pointers), or, without a C compiler, directly
+        through ctypes with preallocated arrays (FMPy's wrappers convert arguments on every call,
+        which costs more than a short communication step of the FMU itself).  Errors go through
+        the same path as :meth:`step`: FMIError with the log lines of the failing call (of the
+        batch, for the C loop)."""
         from fmpy.fmi2 import fmi2Real, fmi2True, fmi2ValueReference
-        out = np.empty((n, len(vrs))) if out is None else out
-        tout = np.empty(n) if tout is None else tout
         m = len(vrs)
+        out = np.empty((n, m)) if out is None else out
+        tout = np.empty(n) if tout is None else tout
         vr = (fmi2ValueReference * m)(*vrs)
-        val = (fmi2Real * m)()
         # the raw ctypes functions of the library (FMPy declared their argument types when it
         # loaded it); FMPy's wrappers self.slave.fmi2DoStep/... are bypassed
         do_step, get_real = self.slave.dll.fmi2DoStep, self.slave.dll.fmi2GetReal
         comp = self.slave.component
+        loop = cloop.load() if self.use_cloop else None
+        if (loop is not None and n > 0 and out.dtype == np.float64 and out.shape == (n, m)
+                and out.flags.c_contiguous and tout.dtype == np.float64 and tout.flags.c_contiguous):
+            failed_at, which = ctypes.c_long(0), ctypes.c_int(0)
+            n0 = self.n_logged
+            st = loop(ctypes.cast(do_step, ctypes.c_void_p), ctypes.cast(get_real, ctypes.c_void_p), comp,
+                      self.t0, self.h, self.k, n, ctypes.addressof(vr), m, out.ctypes.data, tout.ctypes.data,
+                      ctypes.byref(failed_at), ctypes.byref(which))
+            if st:
+                self.k += failed_at.value + which.value      # a failing fmi2GetReal came after its step
+                raise self._error("fmi2GetReal" if which.value else "fmi2DoStep", st, n0)
+            self.k += n
+            return tout, out
+        val = (fmi2Real * m)()
         view = np.ctypeslib.as_array(val)
         t0, h = self.t0, self.h
         for j in range(n):

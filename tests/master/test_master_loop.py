@@ -79,12 +79,17 @@ def test_kill_and_resume_gives_identical_profile(pressed_fmu, tmp_path):
     """SIGKILL at random points of a run (up to WEARCOSIM_KILLS, default 12), each followed by
     --resume: the final profile equals an uninterrupted run bit for bit.  Kill windows of
     0.6-1.2 s (python start-up ~0.5 s) against checkpoints every 0.2 s: the first resume
-    starts from scratch, later ones from a checkpoint; the run (~5.5 s of cycles) needs
-    several windows, so at least 4 kills happen."""
+    starts from scratch, later ones from a checkpoint; the run is sized from a measured
+    calibration run to ~6 s of cycles, so it needs several windows and at least 4 kills happen
+    however fast the loop is on this machine."""
     import tomli_w
     sc_dict = {"name": "kill", "fmu": {"path": str(pressed_fmu)}, "start": {"kw": 1e2},
-               "wear": {"k": 1e-4, "hardness": 1.2e9, "cycles": 10000, "omega": 50.0, "extrapolation": 10.0},
+               "wear": {"k": 1e-4, "hardness": 1.2e9, "cycles": 1000, "omega": 50.0, "extrapolation": 10.0},
                "run": {"steps_per_cycle": 200, "tolerance": 1e-8, "decimate": 10}}
+    t0 = time.perf_counter()
+    WearMaster(from_dict(sc_dict, "calibration"), tmp_path / "calibration", progress=False).run()
+    rate = 1000 / (time.perf_counter() - t0)            # cycles per second, whole run included
+    sc_dict["wear"]["cycles"] = int(min(max(6.0 * rate, 10000), 500000))
     toml = tmp_path / "kill.toml"
     toml.write_text(tomli_w.dumps(sc_dict))
     ref = WearMaster(from_dict(sc_dict, str(toml)), tmp_path / "ref", progress=False).run()

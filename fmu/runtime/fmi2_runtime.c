@@ -424,6 +424,7 @@ static void free_instance(RtCtx *c)
     if (c->zl) fr(c->zl);
     if (c->zr) fr(c->zr);
     if (c->zm) fr(c->zm);
+    if (c->zf) fr(c->zf);
     if (c->xe) fr(c->xe);
     if (c->xNominal) fr(c->xNominal);
     if (c->nlR) fr(c->nlR);
@@ -489,10 +490,11 @@ fmi2Component fmi2Instantiate(fmi2String instanceName, fmi2Type fmuType,
     c->zl = (double *)al(NARR(N_Z), sizeof(double));
     c->zr = (double *)al(NARR(N_Z), sizeof(double));
     c->zm = (double *)al(NARR(N_Z), sizeof(double));
+    c->zf = (double *)al(NARR(N_Z), sizeof(double));
     c->xe = (double *)al(NARR(N_X), sizeof(double));
     c->xNominal = (double *)al(NARR(N_X), sizeof(double));
     if (!c->instanceName || !c->v || !c->z || !c->zOld || !c->zl || !c->zr || !c->zm ||
-        !c->xe || !c->xNominal)
+        !c->zf || !c->xe || !c->xNominal)
         goto oom;
     memcpy(c->instanceName, instanceName, len + 1);
     {
@@ -1289,7 +1291,7 @@ static int cs_rhs(void *user, double t, const double *x, double *dx)
     RtCtx *c = (RtCtx *)user;
     int rc;
     memcpy(c->v + OFF_X, x, (size_t)N_X * sizeof(double));
-    rc = mdl_deriv(c->v, t, c);    /* outputs are evaluated once per communication point */
+    rc = mdl_deriv(c->v, t, c->zf, c);   /* outputs are evaluated when read */
     c->rhsT = t;
     /* terminate() signalled by a (trial) evaluation: treated like a failure so that
        the solver shrinks the step onto the first time it is signalled */
@@ -1399,9 +1401,11 @@ static int eval_interp(RtCtx *c, double t, double *zout)
     int rc;
     rt_ode_dense(c->ode, t, c->xe);
     memcpy(c->v + OFF_X, c->xe, (size_t)N_X * sizeof(double));
-    rc = mdl_deriv(c->v, t, c);    /* the indicators need x (and w) only */
     c->stale = 1;
-    if (rc != 0) return rc;
+    if (N_W > 0) {                 /* the indicators need x and the Newton unknowns w only */
+        rc = mdl_deriv(c->v, t, NULL, c);
+        if (rc != 0) return rc;
+    }
     mdl_zc(c->v, t, zout);
     return 0;
 }
@@ -1694,7 +1698,8 @@ static fmi2Status cs_integrate(RtCtx *c, const char *fn, double tEnd)
                 c->ahead = 1;
                 c->aheadEvent = 0;
                 if (N_Z > 0) {
-                    mdl_zc(c->v, s->t, c->z);
+                    /* the indicators at the step end: from its last stage (G1) */
+                    memcpy(c->z, c->zf, (size_t)N_Z * sizeof(double));
                     if (!crossing(c->zOld, c->z)) {
                         zmemory(c->zOld, c->z, 0);
                     } else {   /* locate it now, while zOld/z bracket this step */

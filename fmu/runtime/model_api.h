@@ -50,6 +50,8 @@
  *  - mdl_deriv is mdl_eval restricted to what the embedded CS solver's stages need: it
  *    fills dx and w (same checks, asserts and return codes) and may leave y and the
  *    discrete algebraics stale.  The runtime calls mdl_eval before any value is read.
+ *    If z is not NULL it also writes the N_Z event indicators at the same (t, x), the
+ *    values mdl_zc gives up to rounding (the runtime checks a step's end with them).
  *  - Between events, relations are frozen at v[OFF_M+k]; mdl_zc returns indicators whose
  *    sign is consistent with the memory, with hysteresis built in by the generated code:
  *    z_k > 0 iff relation k is true, z_k(t) changes sign at least h away from the
@@ -178,7 +180,7 @@ void mdl_set_start(double *v);           /* all start values / parameter default
 int  mdl_calc_params(double *v, RtCtx *ctx);  /* calculated parameters from the others   */
 int  mdl_initialize(double *v, double t, RtCtx *ctx); /* initial equations -> x, d; then eval */
 int  mdl_eval(double *v, double t, RtCtx *ctx);        /* dx, y (and w via rt_newton)    */
-int  mdl_deriv(double *v, double t, RtCtx *ctx);       /* dx (and w) only; y may be stale */
+int  mdl_deriv(double *v, double t, double *z, RtCtx *ctx); /* dx (w), z; y may be stale */
 void mdl_zc(const double *v, double t, double *z);     /* N_Z event indicators           */
 int  mdl_event(double *v, double t, int initial, RtCtx *ctx, int *flags);
 int  mdl_jac(double *v, double t, double *J, RtCtx *ctx); /* dense N_X*N_X column-major

@@ -81,6 +81,7 @@ struct RtCtx {
     int aheadEvent;                 /* ... and an event was located in it at aheadTev */
     double aheadTev;
     double *z, *zOld, *zl, *zr, *zm;/* N_Z each (event location) */
+    double *zf;                     /* N_Z: indicators of the last right-hand side (cs_rhs) */
     double *xe;                     /* N_X scratch for the interpolant */
     double *xNominal;               /* N_X state nominals (mdl_x_nominal, sanitized) */
     double rhsT;                    /* time of the last rhs evaluation (for mdl_jac) */

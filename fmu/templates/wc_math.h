@@ -6,13 +6,15 @@
 
 /* The CasADi code calls fmax/fmin/floor in every evaluation (max(0, ...) of contact laws,
    the hats and the angle wrap of the wear profile); without SSE4.1 or -ffinite-math-only
-   gcc emits library calls for them, which cost ~15 % of a right-hand side.  These inline
-   versions keep the C99 semantics (a NaN argument of fmax/fmin yields the other one, floor
-   is exact: every double of magnitude >= 2^52 is an integer, below that the conversion to
-   long long is exact); only the sign of a zero result may differ, which C99 leaves open for
-   fmax/fmin and which no comparison sees. */
-static inline double wc_fmax(double x, double y) { return (x > y || y != y) ? x : y; }
-static inline double wc_fmin(double x, double y) { return (x < y || y != y) ? x : y; }
+   gcc emits library calls for them, which cost ~15 % of a right-hand side.  Inline versions:
+   max/min are the comparisons CasADi itself emits for pre-C99 compilers (one maxsd/minsd
+   instruction): Modelica's max/min leave NaN arguments undefined, and here a NaN propagates
+   (C99 fmax would drop it) so the solver rejects the step instead of going on with a
+   silently clipped value.  floor is exact: every double of magnitude >= 2^52 is an integer,
+   below that the conversion to long long is exact; only the sign of a zero result may
+   differ, which no comparison sees. */
+static inline double wc_fmax(double x, double y) { return x > y ? x : y; }
+static inline double wc_fmin(double x, double y) { return x < y ? x : y; }
 static inline double wc_floor(double x) {
     double t;
     if (!(fabs(x) < 4503599627370496.0)) return x;   /* integral, +-Inf or NaN */

@@ -103,7 +103,7 @@ def bench_simulation(build_dir: Path, target=1e-4):
             t, y = runner.step_record(n, vrs)
             return _err(t, dict(zip(signals, y.T)), tr, ref, signals), ""
         try:
-            res["CS FMU (auto)"] = _matched(cs, target, loosest=loosest)
+            res["CS FMU (auto)"] = _matched(cs, target, repeat=5, loosest=loosest)
         finally:
             runner.terminate()
 
@@ -127,7 +127,7 @@ def bench_simulation(build_dir: Path, target=1e-4):
             def sp(rtol, method=method):
                 out = peer.simulate(stop, np.asarray(tr), rtol=rtol, method=method)
                 return _err(out[0], dict(zip(signals, out[1:3])), tr, ref, signals), f"nfev {out[3]}"
-            res[f"SciPy solve_ivp {method}"] = _matched(sp, target, repeat=1, loosest=loosest)
+            res[f"SciPy solve_ivp {method}"] = _matched(sp, target, repeat=2, loosest=loosest)
         rows.append((label, res))
     return rows
 

@@ -27,9 +27,11 @@ int mdl_eval(double *v, double t, RtCtx *ctx)
 }
 
 /* the solver's stages: this small model computes its outputs anyway */
-int mdl_deriv(double *v, double t, RtCtx *ctx)
+int mdl_deriv(double *v, double t, double *z, RtCtx *ctx)
 {
-    return mdl_eval(v, t, ctx);
+    int rc = mdl_eval(v, t, ctx);
+    if (z) mdl_zc(v, t, z);
+    return rc;
 }
 int mdl_initialize(double *v, double t, RtCtx *ctx) { return mdl_eval(v, t, ctx); }
 void mdl_zc(const double *v, double t, double *z) { (void)t; z[0] = v[0]; }

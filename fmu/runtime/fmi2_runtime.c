@@ -1395,13 +1395,25 @@ static void zmemory(double *a, const double *b, int tiny)
     }
 }
 
-/* evaluate the model on the interpolant at t; z into zout.  0 ok */
+/* Put the solution at t of the last accepted step into v (x only; outputs stale): the
+ * step end itself, or its dense output inside the step. */
+static void cs_x_at(RtCtx *c, double t)
+{
+    RtOde *s = c->ode;
+    if (t == s->t) {
+        memcpy(c->v + OFF_X, s->x, (size_t)N_X * sizeof(double));
+    } else {
+        rt_ode_dense(s, t, c->xe);
+        memcpy(c->v + OFF_X, c->xe, (size_t)N_X * sizeof(double));
+    }
+    c->stale = 1;
+}
+
+/* the event indicators on the interpolant at t into zout.  0 ok, else model error code */
 static int eval_interp(RtCtx *c, double t, double *zout)
 {
     int rc;
-    rt_ode_dense(c->ode, t, c->xe);
-    memcpy(c->v + OFF_X, c->xe, (size_t)N_X * sizeof(double));
-    c->stale = 1;
+    cs_x_at(c, t);
     if (N_W > 0) {                 /* the indicators need x and the Newton unknowns w only */
         rc = mdl_deriv(c->v, t, NULL, c);
         if (rc != 0) return rc;
@@ -1411,8 +1423,8 @@ static int eval_interp(RtCtx *c, double t, double *zout)
 }
 
 /* Locate the earliest root in (t_old, t] of the last accepted step (zOld at t_old,
- * z at t).  On return c->v is evaluated at the right end of the final bracket and
- * that time is returned in *tev.  0 ok, else model error code. */
+ * z at t): the right end of the final bracket is returned in *tev (the caller evaluates
+ * the model there when it handles the event).  0 ok, else model error code. */
 static int locate_event(RtCtx *c, double *tev)
 {
     RtOde *s = c->ode;
@@ -1456,17 +1468,8 @@ static int locate_event(RtCtx *c, double *tev)
         else sinceHalf++;
     }
     c->quiet--;
-    /* state just after the root */
-    if (tr == s->t) {
-        memcpy(c->v + OFF_X, s->x, (size_t)N_X * sizeof(double));
-        rc = mdl_eval(c->v, tr, c);
-    } else {
-        rt_ode_dense(s, tr, c->xe);
-        memcpy(c->v + OFF_X, c->xe, (size_t)N_X * sizeof(double));
-        rc = mdl_eval(c->v, tr, c);
-    }
     *tev = tr;
-    return rc;
+    return 0;
 }
 
 /* after a failure: put the last accepted point (or, with use_old, the start of the
@@ -1503,20 +1506,6 @@ static fmi2Status cs_discard(RtCtx *c, const char *fn, const char *fmt, ...)
     c->odeResume = 0;
     c->state = RT_STEP_FAILED;
     return fmi2Discard;
-}
-
-/* Put the solution at t of the last accepted step into v (x only; outputs stale): the
- * step end itself, or its dense output inside the step. */
-static void cs_x_at(RtCtx *c, double t)
-{
-    RtOde *s = c->ode;
-    if (t == s->t) {
-        memcpy(c->v + OFF_X, s->x, (size_t)N_X * sizeof(double));
-    } else {
-        rt_ode_dense(s, t, c->xe);
-        memcpy(c->v + OFF_X, c->xe, (size_t)N_X * sizeof(double));
-    }
-    c->stale = 1;
 }
 
 /* Collapse a solver step that reaches beyond the communication point (c->ahead) into a
@@ -1719,8 +1708,8 @@ static fmi2Status cs_integrate(RtCtx *c, const char *fn, double tEnd)
             if (c->aheadEvent) {
                 const double tev = c->aheadTev;
                 if (tev > tEnd) break;                  /* handled by a later fmi2DoStep */
-                /* v may hold a communication point delivered since the location:
-                   evaluate at the event point again (the same values locate_event left) */
+                /* the state just after the root (v may hold a communication point
+                   delivered since the location) */
                 cs_x_at(c, tev);
                 rc = mdl_eval(c->v, tev, c);
                 if (rc != 0) {

@@ -65,7 +65,6 @@ def _matched(run, target, repeat=2, loosest=1e-5):
     error against the reference is computed outside the timed part.
     Each rung runs once; the chosen one is timed ``repeat`` times in all and the best is kept
     (the minimum: the run least disturbed by the rest of the machine, as timeit does)."""
-    best = None
     rungs = [r for r in LADDER if r <= loosest * (1 + 1e-9)]
     for i, rtol in enumerate(rungs):
         t, score = _timeit(lambda: run(rtol), repeat=1)
@@ -74,7 +73,7 @@ def _matched(run, target, repeat=2, loosest=1e-5):
             if repeat > 1:
                 t = min(t, _timeit(lambda: run(rtol), repeat=repeat - 1)[0])
             return rtol, t, err, info
-    return best
+    return None
 
 
 def bench_simulation(build_dir: Path, target=1e-4):

@@ -1,11 +1,22 @@
-"""Shared pytest fixtures: paths, and FMUs built once per session."""
+"""Shared pytest fixtures: paths, FMUs built once per session, and a private temp folder
+that every test must leave as it found it."""
 from __future__ import annotations
 
 import os
+import shutil
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
+
+# The suite's own temp folder (inherited by subprocesses through TMPDIR): no other process on
+# the machine writes there, so what a test leaves behind can be seen (checked after each test).
+TMP = tempfile.mkdtemp(prefix="wctest-tmp-")
+os.environ["TMPDIR"] = TMP
+tempfile.tempdir = TMP
+#: entries that are not leftovers: pytest's own tmp_path tree, Dask's scratch folder
+TMP_OWNED = ("pytest-of-", "dask-scratch-space")
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "python"))
@@ -34,3 +45,20 @@ def build_example(fmu_dir):
             _built[key] = build_fmu(model, PACKAGE, fmu_dir, **kw)
         return _built[key].fmu
     return build
+
+
+def _tmp_entries() -> set:
+    return {n for n in os.listdir(TMP) if not n.startswith(TMP_OWNED)}
+
+
+@pytest.fixture(autouse=True)
+def no_temp_leftovers():
+    """No test (failing cases included) may leave a temp folder or file behind."""
+    before = _tmp_entries()
+    yield
+    left = sorted(_tmp_entries() - before)
+    assert not left, f"left behind in the temp folder {TMP}: {left}"
+
+
+def pytest_sessionfinish(session, exitstatus):
+    shutil.rmtree(TMP, ignore_errors=True)

@@ -3,6 +3,10 @@
 ``with atomic_path(dest) as tmp:`` yields a temporary path in the destination's directory;
 when the block succeeds the file is fsync'ed and renamed over ``dest`` (then the directory
 is fsync'ed); when it fails the temporary file is removed and ``dest`` is untouched.
+
+The file gets the mode a plain ``open(dest, "w")`` would give it (0666 less the umask;
+``mkstemp`` alone creates 0600).  A process killed inside the block leaves its temporary
+file (``.<name>.<random><suffix>``); :func:`stale_temporaries` lists them for clean-up.
 """
 from __future__ import annotations
 
@@ -10,6 +14,27 @@ import os
 import tempfile
 from contextlib import contextmanager
 from pathlib import Path
+
+
+def umask() -> int:
+    """The process's umask (read from /proc where possible: setting it to read it back is
+    not thread-safe)."""
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    m = os.umask(0o022)
+    os.umask(m)
+    return m
+
+
+def stale_temporaries(dest, suffix: str = ".tmp"):
+    """Temporary files that :func:`atomic_path` of ``dest`` may have left behind."""
+    dest = Path(dest)
+    return sorted(dest.parent.glob(f".{dest.name}.*{suffix}"))
 
 
 def fsync_dir(d: Path):
@@ -30,7 +55,10 @@ def atomic_path(dest, suffix: str = ".tmp"):
     dest = Path(dest)
     dest.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix="." + dest.name + ".", suffix=suffix, dir=dest.parent)
-    os.close(fd)
+    try:
+        os.fchmod(fd, 0o666 & ~umask())
+    finally:
+        os.close(fd)
     try:
         yield Path(tmp)
         with open(tmp, "rb") as f:

@@ -84,7 +84,7 @@ def bench_simulation(build_dir: Path, target=1e-4):
     import rumoca
     from fmpy import simulate_fmu
     from . import bench_scipy
-    from .demo import ensure_fmu
+    from .export.ondemand import ensure_fmu
     from .fmi.runner import open_fmu
     rows = []
     sess = rumoca.Session(roots=[str(ROOT / "modelica")])

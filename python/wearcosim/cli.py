@@ -1,4 +1,9 @@
-"""Command line: ``wearcosim build | check | simulate | demo``."""
+"""Command line: ``wearcosim build | check | simulate | run | plot | study | demo``.
+
+One error path: every error a user can cause (a bad scenario, FMU, model, path, a full
+disk, ...) ends the command with one line ``error: ...`` on stderr and exit status 1 (2 for
+wrong command-line usage, 130 when interrupted); ``--debug`` shows the traceback instead.
+"""
 from __future__ import annotations
 
 import argparse
@@ -8,9 +13,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 
 
+class UsageError(Exception):
+    """A wrong combination of command-line arguments."""
+
+
 def _err(msg: str) -> int:
-    print(f"wearcosim: {msg}", file=sys.stderr)
-    return 2
+    raise UsageError(msg)
 
 
 def cmd_build(args) -> int:
@@ -22,6 +30,10 @@ def cmd_build(args) -> int:
     backend = args.backend
     if backend == "auto":
         backend = "openmodelica" if openmodelica.available() else "native"
+    if args.file and not Path(args.file).is_file():
+        return _err(f"--file {args.file}: no such file")
+    if not args.file and not package_dir.is_dir():
+        return _err(f"--package {package_dir}: no such folder")
     try:
         if args.file:
             models = args.models
@@ -62,7 +74,7 @@ def cmd_check(args) -> int:
     from .fmi.check import validate
     rc = 0
     for f in args.fmus:
-        problems = validate(f)
+        problems = validate(f, smoke=not args.no_smoke)
         if args.wear_interface and not problems:
             from .fmi.check import wear_interface_problems
             problems = wear_interface_problems(f, args.prefix)
@@ -77,8 +89,12 @@ def cmd_check(args) -> int:
 
 
 def cmd_simulate(args) -> int:
+    import shutil
     import numpy as np
-    from fmpy import simulate_fmu
+    from fmpy import read_model_description, simulate_fmu
+    from .fmi.runner import safe_extract
+    if not Path(args.fmu).is_file():
+        raise FileNotFoundError(f"{args.fmu}: no such FMU")
     kw = {}
     if args.stop is not None:
         kw["stop_time"] = args.stop
@@ -87,7 +103,20 @@ def cmd_simulate(args) -> int:
     fmi_type = "ModelExchange" if args.me else "CoSimulation"
     if args.me:
         kw["solver"] = "CVode"
-    res = simulate_fmu(str(args.fmu), fmi_type=fmi_type, **kw)
+    unzipped = safe_extract(args.fmu)             # size/count limits, no unsafe paths; removed below
+    try:
+        md = read_model_description(str(unzipped / "modelDescription.xml"))
+        if args.variables:
+            known = {v.name for v in md.modelVariables}
+            bad = [v for v in args.variables if v not in known]
+            if bad:
+                raise ValueError(f"{args.fmu}: no variable {bad[0]!r}")
+            kw["output"] = list(args.variables)
+        if (md.modelExchange if args.me else md.coSimulation) is None:
+            raise ValueError(f"{args.fmu}: no {'Model Exchange' if args.me else 'Co-Simulation'} interface")
+        res = simulate_fmu(str(unzipped), fmi_type=fmi_type, model_description=md, **kw)
+    finally:
+        shutil.rmtree(unzipped, ignore_errors=True)
     names = res.dtype.names
     if args.csv:
         out = Path(args.csv)
@@ -103,19 +132,17 @@ def cmd_simulate(args) -> int:
 
 
 def cmd_run(args) -> int:
-    from .master.loop import MasterError, WearMaster
-    from .master.scenario import ScenarioError, load
-    from .master.store import CheckpointError
-    from .export.errors import ExportError
-    try:
-        sc = load(args.scenario)
-        m = WearMaster(sc, Path(args.out), progress=not args.quiet)
-        if args.checkpoint_every is not None:
-            m.checkpoint_seconds = args.checkpoint_every
-        path = m.run(resume=args.resume)
-    except (ScenarioError, MasterError, CheckpointError, ExportError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 1
+    from .master.loop import WearMaster
+    from .master.scenario import load
+    if args.resume and args.restart:
+        return _err("--resume and --restart exclude each other")
+    if args.checkpoint_every is not None and not args.checkpoint_every >= 0:
+        return _err("--checkpoint-every must be >= 0 seconds")
+    sc = load(args.scenario)
+    m = WearMaster(sc, Path(args.out), progress=not args.quiet, force=True if args.force else None)
+    if args.checkpoint_every is not None:
+        m.checkpoint_seconds = args.checkpoint_every
+    path = m.run(resume=args.resume, restart=args.restart)
     print(f"results: {path}")
     if args.plot:
         from .plots.wear import plot_results
@@ -133,6 +160,8 @@ def cmd_plot(args) -> int:
 
 def cmd_study(args) -> int:
     from .studies.runner import run_study
+    if args.workers < 1:
+        return _err("--workers must be >= 1")
     return run_study([Path(p) for p in args.scenarios], Path(args.out), workers=args.workers,
                      scheduler=args.scheduler, title=args.title)
 
@@ -142,22 +171,52 @@ def cmd_demo(args) -> int:
     return run_demo(Path(args.out))
 
 
+#: what a user can cause; anything else is a bug and says so (still one line without --debug)
+def _user_errors():
+    import zipfile
+    from .export.errors import ExportError
+    from .fmi.runner import FMIError
+    from .master.loop import MasterError
+    from .master.scenario import ScenarioError
+    from .master.store import CheckpointError
+    errs = [UsageError, ExportError, FMIError, MasterError, ScenarioError, CheckpointError, OSError,
+            ValueError, zipfile.BadZipFile]
+    try:
+        from fmpy.fmi1 import FMICallException
+        errs.append(FMICallException)
+    except ImportError:
+        pass
+    return tuple(errs)
+
+
+def _one_line(exc: BaseException) -> str:
+    if isinstance(exc, OSError) and exc.strerror and exc.filename:
+        return f"{exc.filename}: {exc.strerror}"
+    msg = " ".join(str(exc).split()) or type(exc).__name__
+    return msg
+
+
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="wearcosim", description=__doc__)
-    sub = p.add_subparsers(dest="cmd", required=True)
+    p = argparse.ArgumentParser(prog="wearcosim", description=__doc__.split("\n\n")[0],
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--debug", action="store_true", help="show the Python traceback of an error")
+    sub = p.add_subparsers(dest="cmd", required=True, metavar="COMMAND")
     b = sub.add_parser("build", help="build FMI 2.0 FMUs (ME + CS) from Modelica models")
     b.add_argument("models", nargs="*", help="dotted class names (default: every model below --prefix)")
     b.add_argument("--package", help="Modelica package directory (default: modelica/WearCosim)")
     b.add_argument("--prefix", default="WearCosim.Examples", help="sub-package whose models are built by default")
     b.add_argument("--file", help="build from this .mo file instead of the package (needs model names)")
     b.add_argument("--out", help="output directory (default: fmu/build)")
-    b.add_argument("--backend", choices=["auto", "native", "openmodelica"], default="native")
+    b.add_argument("--backend", choices=["auto", "native", "openmodelica"], default="native",
+                   help="native: our exporter (default); openmodelica: OMPython + omc; auto: omc if on PATH")
     b.add_argument("--keep-going", action="store_true", help="continue after a model fails")
     b.set_defaults(func=cmd_build)
     c = sub.add_parser("check", help="validate FMUs (FMPy validation; --wear-interface too)")
     c.add_argument("fmus", nargs="+")
     c.add_argument("--wear-interface", action="store_true", help="also check the wear interface (README)")
     c.add_argument("--prefix", default="", help="prefix of the wear-interface names")
+    c.add_argument("--no-smoke", action="store_true",
+                   help="skip the smoke test (instantiate, initialise, one step, in a subprocess)")
     c.set_defaults(func=cmd_check)
     s = sub.add_parser("simulate", help="simulate an FMU with FMPy")
     s.add_argument("fmu")
@@ -166,11 +225,15 @@ def main(argv=None) -> int:
     s.add_argument("--step", type=float)
     s.add_argument("--csv")
     s.add_argument("--plot")
+    s.add_argument("--variables", nargs="+", metavar="NAME", help="variables to record (default: the outputs)")
     s.set_defaults(func=cmd_simulate)
     r = sub.add_parser("run", help="run a wear co-simulation scenario (TOML)")
     r.add_argument("scenario")
     r.add_argument("--out", default=str(ROOT / "results"))
     r.add_argument("--resume", action="store_true", help="continue from the scenario's checkpoint")
+    r.add_argument("--restart", action="store_true", help="discard an interrupted run's checkpoint and start over")
+    r.add_argument("--force", action="store_true",
+                   help="go on past the physical limits of the wear profile (scenario [limits]; warns once)")
     r.add_argument("--plot", action="store_true", help="write the figures too")
     r.add_argument("--checkpoint-every", type=float, metavar="SECONDS",
                    help="least wall time between checkpoints (default 1; always at the end and on failure)")
@@ -191,7 +254,23 @@ def main(argv=None) -> int:
     d.add_argument("--out", default=str(ROOT / "results"))
     d.set_defaults(func=cmd_demo)
     args = p.parse_args(argv)
-    return args.func(args)
+    if args.debug:
+        return args.func(args)
+    try:
+        return args.func(args)
+    except KeyboardInterrupt:
+        print("error: interrupted", file=sys.stderr)
+        return 130
+    except UsageError as exc:
+        print(f"error: {_one_line(exc)}", file=sys.stderr)
+        return 2
+    except _user_errors() as exc:
+        print(f"error: {_one_line(exc)}", file=sys.stderr)
+        return 1
+    except Exception as exc:                      # a bug: still one line, the traceback with --debug
+        print(f"error: internal error ({type(exc).__name__}: {_one_line(exc)}); run with --debug for the "
+              f"traceback and please report it", file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":

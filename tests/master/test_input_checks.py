@@ -41,18 +41,20 @@ def test_unsafe_archives_are_rejected_before_extraction(tmp_path, member, mode):
 
 def test_corrupted_checkpoint_is_reported(tmp_path):
     """wearcosim run --resume with a damaged checkpoint: non-zero exit, a message naming the
-    checkpoint, no silent restart."""
+    checkpoint, no silent restart.  The checkpoint comes from an interrupted run (the FMU fails
+    at t = 0.3 s, in cycle 3): a completed run removes its checkpoint."""
     from wearcosim.export.build import build_fmu
     import tomli_w
     fix = ROOT / "tests" / "master" / "fixtures" / "pressed"
     fmu = build_fmu("PressedJournal", fix, tmp_path, path=fix / "PressedJournal.mo").fmu
     toml = tmp_path / "s.toml"
-    toml.write_text(tomli_w.dumps({"name": "ck", "fmu": {"path": str(fmu)},
-                                   "wear": {"k": 1e-4, "hardness": 1e9, "cycles": 3, "omega": 50.0},
+    toml.write_text(tomli_w.dumps({"name": "ck", "fmu": {"path": str(fmu)}, "start": {"tFail": 0.3},
+                                   "wear": {"k": 1e-4, "hardness": 1e9, "cycles": 5, "omega": 50.0},
                                    "run": {"steps_per_cycle": 50}}))
     env = {"PYTHONPATH": str(ROOT / "python"), "PATH": "/usr/bin:/bin"}
     cmd = [sys.executable, "-m", "wearcosim.cli", "run", str(toml), "--out", str(tmp_path / "out"), "--quiet"]
-    assert subprocess.run(cmd, env=env, capture_output=True, timeout=120).returncode == 0
+    r = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 1 and "ck.ckpt" in r.stderr, r.stderr
     ck = tmp_path / "out" / "ck.ckpt"
     raw = bytearray(ck.read_bytes())
     raw[len(raw) // 2] ^= 0x55

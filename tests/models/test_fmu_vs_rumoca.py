@@ -59,7 +59,6 @@ def test_example_builds_and_checks(name, fmus):
     from wearcosim.fmi.check import validate
     from wearcosim.wear_interface import check
     r = fmus(name)
-    assert r.seconds < 10, f"build took {r.seconds:.1f} s"
     assert validate(r.fmu) == []
     if name not in IDEAL:
         assert check(r.fmu) == []

@@ -12,12 +12,37 @@
 6. continue with the next cycle until the requested number of cycles.
 
 After a wear update a checkpoint (FMU state serialised by the FMU itself, profile,
-recorded series) is written atomically (at most once per ``checkpoint_seconds`` of wall time); ``resume=True`` continues from it and gives the
-same final profile, bit for bit, as an uninterrupted run.
+recorded series) is written atomically (at most once per ``checkpoint_seconds`` of wall
+time); ``resume=True`` continues from it and gives the same final profile, bit for bit, as an
+uninterrupted run.  The checkpoint is removed when the run has completed and its results
+are durable; a plain run refuses to start over an interrupted run's checkpoint (resume it,
+or ``restart=True`` to discard it).
+
+Before cycle 1 the run is checked: the output folder is writable, no other run of the same
+scenario writes there (a lock file), the results fit on the disk and the recorded series in
+memory; leftover temporary files of a killed run of this scenario are removed.
+
+**Physical guards.**  Before each wear update the new profile is checked against the
+geometry: the worn depth must stay below ``limits.depth_per_clearance`` times the clearance
+``c`` (default 4), one update may change the profile by at most ``limits.update_per_clearance``
+times ``c`` (default 0.1: the orbit must change little between updates for the
+update-every-N-cycles scheme to hold), and the depth must stay below 10 % of the radius
+(profile surfaces: of the profile length).  ``c`` is ``limits.clearance`` if given, else the
+FMU's parameter ``c``, else 1 % of the radius / profile length.  A violated limit stops the run
+with a message naming the cycle, the sector and the values; the results up to the last
+accepted update are written (marked as stopped) and the checkpoint of that update is kept, so
+``--resume --force`` can go on knowingly.  ``limits.force = true`` (``--force``) turns the stop
+into one warning.
+
+The last update window is always applied: when ``cycles`` is not a multiple of
+``update_cycles``, the wear of the remaining cycles is applied after the last cycle.
 """
 from __future__ import annotations
 
 import hashlib
+import math
+import os
+import shutil
 import sys
 import time
 from dataclasses import dataclass, field
@@ -26,6 +51,7 @@ from pathlib import Path
 import numpy as np
 
 from .. import __version__
+from ..atomic import stale_temporaries
 from ..fmi.runner import FMIError, open_fmu
 from ..wear import reconstruction
 from ..wear.archard import SectorSurface, archard_depth
@@ -36,6 +62,10 @@ from .scenario import Scenario
 
 class MasterError(RuntimeError):
     pass
+
+
+class LimitExceeded(MasterError):
+    """A physical guard stopped the run (see the module's docstring)."""
 
 
 def sha256(path) -> str:
@@ -49,11 +79,64 @@ def sha256(path) -> str:
 def resolve_fmu(sc: Scenario, build_dir: Path, log=print) -> Path:
     if sc.fmu_path:
         p = Path(sc.fmu_path)
-        if not p.exists():
-            raise MasterError(f"{sc.source}: FMU {p} does not exist")
+        if not p.is_file():
+            raise MasterError(f"{sc.source}: FMU {p} does not exist" if not p.exists() else
+                              f"{sc.source}: FMU {p} is not a file")
         return p
-    from ..demo import ensure_fmu
+    from ..export.ondemand import ensure_fmu
     return ensure_fmu(sc.model, build_dir, package=sc.package or None, log=log)
+
+
+def _mem_available() -> float:
+    """Bytes of memory available to a new allocation (MemAvailable), or inf if unknown."""
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return float(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return math.inf
+
+
+def _size(b: float) -> str:
+    for unit in ("B", "KB", "MB", "GB", "TB"):
+        if b < 1024 or unit == "TB":
+            return f"{b:.3g} {unit}"
+        b /= 1024
+
+
+def _duration(s: float) -> str:
+    if s < 120:
+        return f"{s:.0f} s"
+    if s < 7200:
+        return f"{s / 60:.0f} min"
+    if s < 2 * 86400:
+        return f"{s / 3600:.1f} h"
+    return f"{s / 86400:.1f} days"
+
+
+class _Lock:
+    """An exclusive lock on ``<out>/.<name>.lock`` (flock: released by the kernel when the
+    process dies, so a killed run never blocks the next one)."""
+
+    def __init__(self, path: Path):
+        import fcntl
+        self.path = path
+        self.fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
+        try:
+            fcntl.flock(self.fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(self.fd)
+            raise MasterError(f"{path.parent}: another run of scenario '{path.name[1:-5]}' is writing "
+                              f"there (lock {path.name})") from None
+
+    def release(self):
+        try:
+            os.unlink(self.path)
+        except OSError:
+            pass
+        os.close(self.fd)
 
 
 @dataclass
@@ -75,22 +158,93 @@ class WearMaster:
     #: O(n^2); a resumed run repeats at most these seconds of work, deterministically
     checkpoint_seconds = 1.0
 
-    def __init__(self, sc: Scenario, out_dir, build_dir=None, progress: bool = True, hook=None):
+    #: a run whose duration is estimated above this many seconds (after its first cycle) says so
+    long_run_seconds = 60.0
+
+    def __init__(self, sc: Scenario, out_dir, build_dir=None, progress: bool = True, hook=None,
+                 force: bool = None):
         self.sc = sc
+        self.force = sc.force if force is None else bool(force)
         self.out_dir = Path(out_dir)
         self.build_dir = Path(build_dir) if build_dir else Path(__file__).resolve().parents[3] / "fmu" / "build"
         self.progress = progress
         self.hook = hook
         self.results_path = self.out_dir / f"{sc.name}.h5"
         self.ckpt_path = self.out_dir / f"{sc.name}.ckpt"
+        self.stopped = ""
+        self._warned = False
+
+    # ------------------------------------------------------------------ pre-flight
+    def estimate_bytes(self) -> int:
+        """Bytes of the recorded series of the whole run (uncompressed: what the master holds in
+        memory and at most what the results file and the checkpoint take on disk)."""
+        sc = self.sc
+        per_cycle = -(-sc.steps_per_cycle // sc.decimate) * (1 + len(sc.record)) * 8
+        return (sc.transient_cycles + sc.cycles) * per_cycle
+
+    def _prepare_out_dir(self):
+        """Writable folder, lock, leftovers of killed runs removed, enough disk and memory."""
+        sc, out = self.sc, self.out_dir
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise MasterError(f"cannot create the output folder {out}: {exc.strerror}") from None
+        if not out.is_dir() or not os.access(out, os.W_OK | os.X_OK):
+            raise MasterError(f"output folder {out} is not writable")
+        lock = _Lock(out / f".{sc.name}.lock")
+        try:
+            for dest in (self.results_path, self.ckpt_path):      # left by a killed run of this scenario
+                for p in stale_temporaries(dest):
+                    p.unlink(missing_ok=True)
+            need = self.estimate_bytes()
+            free = shutil.disk_usage(out).free
+            if 2 * need > free:
+                raise MasterError(f"{sc.source}: the run records about {_size(need)} of series "
+                                  f"(results + checkpoint: {_size(2 * need)}) but {out} has {_size(free)} free; "
+                                  f"reduce wear.cycles, run.record or run.steps_per_cycle, or raise run.decimate")
+            mem = _mem_available()
+            if 2 * need > mem:
+                raise MasterError(f"{sc.source}: the run would hold about {_size(2 * need)} of recorded series "
+                                  f"in memory but {_size(mem)} is available; reduce wear.cycles, run.record or "
+                                  f"run.steps_per_cycle, or raise run.decimate")
+        except BaseException:
+            lock.release()
+            raise
+        return lock
 
     # ------------------------------------------------------------------ set-up
     def _open(self, fmu):
+        """The FMU instantiated, its start values set and initialised; on any failure the
+        instance is freed (and its extraction folder removed) before the error is raised."""
+        import zipfile
         sc = self.sc
-        r = open_fmu(fmu, sc.backend, instance_name=sc.name)
-        self.ports = describe(r.md, sc.prefix)
+        try:
+            r = open_fmu(fmu, sc.backend, instance_name=sc.name)
+        except FMIError as exc:
+            raise MasterError(f"{fmu}: cannot instantiate: {exc}") from None
+        except (ValueError, OSError, zipfile.BadZipFile) as exc:   # the runner's FMUOpenError is a ValueError
+            raise MasterError(str(exc) if str(fmu) in str(exc) else f"{fmu}: {exc}") from None
+        try:
+            self._init(r, fmu)
+        except BaseException:
+            try:
+                r.terminate()
+            except Exception:
+                pass
+            raise
+        return r
+
+    def _init(self, r, fmu):
+        sc = self.sc
+        try:
+            self.ports = describe(r.md, sc.prefix)
+        except ValueError as exc:
+            raise MasterError(f"{fmu}: no usable wear interface (prefix {sc.prefix!r}): {exc}") from None
         if self.ports.update not in ("input", "tunable", "reset"):
             raise MasterError(f"{fmu}: cannot rewrite {sc.prefix}wearDepth[] (neither inputs nor parameters)")
+        if sc.smoothing and 2 * sc.smoothing + 1 > self.ports.n:
+            raise MasterError(f"{sc.source}: wear.smoothing = {sc.smoothing} averages over {2 * sc.smoothing + 1} "
+                              f"sectors but the FMU has {self.ports.n}; use at most {(self.ports.n - 1) // 2}")
         start = dict(sc.start)
         if sc.solver and r.has("solver.method"):
             start["solver.method"] = sc.solver
@@ -101,6 +255,8 @@ class WearMaster:
             r.set(start)
         except FMIError as exc:
             raise MasterError(f"{sc.source}: the FMU rejected a start value: {exc}") from None
+        except TypeError as exc:
+            raise MasterError(f"{sc.source}: {exc}") from None
         self.start_values = start
         if self.ports.update == "reset":
             # fixed parameters (e.g. OpenModelica's export): every wear update resets the FMU,
@@ -108,8 +264,11 @@ class WearMaster:
             # current time (fmi2SetFMUstate cannot be used: it restores the old parameters too)
             self.state_names = r.state_names()
             self.state_vrs = r.vr(self.state_names)
-        r.setup(0.0, None, sc.tolerance, sc.step)
-        r.initialize()
+        try:
+            r.setup(0.0, None, sc.tolerance, sc.step)
+            r.initialize()
+        except FMIError as exc:
+            raise MasterError(f"{sc.name}: the FMU failed to initialise: {exc}") from None
         self.clearance = float(r.get([sc.prefix + "c"])[sc.prefix + "c"]) if r.has(sc.prefix + "c") else None
         if self.ports.circular:
             geo = r.get([self.ports.radius_name, self.ports.length_name])
@@ -126,7 +285,61 @@ class WearMaster:
             raise MasterError(f"{sc.source}: run.record names unknown variables: {', '.join(missing)}")
         self.read_vrs = r.vr(self.contact_names + list(sc.record))
         self.depth_vrs = r.vr(self.ports.depth_names)
-        return r
+        self._set_guard_reference()
+
+    # ------------------------------------------------------------------ physical guards
+    def _set_guard_reference(self):
+        """The reference length c of the guards and where it comes from."""
+        sc, surf = self.sc, self.surface
+        size = surf.radius if self.ports.circular else surf.extent
+        what = f"{self.ports.radius_name or self.ports.profile_name} = {size:.4g} m"
+        if sc.clearance > 0:
+            self.c_ref, self.c_from = sc.clearance, "limits.clearance"
+        elif self.clearance and self.clearance > 0 and math.isfinite(self.clearance):
+            self.c_ref, self.c_from = self.clearance, f"the FMU's parameter {sc.prefix}c"
+        else:
+            self.c_ref, self.c_from = 0.01 * size, f"1 % of {what} (no clearance parameter)"
+        self.size_ref, self.size_what = size, what
+
+    def _sector_where(self, i: int) -> str:
+        x = self.surface.centres()[i]
+        return f"sector {i + 1} ({math.degrees(x):.1f} deg)" if self.ports.circular else f"sector {i + 1} (s = {x * 1e3:.3g} mm)"
+
+    def check_update(self, old, new, cycle: int):
+        """Raise :class:`LimitExceeded` (or warn once, with ``force``) if the profile ``new``
+        that follows ``old`` after ``cycle`` wear cycles breaks a physical guard."""
+        sc = self.sc
+        c, um = self.c_ref, 1e6
+        when = f"wear update after wear cycle {cycle} ({cycle * sc.extrapolation:.4g} real cycles)"
+        if not np.all(np.isfinite(new)):
+            i = int(np.flatnonzero(~np.isfinite(new))[0])
+            raise LimitExceeded(f"{sc.name}: {when}: the worn depth in {self._sector_where(i)} is not finite")
+        problems = []
+        d = np.abs(new - old)
+        i = int(np.argmax(d))
+        if d[i] > sc.update_per_clearance * c:
+            problems.append(f"the profile changes by {d[i] * um:.4g} um in {self._sector_where(i)}, more than "
+                            f"limits.update_per_clearance = {sc.update_per_clearance:g} x c = "
+                            f"{sc.update_per_clearance * c * um:.4g} um")
+        j = int(np.argmax(new))
+        over = []
+        if new[j] > sc.depth_per_clearance * c:
+            over.append(f"limits.depth_per_clearance = {sc.depth_per_clearance:g} x c = "
+                        f"{sc.depth_per_clearance * c * um:.4g} um")
+        if new[j] > 0.1 * self.size_ref:
+            over.append(f"10 % of {self.size_what}")
+        if over:
+            problems.append(f"the worn depth reaches {new[j] * um:.4g} um in {self._sector_where(j)}, more than "
+                            + " and ".join(over))
+        if not problems:
+            return
+        msg = (f"{sc.name}: {when}: " + "; ".join(problems) + f" (c = {c:.4g} m, {self.c_from})")
+        if not self.force:
+            raise LimitExceeded(msg + "; lower wear.extrapolation or wear.k, update more often, or go on "
+                                "knowingly with --force (limits.force = true)")
+        if not self._warned:
+            print(f"warning: {msg}; going on (--force)", file=sys.stderr)
+            self._warned = True
 
     def _write_profile(self, r, depth):
         """Step 5 of the loop: the new profile into the FMU, by the strategy its interface allows."""
@@ -159,14 +372,17 @@ class WearMaster:
             chunks = chunks[:mark["n_chunks"][k]]
             arrays["series/" + k] = np.concatenate(chunks) if chunks else np.zeros(0)
         meta = {"cycle": mark["cycle"], "k": mark["k"], "scenario": self.sc.raw, "fmu_sha256": self.fmu_sha}
-        store.save_checkpoint(self.ckpt_path, arrays, meta)
+        try:
+            store.save_checkpoint(self.ckpt_path, arrays, meta)
+        except OSError as exc:
+            raise MasterError(f"cannot write the checkpoint {self.ckpt_path}: {exc.strerror or exc}") from None
 
     def _load_checkpoint(self, r) -> RunState:
         arrays, meta = store.load_checkpoint(self.ckpt_path)
         if meta.get("fmu_sha256") != self.fmu_sha:
-            raise MasterError(f"{self.ckpt_path}: checkpoint was made with another FMU; delete it or run without --resume")
+            raise MasterError(f"{self.ckpt_path}: checkpoint was made with another FMU; start over with --restart")
         if meta.get("scenario") != self.sc.raw:
-            raise MasterError(f"{self.ckpt_path}: checkpoint belongs to a different scenario")
+            raise MasterError(f"{self.ckpt_path}: checkpoint belongs to a different scenario; start over with --restart")
         s = r.deserialize_state(arrays["fmu_state"].tobytes())
         try:
             r.set_state(s)
@@ -181,17 +397,37 @@ class WearMaster:
         return st
 
     # ------------------------------------------------------------------ the loop
-    def run(self, resume: bool = False) -> Path:
+    def run(self, resume: bool = False, restart: bool = False) -> Path:
+        """Run the scenario; returns the results path.  ``resume``: continue from the
+        checkpoint of an interrupted run (start from cycle 0 if there is none); ``restart``:
+        discard such a checkpoint and start over (without either, a run refuses to start over
+        an interrupted run's checkpoint)."""
         sc = self.sc
-        self.out_dir.mkdir(parents=True, exist_ok=True)
+        lock = self._prepare_out_dir()
+        try:
+            if self.ckpt_path.exists() and not resume:
+                if not restart:
+                    raise MasterError(f"{self.ckpt_path}: an interrupted run of '{sc.name}' left this checkpoint; "
+                                      f"continue it with --resume, or start over with --restart")
+                self.ckpt_path.unlink()
+            return self._run(resume)
+        finally:
+            lock.release()
+
+    def _run(self, resume: bool) -> Path:
+        sc = self.sc
         fmu = resolve_fmu(sc, self.build_dir, log=(lambda *a: print(*a, file=sys.stderr)) if self.progress else (lambda *a: None))
         self.fmu = fmu
         self.fmu_sha = sha256(fmu)
         r = self._open(fmu)
-        n_rec = len(sc.record)
+        mark, written, st = None, True, None
         try:
             if resume and self.ckpt_path.exists():
-                st = self._load_checkpoint(r)
+                try:
+                    st = self._load_checkpoint(r)
+                except FMIError as exc:
+                    raise MasterError(f"{self.ckpt_path}: the FMU refused the checkpoint's state: {exc}; "
+                                      f"delete the checkpoint or run with --restart") from None
             else:
                 st = RunState(depth=np.zeros(self.ports.n), pending=np.zeros(self.ports.n))
                 st.profiles = [(0, st.depth.copy())]
@@ -203,7 +439,6 @@ class WearMaster:
             tbuf = np.empty(N)
             t_start = time.perf_counter()
             last_ckpt = t_start
-            mark, written = None, True
             c0 = st.cycle
             total = sc.transient_cycles + sc.cycles
             while st.cycle < total:
@@ -218,8 +453,17 @@ class WearMaster:
                     st.series[name].append(buf[sel, 4 + i].copy())
                 st.cycle += 1
                 wear_cycles = st.cycle - sc.transient_cycles
-                if worn and wear_cycles % sc.update_cycles == 0:
-                    st.depth = reconstruction.update_profile(st.depth, st.pending, sc.extrapolation, sc.smoothing)
+                # every update_cycles wear cycles, and the last (partial) window at the end
+                if worn and (wear_cycles % sc.update_cycles == 0 or st.cycle >= total):
+                    new = reconstruction.update_profile(st.depth, st.pending, sc.extrapolation, sc.smoothing)
+                    try:
+                        self.check_update(st.depth, new, wear_cycles)
+                    except LimitExceeded as exc:
+                        if mark is not None and not written:
+                            self._write_mark(mark, st)
+                        self.stopped = str(exc)
+                        break
+                    st.depth = new
                     st.pending = np.zeros_like(st.pending)
                     self._write_profile(r, st.depth)
                     st.profiles.append((wear_cycles, st.depth.copy()))
@@ -229,6 +473,8 @@ class WearMaster:
                     if now - last_ckpt >= self.checkpoint_seconds or st.cycle >= total:
                         self._write_mark(mark, st)
                         last_ckpt, written = now, True
+                if st.cycle == c0 + 1:
+                    self._estimate(total - st.cycle, time.perf_counter() - t_start)
                 if self.hook:
                     self.hook(self, st)
                 if self.progress:
@@ -242,14 +488,28 @@ class WearMaster:
                 self._write_mark(mark, st)
             if self.ckpt_path.exists():
                 saved = f"; checkpoint of the last wear update (cycle {mark['cycle'] if mark else '?'}): {self.ckpt_path}"
-            raise MasterError(f"{sc.name}: FMU failed in cycle {st.cycle + 1} (last successful time {t:.9g} s): "
-                              f"{exc}{saved}") from None
+            raise MasterError(f"{sc.name}: FMU failed in cycle {st.cycle + 1 if st else 1} (last successful time "
+                              f"{t:.9g} s): {exc}{saved}") from None
         finally:
             try:
                 r.terminate()
             except Exception:
                 pass
-        return self._write(st)
+        if self.stopped:       # the series of every simulated cycle, the last accepted profile
+            path = self._write(st)
+            kept = f"; checkpoint of the last accepted update: {self.ckpt_path} (--resume --force goes on)" \
+                if self.ckpt_path.exists() else ""
+            raise LimitExceeded(f"{self.stopped}; results up to the last accepted update: {path}{kept}")
+        path = self._write(st)
+        self.ckpt_path.unlink(missing_ok=True)          # the results are durable: nothing to resume
+        return path
+
+    def _estimate(self, remaining: int, first: float):
+        """After the first cycle: the run's duration, said for long runs."""
+        eta = remaining * first
+        if eta > self.long_run_seconds and (self.progress or eta > 3600):
+            print(f"{self.sc.name}: {remaining + 1} cycles at {first:.3g} s per cycle: estimated duration "
+                  f"{_duration(eta + first)}", file=sys.stderr, flush=True)
 
     def _progress(self, st, total, c0, t_start, t):
         """Progress line: rewritten in place on a terminal, one line per ~10 % otherwise."""
@@ -266,6 +526,8 @@ class WearMaster:
     def _write(self, st: RunState) -> Path:
         import platform
         sc = self.sc
+        if not st.profiles:
+            st.profiles = [(0, st.depth.copy())]
         series = {k: (np.concatenate(v) if v else np.zeros(0)) for k, v in st.series.items()}
         profiles = {"cycles": np.array([c for c, _ in st.profiles]) * sc.extrapolation,
                     "simulated_cycles": np.array([c for c, _ in st.profiles]),
@@ -278,5 +540,9 @@ class WearMaster:
                 "extent": self.surface.extent,
                 "length": self.surface.length, "k": sc.k, "hardness": sc.hardness,
                 "extrapolation": sc.extrapolation, "period": sc.period, "step": sc.step,
-                "clearance": self.clearance if self.clearance is not None else 0.0}
-        return store.write_results(self.results_path, meta, series, profiles)
+                "clearance": self.clearance if self.clearance is not None else 0.0,
+                "completed": not self.stopped, "stopped": self.stopped}
+        try:
+            return store.write_results(self.results_path, meta, series, profiles)
+        except OSError as exc:
+            raise MasterError(f"cannot write the results {self.results_path}: {exc.strerror or exc}") from None

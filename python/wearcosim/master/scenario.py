@@ -24,10 +24,19 @@ Example::
     record = ["ex", "ey", "Fn", "theta", "delta"]
     decimate = 4                    # keep every N-th sample of the recorded series
     transient_cycles = 0            # cycles run before wear is accumulated
+    [limits]                        # physical guards, checked before every wear update
+    depth_per_clearance = 4.0       # stop when the worn depth exceeds 4 c
+    update_per_clearance = 0.1      # stop when one update changes the profile by > 0.1 c
+    # clearance = 2.5e-4            # reference length c (m) if the FMU has no parameter 'c'
+    force = false                   # go on past the limits (a warning is printed once)
+
+The wear of the last update window is always applied: with ``cycles = 4`` and
+``update_cycles = 5`` the final profile holds the wear of the 4 cycles (extrapolated), not 0.
 """
 from __future__ import annotations
 
 import math
+import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -41,7 +50,13 @@ SCHEMA = {
              "update_cycles": int, "extrapolation": float, "smoothing": int},
     "run": {"steps_per_cycle": int, "tolerance": float, "record": list, "decimate": int,
             "transient_cycles": int, "backend": str, "solver": int},
+    "limits": {"depth_per_clearance": float, "update_per_clearance": float, "clearance": float,
+               "force": bool},
 }
+
+#: a scenario name becomes the stem of the files it writes (``<name>.h5``, ``<name>.ckpt``)
+#: inside the output folder: letters, digits, '.', '_', '-', not starting with '.' or '-'
+NAME_RE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._-]{0,127}")
 
 
 class ScenarioError(ValueError):
@@ -71,6 +86,10 @@ class Scenario:
     transient_cycles: int = 0
     backend: str = "fmpy"
     solver: int = 0
+    depth_per_clearance: float = 4.0
+    update_per_clearance: float = 0.1
+    clearance: float = 0.0          # 0: the FMU's parameter 'c' (or a fraction of the radius)
+    force: bool = False
     description: str = ""
     raw: dict = field(default_factory=dict)
 
@@ -95,6 +114,9 @@ def _check(data: dict, schema: dict, where: str, src: str):
         elif typ is int:
             if isinstance(val, bool) or not isinstance(val, int):
                 raise ScenarioError(f"{src}: '{where}{key}' must be an integer, got {val!r}")
+        elif typ is bool:
+            if not isinstance(val, bool):
+                raise ScenarioError(f"{src}: '{where}{key}' must be true or false, got {val!r}")
         elif not isinstance(val, typ):
             raise ScenarioError(f"{src}: '{where}{key}' must be of type {typ.__name__}, got {val!r}")
 
@@ -122,9 +144,21 @@ def from_dict(data: dict, source: str = "<scenario>", base: Path = Path(".")) ->
             raise ScenarioError(f"{source}: missing key 'wear.{key}'")
     if "period" not in wear and "omega" not in wear:
         raise ScenarioError(f"{source}: [wear] needs 'period' (s) or 'omega' (rad/s)")
+    if "period" in wear and "omega" in wear:
+        raise ScenarioError(f"{source}: [wear] gives both 'period' ({wear['period']!r} s) and 'omega' "
+                            f"({wear['omega']!r} rad/s); give one of them")
+    if "omega" in wear and not float(wear["omega"]) > 0:
+        raise ScenarioError(f"{source}: wear.omega must be > 0 (rad/s), got {wear['omega']!r}")
     period = float(wear["period"]) if "period" in wear else 2 * math.pi / float(wear["omega"])
+    name = data.get("name")
+    if name is None:
+        name = Path(source).stem if NAME_RE.fullmatch(Path(source).stem) else "scenario"
+    if not NAME_RE.fullmatch(name) or name in (".", ".."):
+        raise ScenarioError(f"{source}: 'name' must be a plain file stem (letters, digits, '.', '_', '-'; "
+                            f"no folders), got {name!r}")
+    limits = data.get("limits", {})
     s = Scenario(
-        name=data.get("name", Path(source).stem), source=source, description=data.get("description", ""),
+        name=name, source=source, description=data.get("description", ""),
         model=fmu.get("model", ""),
         fmu_path=str((base / fmu["path"]).resolve()) if fmu.get("path") else "",
         package=fmu.get("package", ""), prefix=fmu.get("prefix", ""),
@@ -135,7 +169,10 @@ def from_dict(data: dict, source: str = "<scenario>", base: Path = Path(".")) ->
         steps_per_cycle=int(run.get("steps_per_cycle", 500)), tolerance=float(run.get("tolerance", 1e-7)),
         record=list(run.get("record", [])), decimate=int(run.get("decimate", 1)),
         transient_cycles=int(run.get("transient_cycles", 0)), backend=run.get("backend", "fmpy"),
-        solver=int(run.get("solver", 0)), raw=data)
+        solver=int(run.get("solver", 0)),
+        depth_per_clearance=float(limits.get("depth_per_clearance", 4.0)),
+        update_per_clearance=float(limits.get("update_per_clearance", 0.1)),
+        clearance=float(limits.get("clearance", 0.0)), force=bool(limits.get("force", False)), raw=data)
     checks = [
         (s.k >= 0, "wear.k must be >= 0"), (s.hardness > 0, "wear.hardness must be > 0 (Pa)"),
         (s.cycles >= 1, "wear.cycles must be >= 1"), (s.period > 0, "wear.period / omega must be > 0"),
@@ -146,6 +183,10 @@ def from_dict(data: dict, source: str = "<scenario>", base: Path = Path(".")) ->
         (s.transient_cycles >= 0, "run.transient_cycles must be >= 0"),
         (all(isinstance(r, str) for r in s.record), "run.record must be a list of variable names"),
         (s.solver in (0, 1, 2), "run.solver must be 0 (auto), 1 (Dormand-Prince) or 2 (implicit)"),
+        (s.backend in ("fmpy", "pyfmi"), f"run.backend must be 'fmpy' or 'pyfmi', got {s.backend!r}"),
+        (s.depth_per_clearance > 0, "limits.depth_per_clearance must be > 0"),
+        (s.update_per_clearance > 0, "limits.update_per_clearance must be > 0"),
+        (s.clearance >= 0, "limits.clearance must be >= 0 (m; 0: the FMU's parameter c)"),
     ]
     for ok, msg in checks:
         if not ok:

@@ -72,12 +72,26 @@ def write_results(path, meta: dict, series: dict, profiles: dict, attrs: dict = 
     return path
 
 
+class ResultsError(ValueError):
+    pass
+
+
 def read_results(path):
+    """(meta, series, wear) of a results file; :class:`ResultsError` naming the file if it is
+    missing or not one."""
     import h5py
-    with h5py.File(path, "r") as f:
-        meta = {k: _maybe_json(v) for k, v in f["meta"].attrs.items()}
-        series = {k: f["series"][k][()] for k in f["series"]}
-        wear = {k: f["wear"][k][()] for k in f["wear"]}
+    path = Path(path)
+    if not path.is_file():
+        raise ResultsError(f"{path}: no such results file")
+    try:
+        with h5py.File(path, "r") as f:
+            meta = {k: _maybe_json(v) for k, v in f["meta"].attrs.items()}
+            series = {k: f["series"][k][()] for k in f["series"]}
+            wear = {k: f["wear"][k][()] for k in f["wear"]}
+    except OSError as exc:
+        raise ResultsError(f"{path}: not an HDF5 file ({' '.join(str(exc).split())})") from None
+    except KeyError as exc:
+        raise ResultsError(f"{path}: not a wearcosim results file (no {exc})") from None
     return meta, series, wear
 
 

@@ -356,7 +356,7 @@ def main(argv=None):
     a = ap.parse_args(argv)
     fmu = a.fmu
     if not fmu:
-        from ..demo import ensure_fmu
+        from ..export.ondemand import ensure_fmu
         fmu = ensure_fmu("WearCosim.Examples.Rotor.TwoDiskRub", Path("fmu/build"))
     results = {}
     for name in a.scenarios.split(","):

@@ -28,7 +28,7 @@ def run_case(scenario_path: str, out_dir: str, resume: bool = False) -> str:
 def prebuild(scenarios, log=print):
     """Build the FMUs the scenarios need once, before the workers start (no two workers
     compile the same FMU)."""
-    from ..demo import ensure_fmu, sources_mtime
+    from ..export.ondemand import ensure_fmu, sources_mtime
     from ..export.build import DEFAULT_PACKAGE
     from ..master.scenario import load
     build = Path(__file__).resolve().parents[3] / "fmu" / "build"
@@ -42,23 +42,46 @@ def prebuild(scenarios, log=print):
             ensure_fmu(sc.model, build, package=pkg, log=log, newest=newest[pkg])
 
 
+#: seconds to wait for a Dask scheduler to answer
+CONNECT_TIMEOUT = 10.0
+
+
+def connect(address: str):
+    """A Dask client of the scheduler at ``address``, or one clear error (no hang, no traceback)."""
+    from ..master.loop import MasterError
+    try:
+        from distributed import Client
+    except ImportError:
+        raise MasterError("--scheduler needs Dask's distributed: pip install 'dask[distributed]'") from None
+    import logging
+    quiet = logging.getLogger("distributed")
+    level = quiet.level
+    quiet.setLevel(logging.CRITICAL)          # its own retry messages would precede ours
+    try:
+        return Client(address, timeout=CONNECT_TIMEOUT)
+    except (OSError, TimeoutError, ValueError) as exc:
+        raise MasterError(f"cannot reach the Dask scheduler {address} within {CONNECT_TIMEOUT:g} s "
+                          f"({' '.join(str(exc).split())[:200] or type(exc).__name__})") from None
+    finally:
+        quiet.setLevel(level)
+
+
 def run_all(scenarios, out_dir: Path, workers: int = 2, scheduler: str = None):
     scenarios = [str(Path(p).resolve()) for p in scenarios]
-    out_dir.mkdir(parents=True, exist_ok=True)
-    prebuild(scenarios, log=lambda *a: print(*a, file=sys.stderr))
-    if scheduler:
-        from distributed import Client
-        client = scheduler if not isinstance(scheduler, str) else Client(scheduler)
-        try:
+    client = connect(scheduler) if isinstance(scheduler, str) else scheduler   # fail before any work
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        prebuild(scenarios, log=lambda *a: print(*a, file=sys.stderr))
+        if client is not None:
             futs = client.map(run_case, scenarios, [str(out_dir)] * len(scenarios), pure=False)
             return client.gather(futs)
-        finally:
-            if isinstance(scheduler, str):
-                client.close()
-    if workers <= 1:
-        return [run_case(s, str(out_dir)) for s in scenarios]
-    with ProcessPoolExecutor(max_workers=workers) as ex:
-        return list(ex.map(run_case, scenarios, [str(out_dir)] * len(scenarios)))
+        if workers <= 1:
+            return [run_case(s, str(out_dir)) for s in scenarios]
+        with ProcessPoolExecutor(max_workers=workers) as ex:
+            return list(ex.map(run_case, scenarios, [str(out_dir)] * len(scenarios)))
+    finally:
+        if isinstance(scheduler, str) and client is not None:
+            client.close()
 
 
 def summary_row(name, meta, wear) -> dict:

@@ -98,7 +98,7 @@ def bouncing_ball_impacts(stop, h0=1.0, g=9.81, e=0.8):
     return out
 
 
-def test_bouncing_ball_impact_times_cs(build_example):
+def test_bouncing_ball_impact_times_cs(build_example, tmp_path):
     """CS events are located inside doStep on the interpolant: the impact times (read from
     the impact counter on a fine grid would be too coarse) are checked by stepping with a
     large communication step and reading nImpacts/velocity right after each analytic impact."""
@@ -107,7 +107,7 @@ def test_bouncing_ball_impact_times_cs(build_example):
     fmu = build_example(BASIC + "BouncingBall")
     md = read_model_description(str(fmu))
     vr = {v.name: v.valueReference for v in md.modelVariables}
-    d = extract(str(fmu))
+    d = extract(str(fmu), unzipdir=str(tmp_path / "unzipped"))
     s = FMU2Slave(guid=md.guid, unzipDirectory=d, modelIdentifier=md.coSimulation.modelIdentifier, instanceName="bb")
     s.instantiate()
     s.setupExperiment(tolerance=1e-10, startTime=0.0)
@@ -157,7 +157,7 @@ def test_libcosim_loads_and_steps(name, build_example):
         assert np.allclose(h, 1 - 0.5 * 9.81 * t ** 2, atol=1e-6)
 
 
-def test_out_of_range_and_nan_parameters_are_rejected(build_example):
+def test_out_of_range_and_nan_parameters_are_rejected(build_example, tmp_path):
     """fmi2SetReal with a value outside [min, max] or NaN -> fmi2Error, logged, process alive."""
     from fmpy import read_model_description, extract
     from fmpy.fmi1 import FMICallException
@@ -167,7 +167,7 @@ def test_out_of_range_and_nan_parameters_are_rejected(build_example):
     fmu = build_example(BASIC + "BouncingBall")
     md = read_model_description(str(fmu))
     vr = {v.name: v.valueReference for v in md.modelVariables}
-    d = extract(str(fmu))
+    d = extract(str(fmu), unzipdir=str(tmp_path / "unzipped"))
     logs = []
 
     def logger(component, instanceName, status, category, message):
@@ -235,8 +235,9 @@ def test_terminate_stops_the_simulation(assert_fmu):
 def test_failing_assert_is_reported_not_crashed(assert_fmu):
     from fmpy import simulate_fmu
     logs = []
-    with pytest.raises(Exception) as ei:
-        simulate_fmu(str(assert_fmu), stop_time=1.0, output_interval=0.01, start_values={"tStop": 2.0},
+    from wctest import unzipped
+    with pytest.raises(Exception) as ei, unzipped(assert_fmu) as d:
+        simulate_fmu(d, stop_time=1.0, output_interval=0.01, start_values={"tStop": 2.0},
                      debug_logging=True, logger=lambda *a: logs.append(str(a[-1])))
     assert "fmi2DoStep" in str(ei.value)
     assert any("x dropped below the limit" in m for m in logs), logs[-5:]

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import platform
 import shutil
+import signal
 import subprocess
 import tempfile
 import zipfile
@@ -69,6 +70,9 @@ def compile_binary(src_dir: Path, units, identifier: str, out: Path, cc: str = N
     flags = ["-fPIC", opt, "-fvisibility=hidden", "-std=c99", "-D_POSIX_C_SOURCE=200809L", "-I", str(src_dir)]
     jobs = max(1, min(len(units), os.cpu_count() or 1))
     with tempfile.TemporaryDirectory(prefix="wearcosim-obj-") as tmp:
+        # the compiler's own temporaries (cc*.s, cc*.o) go into this folder too, so a failed or
+        # interrupted build leaves nothing behind in the system's temp folder
+        env = dict(os.environ, TMPDIR=tmp)
         objs = [str(Path(tmp) / (Path(u).stem + ".o")) for u in units]
         # in the given order: the generated units (the big ones) come first, the small runtime
         # files fill the gaps
@@ -80,7 +84,7 @@ def compile_binary(src_dir: Path, units, identifier: str, out: Path, cc: str = N
                     cmd = [cc, "-c"] + flags + [str(src_dir / units[i]), "-o", objs[i]]
                     try:
                         running.append((units[i], subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                                                   text=True)))
+                                                                   text=True, env=env, start_new_session=True)))
                     except FileNotFoundError:
                         raise ExportError(f"C compiler '{cc}' not found (install gcc or set CC)", None,
                                           "compile") from None
@@ -90,11 +94,14 @@ def compile_binary(src_dir: Path, units, identifier: str, out: Path, cc: str = N
                     raise ExportError(f"C compilation of {identifier} ({unit}) failed:\n{err[-4000:]}", None,
                                       "compile")
         finally:
-            for _, p in running:
-                p.kill()
+            for _, p in running:          # the whole process group: gcc's cc1/as too
+                try:
+                    os.killpg(p.pid, signal.SIGKILL)
+                except OSError:
+                    pass
                 p.wait()
         cmd = [cc, "-shared", "-fPIC"] + objs + ["-o", str(out), "-lm"]
-        p = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=600, env=env)
         if p.returncode != 0:
             raise ExportError(f"linking {identifier} failed:\n{p.stderr[-4000:]}", None, "compile")
     return cmd

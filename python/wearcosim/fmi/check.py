@@ -1,32 +1,272 @@
-"""FMU checks: FMPy's validator plus our own structural checks.  Validators return a list
-of problems (empty = fine), like FMPy's."""
+"""FMU checks: FMPy's validator, our own structural checks, and a smoke test of the binary.
+Validators return a list of problems (empty = fine), like FMPy's.
+
+:func:`validate` checks, in order, and stops at the first stage that finds problems:
+
+1. the archive (:func:`wearcosim.fmi.archive.check_archive`): a zip, no unsafe path, no
+   symbolic link, member count / declared size / compression ratio within the limits,
+   ``modelDescription.xml`` present;
+2. ``modelDescription.xml`` (FMPy's ``validate_fmu``: schema, names, model structure);
+3. a binary for this platform for every interface declared (CS and/or ME);
+4. with ``smoke=True`` (default), :func:`smoke_test`: the FMU is extracted (within the
+   limits) into a temporary folder owned by this process and a **subprocess** loads the
+   binary, instantiates it (Co-Simulation when it has it, else Model Exchange), sets up the
+   experiment, initialises it and takes one step (CS: one fmi2DoStep of 1/100 of the default
+   experiment's step size; ME: event iteration, continuous-time mode, fmi2GetDerivatives),
+   reads every Real, terminates and frees it.  A failing call, a crash (signal) or no answer
+   within ``timeout`` seconds is a problem; the folder is removed in every case.  With
+   ``smoke=False`` every member is decompressed instead (sizes, limits, CRCs).
+"""
 from __future__ import annotations
 
-import zipfile
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
 from pathlib import Path
 
+from .archive import FMUOpenError, Limits, check_archive, make_temp_dir, one_line, remove_temp_dir, safe_extract
 
-def validate(fmu) -> list:
-    """Problems found by FMPy's ``validate_fmu`` and by opening the archive safely."""
-    problems = []
+#: default time bound of the smoke subprocess (generous: a loaded machine, a large FMU)
+SMOKE_TIMEOUT = 120.0
+
+
+def validate(fmu, smoke: bool = True, timeout: float = SMOKE_TIMEOUT, limits: Limits | None = None) -> list:
+    """Problems of the FMU ``fmu`` (one line each; ``[]`` = fine): archive, model description,
+    binaries, and with ``smoke`` a run of the binary in a subprocess (see the module
+    docstring).  ``limits`` bound the extraction (default: ``Limits.from_env()``)."""
     fmu = Path(fmu)
     if not fmu.exists():
         return [f"{fmu}: no such file"]
-    try:
-        with zipfile.ZipFile(fmu) as z:
-            names = z.namelist()
-            for n in names:
-                if n.startswith("/") or ".." in Path(n).parts:
-                    problems.append(f"unsafe path in archive: {n}")
-            if "modelDescription.xml" not in names:
-                problems.append("modelDescription.xml missing")
-    except zipfile.BadZipFile as exc:
-        return [f"{fmu}: not a zip archive ({exc})"]
+    problems = check_archive(fmu, limits)
     if problems:
         return problems
     from fmpy.validation import validate_fmu
-    problems.extend(validate_fmu(str(fmu)))
+    problems = [one_line(p) for p in validate_fmu(str(fmu))]
+    if problems:
+        return problems
+    problems = binary_problems(fmu)
+    if problems:
+        return problems
+    if smoke:
+        return smoke_test(fmu, timeout=timeout, limits=limits)
+    return check_archive(fmu, limits, read=True)
+
+
+def binary_problems(fmu) -> list:
+    """A binary for this platform for each interface the model description declares."""
+    import zipfile
+    from fmpy import platform, read_model_description, sharedLibraryExtension
+    fmu = Path(fmu)
+    try:
+        md = read_model_description(str(fmu), validate=False)
+        with zipfile.ZipFile(fmu) as z:
+            names = set(z.namelist())
+    except Exception as exc:
+        return [one_line(f"cannot read the FMU: {exc}")]
+    ifaces = [(k, i) for k, i in (("Co-Simulation", md.coSimulation), ("Model Exchange", md.modelExchange))
+              if i is not None]
+    if not ifaces:
+        return ["modelDescription.xml declares neither Co-Simulation nor Model Exchange"]
+    problems = []
+    have = sorted({n.split("/")[1] for n in names if n.startswith("binaries/") and n.count("/") >= 2})
+    missing = {}
+    for kind, iface in ifaces:
+        rel = f"binaries/{platform}/{iface.modelIdentifier}{sharedLibraryExtension}"
+        if rel not in names:
+            missing.setdefault(rel, []).append(kind)
+    for rel, kinds in missing.items():
+        if platform in have:
+            more = f"the FMU has other binaries for {platform}: the model identifier does not match"
+        else:
+            more = f"binaries for: {', '.join(have)}" if have else "no binaries"
+            if any(n.startswith("sources/") for n in names):
+                more += "; only sources, which would need compiling"
+        problems.append(f"no {' and '.join(kinds)} binary for this platform ({platform}): {rel} missing ({more})")
     return problems
+
+
+# ------------------------------------------------------------------------------ smoke test
+
+_CHILD = ("import sys; sys.path.insert(0, sys.argv[3]); from wearcosim.fmi.check import _smoke_child; "
+          "sys.exit(_smoke_child(sys.argv[1], sys.argv[2]))")
+
+
+def smoke_test(fmu, timeout: float = SMOKE_TIMEOUT, limits: Limits | None = None) -> list:
+    """Load, instantiate, initialise and step the FMU once in a subprocess (see the module
+    docstring); ``[]`` or one problem.  The extraction is made here, in a temporary folder
+    removed in every case (also when the subprocess is killed by the timeout)."""
+    fmu = Path(fmu)
+    root = make_temp_dir()
+    proc = None
+    try:
+        try:
+            unzipped = safe_extract(fmu, root / "fmu", limits)
+        except FMUOpenError as exc:
+            return [f"cannot extract the FMU: {exc.reason}"]
+        report = root / "smoke.jsonl"
+        pkg_root = str(Path(__file__).resolve().parents[2])
+        env = dict(os.environ)
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (pkg_root, env.get("PYTHONPATH", "")) if p)
+        with tempfile.TemporaryFile() as out:
+            proc = subprocess.Popen([sys.executable, "-c", _CHILD, str(unzipped), str(report), pkg_root],
+                                    stdin=subprocess.DEVNULL, stdout=out, stderr=out, cwd=str(root), env=env,
+                                    start_new_session=(os.name == "posix"))
+            try:
+                rc = proc.wait(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                _kill(proc)
+                stage = _read_report(report).get("stage", "start-up")
+                return [f"smoke test: no answer within {timeout:g} s (during {stage}); killed"]
+            out.seek(0, os.SEEK_END)
+            out.seek(max(0, out.tell() - 4096))
+            tail = [ln for ln in out.read().decode(errors="replace").splitlines() if ln.strip()]
+        return _verdict(_read_report(report), rc, tail)
+    finally:
+        if proc is not None and proc.poll() is None:      # interrupted (KeyboardInterrupt, ...)
+            _kill(proc)
+        remove_temp_dir(root)
+
+
+def _kill(proc):
+    try:
+        if os.name == "posix":
+            os.killpg(proc.pid, signal.SIGKILL)   # the child's session: its children too
+        else:
+            proc.kill()
+    except (ProcessLookupError, PermissionError, OSError):
+        pass
+    proc.wait()
+
+
+def _read_report(path: Path) -> dict:
+    """The child's report: the last 'stage', and 'error'/'ok' when it got that far."""
+    rep = {}
+    try:
+        lines = path.read_text(errors="replace").splitlines()
+    except OSError:
+        return rep
+    for ln in lines:
+        try:
+            rep.update(json.loads(ln))
+        except ValueError:
+            pass
+    return rep
+
+
+def _verdict(rep: dict, rc: int, tail) -> list:
+    stage = rep.get("stage", "start-up")
+    if rc < 0:
+        try:
+            sig = signal.Signals(-rc).name
+        except ValueError:
+            sig = f"signal {-rc}"
+        when = "after it passed (at exit or unloading)" if "ok" in rep else f"during {stage}"
+        return [f"smoke test crashed ({sig}) {when}"]
+    if "error" in rep:
+        return [one_line(f"smoke test failed: {rep['error']}")]
+    if rc != 0 or "ok" not in rep:
+        last = f": {tail[-1]}" if tail else ""
+        return [one_line(f"smoke test exited with status {rc} during {stage}{last}")]
+    return []
+
+
+def _smoke_child(unzipped: str, report: str) -> int:
+    """Runs in the subprocess: the smoke test of an extracted FMU, reporting each stage as a
+    JSON line appended to ``report`` (unbuffered, so a crash leaves the stage it was in)."""
+    fd = os.open(report, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+
+    def say(**kw):
+        os.write(fd, (json.dumps(kw) + "\n").encode())
+
+    log = []
+    stage = "reading modelDescription.xml"
+    try:
+        say(stage=stage)
+        from fmpy import read_model_description
+        from fmpy.fmi2 import (fmi2CallbackAllocateMemoryTYPE, fmi2CallbackFreeMemoryTYPE, fmi2CallbackFunctions,
+                               fmi2CallbackLoggerTYPE)
+        from fmpy import calloc, free
+        from .runner import load_binary
+        md = read_model_description(unzipped, validate=False)
+        kind = "CS" if md.coSimulation is not None else "ME"
+        iface = md.coSimulation if kind == "CS" else md.modelExchange
+        stage = f"loading the {kind} binary"
+        say(stage=stage)
+        fmu = load_binary(Path(unzipped).name, unzipped, md.guid, iface.modelIdentifier, "smoke", kind=kind)
+
+        def logger(component, instance, status, category, message):
+            if status >= 1:                      # warnings and errors
+                msg = message.decode(errors="replace") if isinstance(message, bytes) else str(message)
+                log.append(one_line(msg))
+                del log[:-6]
+        cb = fmi2CallbackFunctions()
+        cb.logger = fmi2CallbackLoggerTYPE(logger)
+        cb.allocateMemory = fmi2CallbackAllocateMemoryTYPE(calloc)
+        cb.freeMemory = fmi2CallbackFreeMemoryTYPE(free)
+
+        de = md.defaultExperiment
+        t0 = float(de.startTime) if de is not None and de.startTime is not None else 0.0
+        step = float(de.stepSize) if de is not None and de.stepSize is not None else 0.0
+        stop = float(de.stopTime) if de is not None and de.stopTime is not None else 0.0
+        h = 0.01 * step if step > 0 else 1e-3 * (stop - t0) if stop > t0 else 1e-3
+
+        stage = f"fmi2Instantiate ({kind})"
+        say(stage=stage)
+        fmu.instantiate(callbacks=cb, loggingOn=True)
+        stage = "fmi2SetupExperiment"
+        say(stage=stage)
+        fmu.setupExperiment(startTime=t0)
+        stage = "fmi2EnterInitializationMode"
+        say(stage=stage)
+        fmu.enterInitializationMode()
+        stage = "fmi2ExitInitializationMode"
+        say(stage=stage)
+        fmu.exitInitializationMode()
+        if kind == "CS":
+            stage = f"fmi2DoStep (t={t0:g}, h={h:g})"
+            say(stage=stage)
+            fmu.doStep(currentCommunicationPoint=t0, communicationStepSize=h)
+        else:
+            import ctypes
+            stage = "fmi2NewDiscreteStates"
+            say(stage=stage)
+            for _ in range(100):
+                needed, terminate = fmu.newDiscreteStates()[:2]
+                if not needed or terminate:
+                    break
+            stage = "fmi2EnterContinuousTimeMode"
+            say(stage=stage)
+            fmu.enterContinuousTimeMode()
+            nx = len(md.derivatives)
+            stage = f"fmi2GetDerivatives (nx={nx})"
+            say(stage=stage)
+            dx = (ctypes.c_double * max(nx, 1))()
+            fmu.getDerivatives(dx, nx)
+        reals = [v.valueReference for v in md.modelVariables if v.type == "Real"]
+        stage = f"fmi2GetReal ({len(reals)} variables)"
+        say(stage=stage)
+        if reals:
+            fmu.getReal(reals)
+        stage = "fmi2Terminate"
+        say(stage=stage)
+        fmu.terminate()
+        stage = "fmi2FreeInstance"
+        say(stage=stage)
+        fmu.freeInstance()
+        say(ok=kind)
+        return 0
+    except BaseException as exc:            # noqa: BLE001 -- everything is reported
+        msg = exc.reason if isinstance(exc, FMUOpenError) else f"{type(exc).__name__}: {exc}"
+        if str(exc) == "Failed to instantiate model":
+            msg = "fmi2Instantiate returned NULL"
+        logged = f" (log: {' / '.join(log[-3:])})" if log else ""
+        say(error=f"{stage}: {msg}{logged}")
+        return 1
+    finally:
+        os.close(fd)
 
 
 def wear_interface_problems(fmu, prefix: str = "") -> list:

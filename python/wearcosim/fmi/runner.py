@@ -3,7 +3,11 @@
 ``FMPyRunner`` (default) drives the FMU through FMPy's low-level ``FMU2Slave``;
 ``PyFMIRunner`` is optional (PyFMI is not installable everywhere; it is import-guarded).
 Every failing FMI call raises :class:`FMIError`, which carries the FMI function name and
-the returned status, plus the log lines the FMU emitted just before.
+the returned status, plus the log lines the FMU emitted just before.  An FMU that cannot be
+opened (file, archive, modelDescription.xml, binary, instantiation) raises
+:class:`FMUOpenError` (a ``ValueError``; a failing fmi2Instantiate raises
+:class:`FMUInstantiateError`, which is both an FMUOpenError and an FMIError), and leaves no
+extraction folder behind.
 
 The communication grid is anchored to the start time: step ``k`` ends at ``t0 + k*h``,
 never at an accumulated sum of steps.
@@ -12,15 +16,14 @@ from __future__ import annotations
 
 import ctypes
 import os
-import shutil
-import stat
-import tempfile
+import weakref
 import zipfile
 from pathlib import Path
 
 import numpy as np
 
 from . import cloop
+from .archive import FMUOpenError, Limits, remove_temp_dir, safe_extract  # noqa: F401  (re-exported)
 
 STATUS = {0: "fmi2OK", 1: "fmi2Warning", 2: "fmi2Discard", 3: "fmi2Error", 4: "fmi2Fatal", 5: "fmi2Pending"}
 
@@ -36,22 +39,85 @@ class FMIError(RuntimeError):
         super().__init__(f"{function} returned {STATUS.get(status, status)}{last}")
 
 
-def safe_extract(fmu, dest=None) -> Path:
-    """Extract an FMU archive, refusing absolute paths, '..' components and links
-    (checked for every member before anything is written)."""
+class FMUInstantiateError(FMUOpenError, FMIError):
+    """fmi2Instantiate failed while opening an FMU (wrong GUID, missing resources, ...): an
+    :class:`FMUOpenError` naming the FMU, and an :class:`FMIError` (function, status, log)."""
+
+    def __init__(self, fmu, function: str, status: int, log=()):
+        FMIError.__init__(self, function, status, log)
+        reason = FMIError.__str__(self)
+        FMUOpenError.__init__(self, fmu, reason)
+
+    def __reduce__(self):
+        return (type(self), (self.fmu, self.function, self.status, self.log))
+
+
+def read_md(fmu, source=None):
+    """FMPy's ``read_model_description`` (validated against the schema) of ``fmu``, read from
+    ``source`` (an extracted folder; default: the archive itself).  Every failure raises
+    :class:`FMUOpenError` naming ``fmu``."""
+    from fmpy import read_model_description
     fmu = Path(fmu)
-    with zipfile.ZipFile(fmu) as z:
-        for info in z.infolist():
-            name = info.filename
-            parts = Path(name).parts
-            if name.startswith(("/", "\\")) or (len(name) > 1 and name[1] == ":") or ".." in parts:
-                raise ValueError(f"{fmu}: unsafe path in archive: {name!r}")
-            mode = (info.external_attr >> 16) & 0xFFFF
-            if stat.S_ISLNK(mode):
-                raise ValueError(f"{fmu}: archive contains a symbolic link: {name!r}")
-        dest = Path(dest or tempfile.mkdtemp(prefix="wearcosim-fmu-"))
-        z.extractall(dest)
-    return dest
+    if source is None:
+        if not fmu.exists():
+            raise FMUOpenError(fmu, "no such file")
+        source = fmu
+    elif not (Path(source) / "modelDescription.xml").is_file():
+        raise FMUOpenError(fmu, "modelDescription.xml missing from the archive")
+    try:
+        return read_model_description(str(source))
+    except FMUOpenError:
+        raise
+    except (zipfile.BadZipFile, EOFError) as exc:
+        raise FMUOpenError(fmu, f"not a zip archive, or a truncated one ({exc})") from None
+    except KeyError as exc:
+        raise FMUOpenError(fmu, f"modelDescription.xml missing from the archive ({exc.args[0] if exc.args else exc})") from None
+    except Exception as exc:
+        problems = getattr(exc, "problems", None)
+        if problems:
+            more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+            raise FMUOpenError(fmu, f"invalid modelDescription.xml: {problems[0]}{more}") from None
+        raise FMUOpenError(fmu, f"invalid modelDescription.xml: {type(exc).__name__}: {exc}") from None
+
+
+def load_binary(fmu, unzipped, guid: str, model_identifier: str, instance_name: str = "instance",
+                kind: str = "CS"):
+    """FMPy's ``FMU2Slave`` (``kind="CS"``) or ``FMU2Model`` (``"ME"``) of the binary
+    ``binaries/<platform>/<model_identifier><ext>`` of an extracted FMU (not instantiated).
+    A missing, non-loadable or incomplete library raises :class:`FMUOpenError` (and is
+    unloaded); the working directory is restored (FMPy changes to the binary's folder)."""
+    from fmpy import platform, sharedLibraryExtension
+    from fmpy.fmi2 import FMU2Model, FMU2Slave
+    rel = f"binaries/{platform}/{model_identifier}{sharedLibraryExtension}"
+    lib = Path(unzipped) / rel
+    if not lib.is_file():
+        bins = Path(unzipped) / "binaries"
+        have = sorted(p.name for p in bins.iterdir()) if bins.is_dir() else []
+        if platform in have:
+            there = sorted(q.name for q in (bins / platform).iterdir())[:3]
+            where = f" (model identifier {model_identifier!r} does not match the binaries there: {', '.join(there)})"
+        else:
+            where = f" (binaries for: {', '.join(have)})" if have else " (no binaries)"
+        raise FMUOpenError(fmu, f"no binary for this platform: {rel} is missing{where}")
+    cls = FMU2Slave if kind == "CS" else FMU2Model
+    obj = cls.__new__(cls)
+    cwd = os.getcwd()
+    try:
+        cls.__init__(obj, guid=guid, unzipDirectory=str(unzipped), modelIdentifier=model_identifier,
+                     instanceName=instance_name)
+    except Exception as exc:
+        if getattr(obj, "dll", None) is not None:         # loaded, but a function is missing
+            try:
+                obj.freeLibrary()
+            except Exception:
+                pass
+        msg = str(exc).replace(str(lib), rel).replace(str(Path(unzipped)), "<extracted>")
+        msg = msg.replace(f"Failed to load shared library {rel}. ", "").replace(f"{rel}: ", "")
+        what = "cannot load" if getattr(obj, "dll", None) is None else "incomplete FMI 2.0 library"
+        raise FMUOpenError(fmu, f"{what} {rel}: {type(exc).__name__ + ': ' if what != 'cannot load' else ''}{msg}") from None
+    finally:
+        os.chdir(cwd)
+    return obj
 
 
 class Runner:
@@ -59,10 +125,9 @@ class Runner:
 
     name = "base"
 
-    def __init__(self, fmu, instance_name: str = "instance", log_level: int = 1):
-        from fmpy import read_model_description
+    def __init__(self, fmu, instance_name: str = "instance", log_level: int = 1, *, md=None):
         self.fmu = Path(fmu)
-        self.md = read_model_description(str(self.fmu))
+        self.md = md if md is not None else read_md(self.fmu)
         self.vars = {v.name: v for v in self.md.modelVariables}
         self.instance_name = instance_name
         self.log_level = log_level
@@ -125,15 +190,48 @@ class Runner:
 class FMPyRunner(Runner):
     name = "fmpy"
 
-    def __init__(self, fmu, instance_name="instance", log_level=1):
-        super().__init__(fmu, instance_name, log_level)
-        from fmpy.fmi2 import FMU2Slave
-        self._dir = safe_extract(self.fmu)
-        self.slave = FMU2Slave(guid=self.md.guid, unzipDirectory=str(self._dir),
-                               modelIdentifier=self.md.coSimulation.modelIdentifier,
-                               instanceName=instance_name)
-        self._callbacks = self._make_callbacks()
-        self._call("fmi2Instantiate", lambda: self.slave.instantiate(callbacks=self._callbacks, loggingOn=True))
+    def __init__(self, fmu, instance_name="instance", log_level=1, limits: Limits | None = None):
+        """Extract ``fmu`` (within ``limits``, see :mod:`wearcosim.fmi.archive`), read its
+        modelDescription.xml from the extraction, load the Co-Simulation binary of this
+        platform and instantiate it.  Any failure raises :class:`FMUOpenError` (a failing
+        fmi2Instantiate: :class:`FMUInstantiateError`, also an FMIError) and removes the
+        extraction folder; so do :meth:`terminate`, garbage collection and interpreter exit."""
+        fmu = Path(fmu)
+        self.slave = None
+        self._dir = safe_extract(fmu, limits=limits)       # FMUOpenError: nothing extracted
+        self._finalizer = weakref.finalize(self, remove_temp_dir, str(self._dir))
+        try:
+            super().__init__(fmu, instance_name, log_level, md=read_md(fmu, self._dir))
+            cs = self.md.coSimulation
+            if cs is None:
+                raise FMUOpenError(fmu, "no Co-Simulation interface in modelDescription.xml "
+                                        "(a Model Exchange FMU cannot be stepped by this runner)")
+            self.slave = load_binary(fmu, self._dir, self.md.guid, cs.modelIdentifier, instance_name)
+            self._callbacks = self._make_callbacks()
+            n0 = self.n_logged
+            try:
+                self.slave.instantiate(callbacks=self._callbacks, loggingOn=True)
+            except Exception as exc:
+                new = min(self.n_logged - n0, len(self.log))
+                log = self.log[len(self.log) - new:] if new else [str(exc)]
+                raise FMUInstantiateError(fmu, "fmi2Instantiate", 3, log) from None
+        except BaseException:
+            self._close()
+            raise
+
+    def _close(self):
+        """Free the instance (when there is one) and the library, remove the extraction."""
+        slave, self.slave = self.slave, None
+        try:
+            if slave is not None:
+                if slave.component is not None:
+                    slave.freeInstance()          # fmi2FreeInstance + unload the library
+                else:
+                    slave.freeLibrary()
+        except Exception:
+            pass
+        finally:
+            self._finalizer()
 
     def _make_callbacks(self):
         from fmpy import calloc, free
@@ -252,11 +350,19 @@ class FMPyRunner(Runner):
         return tout, out
 
     def terminate(self):
+        """fmi2Terminate, fmi2FreeInstance, unload the library, remove the extraction folder
+        (each also when the one before failed; a second call does nothing)."""
+        if self.slave is None:
+            self._finalizer()
+            return
         try:
-            self.slave.terminate()
+            self._call("fmi2Terminate", self.slave.terminate)
         finally:
-            self.slave.freeInstance()
-            shutil.rmtree(self._dir, ignore_errors=True)
+            slave, self.slave = self.slave, None
+            try:
+                slave.freeInstance()
+            finally:
+                self._finalizer()
 
     # -- values
     def set(self, values: dict):
@@ -322,11 +428,15 @@ class PyFMIRunner(Runner):
     """Optional backend through PyFMI (``pip install 'wearcosim[pyfmi]'``)."""
     name = "pyfmi"
 
-    def __init__(self, fmu, instance_name="instance", log_level=1):
+    def __init__(self, fmu, instance_name="instance", log_level=1, limits: Limits | None = None):
         try:
             import pyfmi  # type: ignore
         except ImportError:
             raise ImportError("the PyFMI backend needs PyFMI: pip install 'wearcosim[pyfmi]'") from None
+        from .archive import check_archive
+        problems = check_archive(fmu, limits)           # PyFMI extracts by itself: check first
+        if problems:
+            raise FMUOpenError(fmu, problems[0])
         super().__init__(fmu, instance_name, log_level)
         self.model = pyfmi.load_fmu(str(self.fmu), kind="CS")
 
@@ -382,6 +492,11 @@ BACKENDS = {"fmpy": FMPyRunner, "pyfmi": PyFMIRunner}
 
 
 def open_fmu(fmu, backend: str = "fmpy", **kw) -> Runner:
+    """An instantiated runner of the Co-Simulation FMU ``fmu`` (backend ``"fmpy"`` or
+    ``"pyfmi"``; keywords: ``instance_name``, ``log_level``, ``limits`` (an
+    :class:`~wearcosim.fmi.archive.Limits`)).  An FMU that cannot be opened raises
+    :class:`FMUOpenError` (one line, naming the file) and leaves nothing extracted behind;
+    call ``terminate()`` when done (it removes the extraction)."""
     try:
         cls = BACKENDS[backend]
     except KeyError:

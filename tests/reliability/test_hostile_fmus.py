@@ -291,6 +291,10 @@ def test_wrong_guid_is_also_an_fmi_error(ball, tmp_path, private_tmp):
     assert isinstance(ei.value, FMIError) and ei.value.function == "fmi2Instantiate"
     assert any("GUID" in line for line in ei.value.log)
     assert _leftovers(private_tmp) == []
+    import pickle                                  # errors cross process boundaries (Dask)
+    for exc in (ei.value, FMIError("fmi2DoStep", 3, ["x"]), FMUOpenError(fmu, "why")):
+        back = pickle.loads(pickle.dumps(exc))
+        assert type(back) is type(exc) and str(back) == str(exc)
 
 
 def test_intact_fmu_validates_and_opens(ball, private_tmp):

@@ -38,6 +38,9 @@ class FMIError(RuntimeError):
         last = f": {' / '.join(self.log[-4:])}" if self.log else ""
         super().__init__(f"{function} returned {STATUS.get(status, status)}{last}")
 
+    def __reduce__(self):                 # picklable (worker processes send exceptions back)
+        return (type(self), (self.function, self.status, self.log))
+
 
 class FMUInstantiateError(FMUOpenError, FMIError):
     """fmi2Instantiate failed while opening an FMU (wrong GUID, missing resources, ...): an

@@ -89,10 +89,9 @@ def cmd_check(args) -> int:
 
 
 def cmd_simulate(args) -> int:
-    import shutil
     import numpy as np
     from fmpy import read_model_description, simulate_fmu
-    from .fmi.runner import safe_extract
+    from .fmi.archive import remove_temp_dir, safe_extract
     if not Path(args.fmu).is_file():
         raise FileNotFoundError(f"{args.fmu}: no such FMU")
     kw = {}
@@ -116,7 +115,7 @@ def cmd_simulate(args) -> int:
             raise ValueError(f"{args.fmu}: no {'Model Exchange' if args.me else 'Co-Simulation'} interface")
         res = simulate_fmu(str(unzipped), fmi_type=fmi_type, model_description=md, **kw)
     finally:
-        shutil.rmtree(unzipped, ignore_errors=True)
+        remove_temp_dir(unzipped)
     names = res.dtype.names
     if args.csv:
         out = Path(args.csv)

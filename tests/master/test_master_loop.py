@@ -30,7 +30,8 @@ def scenario(fmu, **over):
          "start": over.pop("start", {}),
          "wear": {"k": 1e-4, "hardness": 1.2e9, "cycles": 5, "omega": 50.0, "update_cycles": 1,
                   "extrapolation": 100.0, **over.pop("wear", {})},
-         "run": {"steps_per_cycle": 200, "tolerance": 1e-8, "record": ["Fn", "theta"], **over.pop("run", {})}}
+         "run": {"steps_per_cycle": 200, "tolerance": 1e-8, "record": ["Fn", "theta"], **over.pop("run", {})},
+         **over}
     return from_dict(d, "test")
 
 
@@ -63,7 +64,9 @@ def test_analytic_wear_of_a_pressed_spinning_journal(pressed_fmu, tmp_path):
 def test_profile_reaches_the_fmu(pressed_fmu, tmp_path):
     """With kw > 0 the FMU's force depends on the wear inputs: a run with wear updates must
     see the force change after the first update, a run without wear (k = 0) must not."""
-    worn = WearMaster(scenario(pressed_fmu, name="fb", start={"kw": 1e6}, wear={"extrapolation": 1e4}),
+    # (a strong feedback: each update wears 0.3 mm, far beyond the physical guards' limits)
+    worn = WearMaster(scenario(pressed_fmu, name="fb", start={"kw": 1e6}, wear={"extrapolation": 1e4},
+                               limits={"force": True}),
                       tmp_path, progress=False).run()
     flat = WearMaster(scenario(pressed_fmu, name="nofb", start={"kw": 1e6}, wear={"k": 0.0}),
                       tmp_path, progress=False).run()
@@ -240,7 +243,7 @@ def test_fixed_parameter_profile_is_rewritten_by_reinitialisation(pressed_fmu, t
     runs = {}
     for name, fmu in (("inputs", pressed_fmu), ("fixed", fixed)):
         sc = scenario(fmu, name=name, start={"kw": 1e6}, wear={"extrapolation": 1e4},
-                      run={"record": ["Fn", "phi"]})
+                      run={"record": ["Fn", "phi"]}, limits={"force": True})
         runs[name] = store.read_results(WearMaster(sc, tmp_path, progress=False).run())
     (_, s_in, w_in), (_, s_fx, w_fx) = runs["inputs"], runs["fixed"]
     assert s_fx["Fn"][-1] > 200.0 * 1.001                       # the profile reached the FMU

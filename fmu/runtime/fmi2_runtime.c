@@ -21,6 +21,10 @@
  *    failures of the model itself (mdl_* error codes, event iteration not converging)
  *    move the instance to the error state (ME) or give fmi2Discard (CS doStep).
  *  - Set functions validate ALL values first, then write: no partial update.
+ *  - Get and set accept only value references of modelDescription.xml's
+ *    ScalarVariables (slots of v with a name and a kind other than MK_INTERNAL):
+ *    internal slots (pre values, relation memories, when flags, Newton unknowns) and
+ *    references >= NV are refused with fmi2Error naming the value reference.
  *  - Lazy evaluation: setting inputs/parameters, the time or states only marks the
  *    instance dirty; mdl_eval runs before the next get that needs consistent values.
  *  - CS time: fmi2DoStep integrates to currentCommunicationPoint +
@@ -38,18 +42,74 @@
  *    100 passes) and the solver restarts from the event point with fresh step-size
  *    history.  Events up to the communication point are handled before returning; one
  *    located beyond it, in a step reaching past it, by the fmi2DoStep that contains it.
- *    More than 100 consecutive events less than 1e-10*max(1,|t|) apart ("chattering",
- *    e.g. a sliding mode without hysteresis, or a Zeno bouncing ball) or a
- *    non-converging event iteration -> fmi2Discard with a message.
+ *    A non-converging event iteration -> fmi2Discard with a message.
+ *  - Event chattering and Zeno behaviour (CS: fmi2Discard at the event, time and
+ *    fmi2LastSuccessfulTime = the last event; ME: fmi2Error, instance in the error state).
+ *    Every state event (CS: each located event; ME: each fmi2EnterEventMode whose
+ *    fmi2NewDiscreteStates passes changed something) is recorded in a history of the
+ *    last RT_EV_HIST event times, kept over communication steps and in the FMU state.
+ *    Three tests, each message naming the time, the number of events so far and the
+ *    event indicator (index k of fmi2GetEventIndicators; relation memory vr OFF_M+k):
+ *    (1) Zeno accumulation: the span B of the last RT_ZENO_W = 16 events is at most
+ *        RT_ZENO_RATIO = 0.9 times the span A of the 16 before, on more than 2*16
+ *        consecutive events (at least three windows, each shorter than the one before),
+ *        and the geometric extrapolation of the remaining time to the accumulation point,
+ *        B*q/(1-q) with q = B/A, is below RT_ZENO_REMAIN = 1e-4 of the time since the
+ *        run began.  Why: a Zeno point needs infinitely many events in finite time; the
+ *        event times converge geometrically (a bouncing ball: intervals x e per impact),
+ *        which no integrator can pass, while event-rich regular motion (gear meshes,
+ *        rotor rub, clearance joints: q ~ 1 on average; a rattling contact that settles:
+ *        its contact durations stop the shrinking after a window or two) never forms
+ *        three consecutive geometrically shrinking windows that close to their limit.
+ *        The test is scale free (no absolute time), independent of the communication
+ *        step and of the tolerance, and the same in CS and ME.
+ *    (2) Numerically simultaneous events: more than RT_CHATTER_N = 100 events within
+ *        RT_CHATTER_SPAN*max(1,|t|) = 1e-8*max(1,|t|), i.e. on average less than 100 root
+ *        tolerances apart (e.g. a sliding mode without hysteresis; this replaces the
+ *        former count of consecutive events less than 1e-10*max(1,|t|) apart, which was
+ *        reset at every fmi2DoStep and missed irregular spacing).
+ *    (3) Re-arming failure, the cause of a ball ending far below its floor: the event
+ *        point lies just after the indicator's root, i.e. inside the relation's
+ *        hysteresis band (model_api.h, |z| ~ 2e-10 there).  After a state jump (reinit)
+ *        the relation must leave the band on the other side before the when-condition
+ *        can become true again; once a rebound is smaller than the band (the bouncing
+ *        ball after ~50 impacts: v^2/2g < 2e-10 m) the indicator turns back without
+ *        crossing, the relation stays true for good, the when-clause never fires again
+ *        and the ball falls freely (172 m in 6 s) with fmi2OK.  So after an event with
+ *        MDL_EV_REINIT every indicator whose relation switched in the event, whose state
+ *        is still inside the band (|z| <= 2 x the band width, measured as the change of z
+ *        when the memories are set back to their values before the event: 2h for the
+ *        generated z = g +- h) and that moves back toward its surface (trial evaluation
+ *        at t+eps along x + eps*dx, eps = 1e-8*max(1,|t|)) is watched with its value z_e
+ *        right after the event (a jump that puts the state far from the surface is a
+ *        legitimate restart elsewhere and is not watched);
+ *        when it is next seen farther away than |z_e| (CS: at the end of an accepted
+ *        step, which is then undone; ME: in fmi2GetEventIndicators in continuous-time
+ *        mode and in fmi2CompletedIntegratorStep) without having crossed, the rebound
+ *        stayed inside the band (or an importer stepped over two crossings): chattering.
+ *        The watch ends at the next event, at a crossing, or when an input or parameter
+ *        is set.
+ *    ME cannot stop the importer's integrator: (1)-(3) and the limit of RT_MAX_ME_PASSES
+ *    fmi2NewDiscreteStates passes per event give fmi2Error with the message; an importer
+ *    that neither locates events nor calls fmi2GetEventIndicators sees only (1)/(2).
  *  - terminate(): fmi2DoStep returns fmi2Discard at the event time, with
  *    fmi2GetBooleanStatus(fmi2Terminated) = fmi2True and fmi2GetRealStatus(
  *    fmi2LastSuccessfulTime) = that time (this is what the FMI 2.0 standard specifies
  *    and what FMPy, FMI Library and OMSimulator check); the instance is then in
  *    stepFailed and a further fmi2DoStep is an error.  ME: terminateSimulation is
  *    reported by fmi2NewDiscreteStates / fmi2CompletedIntegratorStep.
- *  - Solver failures (step-size underflow, too many steps, NaN that does not go away
- *    with smaller steps, model errors) -> fmi2Discard, time = last accepted point,
- *    fmi2LastSuccessfulTime valid, message naming the time and cause.
+ *  - Solver failures (step-size underflow, NaN that does not go away with smaller steps,
+ *    model errors) -> fmi2Discard, time = last accepted point, fmi2LastSuccessfulTime
+ *    valid, message naming the time and cause.
+ *  - Work budget of one fmi2DoStep (tunable parameters, checked per doStep):
+ *    solver.maxSteps (v[OFF_SOLVER_MAXSTEPS], Integer >= 1, default 1e6): more solver
+ *    steps -> fmi2Discard at the last accepted point (deterministic); a step whose span
+ *    divided by solver.hmax (if set) already exceeds it is refused up front with
+ *    fmi2Discard before anything is integrated.  solver.maxStepTime
+ *    (v[OFF_SOLVER_MAXSTEPTIME], seconds of wall-clock time, default 0 = no limit, so that
+ *    results never depend on the machine's load): checked with clock_gettime(
+ *    CLOCK_MONOTONIC) every 256 solver steps, exceeded -> fmi2Discard at the last
+ *    accepted point.  The messages name the budget, the parameter and the time reached.
  *  - Solver settings v[OFF_SOLVER_*]: method 0 = auto (Dormand-Prince 5(4), switching
  *    to RODAS4 where the problem is stiff and back, LSODA-style, see rt_ode.h; the
  *    switches are logged at logAll), 1 = Dormand-Prince 5(4), 2 = RODAS4.  rtol <= 0: the
@@ -70,11 +130,15 @@
  *  - Memory: allocateMemory/freeMemory of the callbacks (calloc/free if the importer
  *    gives NULL); everything is freed by fmi2FreeInstance.
  */
+#if !defined(_WIN32) && !defined(_POSIX_C_SOURCE)
+#define _POSIX_C_SOURCE 200809L   /* clock_gettime (the exporter defines it on its command line) */
+#endif
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "config.h"
 /* instruction counts of the generated derivative and Jacobian functions (config.h of
@@ -93,10 +157,24 @@
 /* ------------------------------------------------------------------------- */
 /* limits                                                                     */
 #define RT_MAX_EVENT_ITER 100          /* passes of one event iteration          */
-#define RT_MAX_ZERO_LEN_EVENTS 100     /* events without time advance (chatter)  */
-#define RT_MAX_STEPS 1000000L          /* solver steps in one fmi2DoStep         */
+#define RT_MAX_STEPS 1000000L          /* solver.maxSteps when invalid (default)  */
+#define RT_WALL_CHECK 256              /* solver steps between clock readings     */
 #define RT_MAX_ME_PASSES 1000          /* ME: NewDiscreteStates calls per event  */
 #define RT_ROOT_MAXIT 200
+/* event chattering / Zeno (see the header comment; RT_EV_HIST in rt_ctx.h) */
+#define RT_CHATTER_N 100               /* (2) more than this many events ...      */
+#define RT_CHATTER_SPAN 1e-8           /*     ... within this * max(1,|t|)         */
+#define RT_ZENO_W 16                   /* (1) events per window                   */
+#define RT_ZENO_RATIO 0.9              /*     window at most this x the previous  */
+#define RT_ZENO_RUN (2 * RT_ZENO_W)    /*     ... on more consecutive events       */
+#define RT_ZENO_REMAIN 1e-4            /*     remaining time / duration of the run */
+#define RT_BAND_EPS 1e-8               /* (3) trial time step * max(1,|t|)        */
+#define RT_BAND_RTOL 1e-6              /*     |z| > |z_event| * (1 + this)         */
+#define RT_TYPE_STRING 3               /* check_vrs: String (no MT_* slot has it)  */
+#define RT_WHY_LEN 768                 /* buffer of a chattering message          */
+#if RT_EV_HIST <= RT_CHATTER_N || RT_EV_HIST <= 2 * RT_ZENO_W
+#error "RT_EV_HIST too small"
+#endif
 
 #define NARR(n) ((size_t)((n) > 0 ? (n) : 1))
 
@@ -353,6 +431,150 @@ static int event_iteration(RtCtx *c, int initial, int *flags_out)
 }
 
 /* ------------------------------------------------------------------------- */
+/* event chattering and Zeno behaviour (CS and ME; criteria in the header)    */
+
+/* time of the i-th most recent recorded event (0 = the last one), i < c->evN */
+static double ev_time(const RtCtx *c, int i)
+{
+    return c->evHist[(c->evHead - i + RT_EV_HIST) % RT_EV_HIST];
+}
+
+/* first indicator whose relation memory changed since the event began (c->mEv), -1 none */
+static int ev_indicator(const RtCtx *c)
+{
+    int k;
+    for (k = 0; k < N_Z; k++)
+        if (c->v[OFF_M + k] != c->mEv[k]) return k;
+    return -1;
+}
+
+/* The memories at the start of an event (before its first pass). */
+static void ev_begin(RtCtx *c)
+{
+    if (N_Z > 0) memcpy(c->mEv, c->v + OFF_M, (size_t)N_Z * sizeof(double));
+}
+
+/* Record the state event just handled at t (event iteration done) and apply tests (1)
+ * and (2).  Returns 0, or 1 with the reason in buf (CS: fmi2Discard, ME: fmi2Error). */
+static int ev_record(RtCtx *c, double t, char *buf, size_t n)
+{
+    const int k = ev_indicator(c);
+    if (c->evN > 0 && t < ev_time(c, 0)) {   /* the time went back (ME importer): forget */
+        c->evN = 0;
+        c->zenoRun = 0;
+    }
+    c->evHead = (c->evHead + 1) % RT_EV_HIST;
+    c->evHist[c->evHead] = t;
+    if (c->evN < RT_EV_HIST) c->evN++;
+    c->evTotal++;
+    if (c->evN > RT_CHATTER_N) {                                 /* (2) */
+        const double span = t - ev_time(c, RT_CHATTER_N);
+        if (span <= RT_CHATTER_SPAN * (fabs(t) > 1.0 ? fabs(t) : 1.0)) {
+            snprintf(buf, n, "event chattering at t=%.17g: %d state events within %.3g s "
+                     "(%ld events so far, the last one on event indicator %d): the events "
+                     "do not advance the time, e.g. a sliding mode without hysteresis", t,
+                     RT_CHATTER_N + 1, span, c->evTotal, k);
+            return 1;
+        }
+    }
+    if (c->evN > 2 * RT_ZENO_W) {                                /* (1) */
+        const double t2 = ev_time(c, 2 * RT_ZENO_W), t1 = ev_time(c, RT_ZENO_W);
+        const double a = t1 - t2, b = t - t1;
+        if (a > 0.0 && b >= 0.0 && b <= RT_ZENO_RATIO * a) {
+            const double q = b / a, rem = b * q / (1.0 - q);
+            if (c->zenoRun == 0) c->zenoT0 = t2;
+            c->zenoRun++;
+            if (c->zenoRun > RT_ZENO_RUN && rem <= RT_ZENO_REMAIN * (t - c->zenoT0)) {
+                snprintf(buf, n, "event chattering (Zeno behaviour) at t=%.17g: the %d state "
+                         "events since t=%.17g come ever faster (the last %d within %.3g s, "
+                         "the %d before within %.3g s) and accumulate at t* ~ %.17g, which "
+                         "no finite number of events reaches (%ld events so far, the last "
+                         "one on event indicator %d); the model needs a mode for what "
+                         "happens at t* (e.g. a ball at rest)", t, c->zenoRun + 2 * RT_ZENO_W,
+                         c->zenoT0, RT_ZENO_W, b, RT_ZENO_W, a, t + rem, c->evTotal, k);
+                return 1;
+            }
+        } else {
+            c->zenoRun = 0;
+        }
+    }
+    return 0;
+}
+
+static void band_clear(RtCtx *c)
+{
+    if (N_Z > 0) memset(c->zBand, 0, (size_t)N_Z * sizeof(double));
+}
+
+/* Test (3), at the end of an event at c->time (v consistent there, dx = f(t, x)): after a
+ * state jump, watch every indicator k whose relation switched in this event, whose state
+ * still lies inside the relation's hysteresis band (|z_k| <= 2 * the band width, which is
+ * |z_k - z_k with the memories of before the event| at the same x: 2h for the generated
+ * z = g +- h, so |g| <= 3h) and that moves back toward its switching surface (one trial
+ * evaluation of the indicators at t + eps, x + eps*dx).  All on a copy of v: the instance
+ * is unchanged.  A jump that moved the state away from the surface (|g| >> h) is a
+ * legitimate restart elsewhere and is not watched. */
+static void band_setup(RtCtx *c, int reinit)
+{
+    double *vs = c->vScratch;
+    double eps;
+    int k, i, rc, any = 0;
+    band_clear(c);
+    if (!reinit || N_X == 0) return;
+    for (k = 0; k < N_Z; k++)
+        if (c->v[OFF_M + k] != c->mEv[k]) any = 1;
+    if (!any) return;
+    eps = RT_BAND_EPS * (fabs(c->time) > 1.0 ? fabs(c->time) : 1.0);
+    mdl_zc(c->v, c->time, c->zl);
+    memcpy(vs, c->v, (size_t)NV * sizeof(double));
+    memcpy(vs + OFF_M, c->mEv, (size_t)N_Z * sizeof(double));
+    mdl_zc(vs, c->time, c->zm);                  /* the memories of before the event */
+    memcpy(vs, c->v, (size_t)NV * sizeof(double));
+    for (i = 0; i < N_X; i++) vs[OFF_X + i] += eps * c->v[OFF_DX + i];
+    c->quiet++;
+    rc = mdl_deriv(vs, c->time + eps, c->zr, c);
+    c->quiet--;
+    if (rc != 0) {                /* not evaluable there: no watch (nothing reported) */
+        c->deferred[0] = '\0';
+        return;
+    }
+    for (k = 0; k < N_Z; k++) {
+        const double z0 = c->zl[k], z1 = c->zr[k], width = fabs(z0 - c->zm[k]);
+        if (c->v[OFF_M + k] != c->mEv[k] && z0 != 0.0 && isfinite(z0) && isfinite(z1) &&
+            fabs(z0) <= 2.0 * width && (z0 > 0.0) == (z1 > 0.0) && fabs(z1) < fabs(z0))
+            c->zBand[k] = z0;
+    }
+    c->tBand = c->time;
+}
+
+/* Test (3): indicator values z at a later point of the trajectory.  Returns the watched
+ * indicator that is farther from its surface than right after the event without having
+ * crossed it, or -1 (a crossing ends the watch). */
+static int band_check(RtCtx *c, const double *z)
+{
+    int k;
+    for (k = 0; k < N_Z; k++) {
+        const double b = c->zBand[k];
+        if (b == 0.0 || !isfinite(z[k])) continue;
+        if ((b > 0.0 && z[k] < 0.0) || (b < 0.0 && z[k] > 0.0)) c->zBand[k] = 0.0;
+        else if (fabs(z[k]) > fabs(b) * (1.0 + RT_BAND_RTOL)) return k;
+    }
+    return -1;
+}
+
+static void band_message(const RtCtx *c, int k, double t, double zk, char *buf, size_t n)
+{
+    snprintf(buf, n, "event chattering (Zeno behaviour) at t=%.17g: after the event at "
+             "t=%.17g, whose state jump (reinit) sent event indicator %d back toward its "
+             "switching surface, the indicator turned away again without crossing it "
+             "(|z| = %.3g > %.3g right after the event): the rebound stayed inside the "
+             "relation's hysteresis band, so the relation cannot switch back and its "
+             "when-clause can never fire again (e.g. a bouncing ball at its Zeno point "
+             "would fall through the floor); %ld events so far", t, c->tBand, k, fabs(zk),
+             fabs(c->zBand[k]), c->evTotal);
+}
+
+/* ------------------------------------------------------------------------- */
 /* common functions                                                           */
 
 const char *fmi2GetTypesPlatform(void) { return fmi2TypesPlatform; }
@@ -406,6 +628,16 @@ static void set_defaults(RtCtx *c)
     c->quiet = 0;
     c->deferred[0] = '\0';
     c->resumeLastRejected = 0;   /* (also drops a pending auto-method state, RESUME_AUTO) */
+    memset(c->evHist, 0, sizeof c->evHist);
+    c->evHead = 0;
+    c->evN = 0;
+    c->evTotal = 0;
+    c->zenoRun = 0;
+    c->zenoT0 = 0.0;
+    c->tBand = 0.0;
+    c->meEvFlags = 0;
+    memset(c->mEv, 0, NARR(N_Z) * sizeof(double));
+    memset(c->zBand, 0, NARR(N_Z) * sizeof(double));
     if (c->ode) {
         rt_ode_reset_stats(c->ode);
         rt_ode_auto_reset(c->ode);
@@ -427,6 +659,9 @@ static void free_instance(RtCtx *c)
     if (c->zf) fr(c->zf);
     if (c->xe) fr(c->xe);
     if (c->xNominal) fr(c->xNominal);
+    if (c->mEv) fr(c->mEv);
+    if (c->zBand) fr(c->zBand);
+    if (c->vScratch) fr(c->vScratch);
     if (c->nlR) fr(c->nlR);
     if (c->nlR2) fr(c->nlR2);
     if (c->nlJ) fr(c->nlJ);
@@ -493,8 +728,11 @@ fmi2Component fmi2Instantiate(fmi2String instanceName, fmi2Type fmuType,
     c->zf = (double *)al(NARR(N_Z), sizeof(double));
     c->xe = (double *)al(NARR(N_X), sizeof(double));
     c->xNominal = (double *)al(NARR(N_X), sizeof(double));
+    c->mEv = (double *)al(NARR(N_Z), sizeof(double));
+    c->zBand = (double *)al(NARR(N_Z), sizeof(double));
+    c->vScratch = (double *)al(NARR(NV), sizeof(double));
     if (!c->instanceName || !c->v || !c->z || !c->zOld || !c->zl || !c->zr || !c->zm ||
-        !c->zf || !c->xe || !c->xNominal)
+        !c->zf || !c->xe || !c->xNominal || !c->mEv || !c->zBand || !c->vScratch)
         goto oom;
     memcpy(c->instanceName, instanceName, len + 1);
     {
@@ -594,6 +832,8 @@ fmi2Status fmi2ExitInitializationMode(fmi2Component comp)
     c->odeResume = 0;
     c->csEventPending = 0;
     c->meEventPasses = 0;
+    c->meEvFlags = 0;
+    ev_begin(c);
     c->state = c->type == fmi2ModelExchange ? RT_EVENT_MODE : RT_STEP_COMPLETE;
 END:
     return status;
@@ -636,15 +876,23 @@ static int check_vrs(RtCtx *c, const char *fn, const fmi2ValueReference vr[], si
     }
     for (i = 0; i < nvr; i++) {
         if (vr[i] >= (fmi2ValueReference)NV) {
-            rlog(c, fmi2Error, RT_LOG_ERROR, "%s: value reference %u out of range (0..%d)",
-                 fn, vr[i], NV - 1);
+            rlog(c, fmi2Error, RT_LOG_ERROR, "%s: value reference %u is not in the model "
+                 "description (out of range 0..%d)", fn, vr[i], NV - 1);
+            return 0;
+        }
+        /* internal slots (pre values, relation memories, when flags, Newton unknowns) have
+           no ScalarVariable in modelDescription.xml: unknown to the importer */
+        if (mdl_var[vr[i]].kind == MK_INTERNAL || !mdl_var[vr[i]].name) {
+            rlog(c, fmi2Error, RT_LOG_ERROR, "%s: value reference %u is not in the model "
+                 "description (an internal variable of the FMU)", fn, vr[i]);
             return 0;
         }
         if (mdl_var[vr[i]].type != type) {
-            static const char *const tn[3] = {"Real", "Integer", "Boolean"};
+            static const char *const tn[4] = {"Real", "Integer", "Boolean", "String"};
             rlog(c, fmi2Error, RT_LOG_ERROR,
                  "%s: variable %s (vr=%u) is of type %s, not %s", fn, var_name(vr[i]),
-                 vr[i], tn[mdl_var[vr[i]].type < 3 ? mdl_var[vr[i]].type : 0], tn[type]);
+                 vr[i], tn[mdl_var[vr[i]].type < 3 ? mdl_var[vr[i]].type : 0],
+                 tn[type >= 0 && type < 4 ? type : 0]);
             return 0;
         }
     }
@@ -760,6 +1008,7 @@ static fmi2Status set_values(RtCtx *c, const char *fn, const fmi2ValueReference 
     if (!anyChanged) return fmi2OK;
     /* 3. consequences */
     c->dirty = 1;
+    band_clear(c);   /* the indicators may jump: a band watch (test 3) no longer applies */
     if (paramChanged && (c->state & (RT_EVENT_MODE | RT_CT_MODE | RT_STEP_COMPLETE))) {
         int rc = mdl_calc_params(c->v, c);
         if (rc != 0) {
@@ -809,8 +1058,13 @@ fmi2Status fmi2GetString(fmi2Component comp, const fmi2ValueReference vr[], size
                          fmi2String value[])
 {
     RT_BEGIN("fmi2GetString", M_Get)
-    (void)vr; (void)value;
-    if (nvr > 0) FAIL("%s: this FMU has no String variables", FN);
+    /* this FMU has no String variables: every value reference is refused, with the
+       reason for the first one (unknown, or of another type) */
+    if (nvr > 0) {
+        if (check_vrs(c, FN, vr, nvr, value, RT_TYPE_STRING))   /* (cannot pass) */
+            rlog(c, fmi2Error, RT_LOG_ERROR, "%s: this FMU has no String variables", FN);
+        status = fmi2Error;
+    }
 END:
     return status;
 }
@@ -846,8 +1100,13 @@ fmi2Status fmi2SetString(fmi2Component comp, const fmi2ValueReference vr[], size
                          const fmi2String value[])
 {
     RT_BEGIN("fmi2SetString", M_Set)
-    (void)vr; (void)value;
-    if (nvr > 0) FAIL("%s: this FMU has no String variables", FN);
+    /* this FMU has no String variables: every value reference is refused, with the
+       reason for the first one (unknown, or of another type) */
+    if (nvr > 0) {
+        if (check_vrs(c, FN, vr, nvr, value, RT_TYPE_STRING))   /* (cannot pass) */
+            rlog(c, fmi2Error, RT_LOG_ERROR, "%s: this FMU has no String variables", FN);
+        status = fmi2Error;
+    }
 END:
     return status;
 }
@@ -856,7 +1115,8 @@ END:
 /* FMU state: one contiguous byte block, which is also the serialized form     */
 
 #define RT_STATE_MAGIC "WCSFMUS"   /* + NUL = 8 bytes */
-#define RT_STATE_VERSION 4u   /* 3: odeAuto (was padding); 4: auto code with back-off (rt_ode.h) */
+#define RT_STATE_VERSION 5u   /* 3: odeAuto (was padding); 4: auto code with back-off (rt_ode.h);
+                                 5: chattering history + 2*N_Z doubles after v */
 
 typedef struct {
     char magic[8];
@@ -877,6 +1137,11 @@ typedef struct {
     /* auto method (rt_auto.c): current sub-method and stiffness counters,
        rt_ode_auto_save() code (0 = initial); saved whether or not odeLive */
     int odeAuto;
+    /* event chattering / Zeno tests (version 5): event history, run, ME event flags;
+       the N_Z memories at the event start (mEv) and band watches (zBand) follow v */
+    int evHead, evN, zenoRun, meEvFlags;
+    double evTotal, zenoT0, tBand;
+    double evHist[RT_EV_HIST];
 } RtStateHeader;
 
 /* c->resumeLastRejected: bit 0 = the restored last_rejected (with odeResume), bit 1 =
@@ -907,7 +1172,7 @@ static size_t state_guid_space(void)
 
 static size_t state_size(void)
 {
-    return sizeof(RtStateHeader) + state_guid_space() + (size_t)NV * sizeof(double);
+    return sizeof(RtStateHeader) + state_guid_space() + (size_t)(NV + 2 * N_Z) * sizeof(double);
 }
 
 static void state_write(const RtCtx *c, unsigned char *buf)
@@ -949,10 +1214,23 @@ static void state_write(const RtCtx *c, unsigned char *buf)
         h.odeAuto = c->resumeLastRejected >> RESUME_AUTO_SHIFT;
     else if (c->ode)
         h.odeAuto = rt_ode_auto_save(c->ode);
+    h.evHead = c->evHead;
+    h.evN = c->evN;
+    h.zenoRun = c->zenoRun;
+    h.meEvFlags = c->meEvFlags;
+    h.evTotal = (double)c->evTotal;
+    h.zenoT0 = c->zenoT0;
+    h.tBand = c->tBand;
+    memcpy(h.evHist, c->evHist, sizeof h.evHist);
     memcpy(buf, &h, sizeof h);
     memset(buf + sizeof h, 0, state_guid_space());
     memcpy(buf + sizeof h, MODEL_GUID, sizeof(MODEL_GUID) - 1);
     memcpy(buf + sizeof h + state_guid_space(), c->v, (size_t)NV * sizeof(double));
+    if (N_Z > 0) {
+        unsigned char *p = buf + sizeof h + state_guid_space() + (size_t)NV * sizeof(double);
+        memcpy(p, c->mEv, (size_t)N_Z * sizeof(double));
+        memcpy(p + (size_t)N_Z * sizeof(double), c->zBand, (size_t)N_Z * sizeof(double));
+    }
     h.checksum = state_checksum(buf, state_size());
     memcpy(buf, &h, sizeof h);
 }
@@ -977,6 +1255,9 @@ static const char *state_check(const RtCtx *c, const unsigned char *buf, size_t 
     if (h.fmuType != (int)c->type) return "state of a different FMU type (ME/CS)";
     if (h.checksum != state_checksum(buf, h.totalSize)) return "checksum mismatch (corrupt data)";
     if (!(h.state & okStates) || (h.state & (h.state - 1))) return "corrupt instance state";
+    if (h.evHead < 0 || h.evHead >= RT_EV_HIST || h.evN < 0 || h.evN > RT_EV_HIST ||
+        h.zenoRun < 0)
+        return "corrupt event history";
     return NULL;
 }
 
@@ -998,6 +1279,19 @@ static void state_read(RtCtx *c, const unsigned char *buf)
     c->tolerance = h.tolerance;
     c->hHint = h.hHint;
     memcpy(c->v, buf + sizeof h + state_guid_space(), (size_t)NV * sizeof(double));
+    if (N_Z > 0) {
+        const unsigned char *p = buf + sizeof h + state_guid_space() + (size_t)NV * sizeof(double);
+        memcpy(c->mEv, p, (size_t)N_Z * sizeof(double));
+        memcpy(c->zBand, p + (size_t)N_Z * sizeof(double), (size_t)N_Z * sizeof(double));
+    }
+    c->evHead = h.evHead;
+    c->evN = h.evN;
+    c->zenoRun = h.zenoRun;
+    c->meEvFlags = h.meEvFlags;
+    c->evTotal = (long)h.evTotal;
+    c->zenoT0 = h.zenoT0;
+    c->tBand = h.tBand;
+    memcpy(c->evHist, h.evHist, sizeof c->evHist);
     c->odeRestart = 1;
     c->odeResume = h.odeLive;
     c->resumeHLast = h.odeHLast;
@@ -1126,6 +1420,8 @@ fmi2Status fmi2EnterEventMode(fmi2Component comp)
     if (!require_type(c, FN, fmi2ModelExchange)) { status = fmi2Error; goto END; }
     c->state = RT_EVENT_MODE;
     c->meEventPasses = 0;
+    c->meEvFlags = 0;
+    ev_begin(c);
 END:
     return status;
 }
@@ -1148,6 +1444,7 @@ fmi2Status fmi2NewDiscreteStates(fmi2Component comp, fmi2EventInfo *eventInfo)
     }
     c->dirty = 0;   /* mdl_event ends with a consistent evaluation */
     if (flags & MDL_EV_TERMINATE) c->terminateRequested = 1;
+    c->meEvFlags |= flags;
     if (flags & MDL_EV_CHANGED) {
         if (++c->meEventPasses > RT_MAX_ME_PASSES) {
             c->state = RT_ERROR;
@@ -1156,6 +1453,17 @@ fmi2Status fmi2NewDiscreteStates(fmi2Component comp, fmi2EventInfo *eventInfo)
         }
     } else {
         c->meEventPasses = 0;
+        if (c->meEvFlags & (MDL_EV_CHANGED | MDL_EV_REINIT)) {
+            /* the event is complete: chattering tests, band watch (3) */
+            char why[RT_WHY_LEN];
+            if (ev_record(c, c->time, why, sizeof why)) {
+                c->state = RT_ERROR;
+                FAIL("%s: %s", FN, why);
+            }
+            band_setup(c, c->meEvFlags & MDL_EV_REINIT);
+        }
+        c->meEvFlags = 0;          /* a further call in this event mode starts afresh */
+        ev_begin(c);
     }
     c->nEvents++;
     eventInfo->newDiscreteStatesNeeded = (flags & MDL_EV_CHANGED) ? fmi2True : fmi2False;
@@ -1190,6 +1498,26 @@ fmi2Status fmi2CompletedIntegratorStep(fmi2Component comp,
     (void)noSetFMUStatePriorToCurrentPoint;
     if (!require_type(c, FN, fmi2ModelExchange)) { status = fmi2Error; goto END; }
     if (!enterEventMode || !terminateSimulation) FAIL("%s: NULL pointer argument", FN);
+    if (N_Z > 0) {                                  /* test (3), only while a watch is on */
+        int k, on = 0;
+        for (k = 0; k < N_Z; k++)
+            if (c->zBand[k] != 0.0) on = 1;
+        if (on) {
+            const int rc = ensure_eval(c);
+            if (rc != 0) {
+                c->state = RT_ERROR;
+                FAIL("%s: model evaluation failed at t=%.17g (code %d)", FN, c->time, rc);
+            }
+            mdl_zc(c->v, c->time, c->z);
+            k = band_check(c, c->z);
+            if (k >= 0) {
+                char why[RT_WHY_LEN];
+                band_message(c, k, c->time, c->z[k], why, sizeof why);
+                c->state = RT_ERROR;
+                FAIL("%s: %s", FN, why);
+            }
+        }
+    }
     *enterEventMode = fmi2False;
     *terminateSimulation = c->terminateRequested ? fmi2True : fmi2False;
 END:
@@ -1254,6 +1582,15 @@ fmi2Status fmi2GetEventIndicators(fmi2Component comp, fmi2Real eventIndicators[]
         FAIL("%s: model evaluation failed at t=%.17g (code %d)", FN, c->time, rc);
     }
     if (ni > 0) mdl_zc(c->v, c->time, eventIndicators);
+    if (ni > 0 && c->state == RT_CT_MODE) {        /* test (3) on the importer's trajectory */
+        const int k = band_check(c, eventIndicators);
+        if (k >= 0) {
+            char why[RT_WHY_LEN];
+            band_message(c, k, c->time, eventIndicators[k], why, sizeof why);
+            c->state = RT_ERROR;
+            FAIL("%s: %s", FN, why);
+        }
+    }
 END:
     return status;
 }
@@ -1527,14 +1864,16 @@ static void cs_collapse_ahead(RtCtx *c)
     c->ahead = 0;
 }
 
-/* handle the state event located at tev (v is evaluated there): event iteration, solver
- * restart.  Returns fmi2OK or the fmi2Discard of a failure. */
-static fmi2Status cs_event(RtCtx *c, const char *fn, double tev, double *tLastEvent,
-                           int *zeroLen)
+/* handle the state event located at tev (v is evaluated there): event iteration,
+ * chattering tests (1)-(2), solver restart, band watch (3).  Returns fmi2OK or the
+ * fmi2Discard of a failure. */
+static fmi2Status cs_event(RtCtx *c, const char *fn, double tev)
 {
     int rc, flags;
+    char why[RT_WHY_LEN];
     c->time = tev;
     c->nEvents++;
+    ev_begin(c);
     rc = event_iteration(c, 0, &flags);
     if (rc != 0) {
         c->dirty = 1;
@@ -1547,21 +1886,40 @@ static fmi2Status cs_event(RtCtx *c, const char *fn, double tev, double *tLastEv
         c->terminateRequested = 1;
         return cs_discard(c, fn, "the model called terminate() at t=%.17g", tev);
     }
-    /* "zero length": closer than 100 root tolerances to the previous event */
-    if (tev - *tLastEvent <= 1e-10 * (fabs(tev) > 1.0 ? fabs(tev) : 1.0)) {
-        if (++*zeroLen > RT_MAX_ZERO_LEN_EVENTS)
-            return cs_discard(c, fn, "chattering: more than %d consecutive events "
-                              "without time advance at t=%.17g",
-                              RT_MAX_ZERO_LEN_EVENTS, tev);
-    } else {
-        *zeroLen = 0;
-    }
-    *tLastEvent = tev;
+    if (ev_record(c, tev, why, sizeof why)) return cs_discard(c, fn, "%s", why);
     if (N_X > 0) rt_ode_restart(c->ode, tev, c->v + OFF_X, 0.0);
     c->ahead = 0;
     mdl_zc(c->v, c->time, c->z);
     zmemory(c->zOld, c->z, 0);
+    band_setup(c, flags & MDL_EV_REINIT);
     return fmi2OK;
+}
+
+/* wall-clock seconds (monotonic where available) */
+static double rt_wall_time(void)
+{
+#if defined(_WIN32)
+    struct timespec ts;
+    timespec_get(&ts, TIME_UTC);
+#else
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+#endif
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* solver.maxSteps: solver steps allowed in one fmi2DoStep */
+static long cs_max_steps(const RtCtx *c)
+{
+    const double m = c->v[OFF_SOLVER_MAXSTEPS];
+    return (m >= 1.0 && m <= 2147483647.0) ? (long)m : RT_MAX_STEPS;
+}
+
+/* solver.maxStepTime: wall-clock seconds allowed for one fmi2DoStep, 0 = no limit */
+static double cs_wall_budget(const RtCtx *c)
+{
+    const double b = c->v[OFF_SOLVER_MAXSTEPTIME];
+    return (b > 0.0 && isfinite(b)) ? b : 0.0;
 }
 
 /* Integrate from c->time to tEnd with event handling.
@@ -1580,13 +1938,25 @@ static fmi2Status cs_integrate(RtCtx *c, const char *fn, double tEnd)
 {
     RtOde *s;
     long steps = 0;
-    int zeroLen = 0, rc, flags;
-    double tLastEvent = -INFINITY, tBound;
+    int rc, flags;
+    double tBound;
+    const double tBegin = c->time;
+    const long maxSteps = cs_max_steps(c);
+    const double wallBudget = cs_wall_budget(c);
     fmi2Status st;
 
     c->deferred[0] = '\0';
     if (cs_solver(c, fn) != 0) return fmi2Error;
     s = c->ode;
+    /* work budget known before integrating: solver.hmax forces (tEnd - t)/hmax steps */
+    if (N_X > 0 && s->hmax > 0.0 && (tEnd - c->time) / s->hmax > (double)maxSteps)
+        return cs_discard(c, fn, "work budget: a step of %.17g s from t=%.17g needs at "
+                          "least %.3g solver steps with solver.hmax = %g s, more than "
+                          "solver.maxSteps = %ld; refused before integrating (time still "
+                          "t=%.17g).  Use shorter communication steps, or raise solver.hmax "
+                          "or solver.maxSteps", tEnd - c->time, c->time,
+                          (tEnd - c->time) / s->hmax, s->hmax, maxSteps, c->time);
+    if (wallBudget > 0.0) c->wallStart = rt_wall_time();
 
     /* inputs or parameters changed since the last step: event iteration first */
     if (c->csEventPending || c->dirty) {
@@ -1603,6 +1973,7 @@ static fmi2Status cs_integrate(RtCtx *c, const char *fn, double tEnd)
         }
         c->odeRestart = 1;
         c->odeResume = 0;
+        band_clear(c);
     }
     if (N_X == 0 && N_Z == 0) {   /* nothing continuous: just advance the time */
         c->time = tEnd;
@@ -1642,12 +2013,27 @@ static fmi2Status cs_integrate(RtCtx *c, const char *fn, double tEnd)
     while (c->time < tEnd) {
         if (N_X > 0) {
             if (!c->ahead) {   /* a new step from (c->time, x) */
-                if (++steps > RT_MAX_STEPS) {
+                if (wallBudget > 0.0 && steps > 0 && steps % RT_WALL_CHECK == 0) {
+                    const double used = rt_wall_time() - c->wallStart;
+                    if (used > wallBudget) {
+                        cs_restore_accepted(c, 0);
+                        return cs_discard(c, fn, "wall-clock budget exceeded: this step from "
+                                          "t=%.17g to %.17g ran %.3g s, more than "
+                                          "solver.maxStepTime = %g s; stopped at t=%.17g after "
+                                          "%ld solver steps (raise solver.maxStepTime, 0 = no "
+                                          "limit, or use shorter communication steps)",
+                                          tBegin, tEnd, used, wallBudget, c->time, steps);
+                    }
+                }
+                if (++steps > maxSteps) {
                     cs_restore_accepted(c, 0);
-                    return cs_discard(c, fn, "too many solver steps (%ld) in one communication "
-                                      "step, stopped at t=%.17g (h=%.3g); the model is probably "
-                                      "stiff for the chosen method or chattering", RT_MAX_STEPS,
-                                      c->time, s->h);
+                    return cs_discard(c, fn, "work budget exceeded: too many solver steps "
+                                      "(more than solver.maxSteps = %ld) in this step from "
+                                      "t=%.17g to %.17g, stopped at t=%.17g (h=%.3g); the "
+                                      "model is probably stiff for the chosen method or "
+                                      "chattering (raise solver.maxSteps or use shorter "
+                                      "communication steps)", maxSteps, tBegin, tEnd, c->time,
+                                      s->h);
                 }
                 {
                     const long nsw = s->nswitch;
@@ -1690,6 +2076,13 @@ static fmi2Status cs_integrate(RtCtx *c, const char *fn, double tEnd)
                     /* the indicators at the step end: from its last stage (G1) */
                     memcpy(c->z, c->zf, (size_t)N_Z * sizeof(double));
                     if (!crossing(c->zOld, c->z)) {
+                        const int kb = band_check(c, c->z);   /* test (3) */
+                        if (kb >= 0) {
+                            char why[RT_WHY_LEN];
+                            band_message(c, kb, s->t_old, c->z[kb], why, sizeof why);
+                            cs_restore_accepted(c, 1);      /* undo the step */
+                            return cs_discard(c, fn, "%s", why);
+                        }
                         zmemory(c->zOld, c->z, 0);
                     } else {   /* locate it now, while zOld/z bracket this step */
                         double tev = s->t;
@@ -1717,7 +2110,7 @@ static fmi2Status cs_integrate(RtCtx *c, const char *fn, double tEnd)
                     return cs_discard(c, fn, "model evaluation failed at the event t=%.17g",
                                       tev);
                 }
-                st = cs_event(c, fn, tev, &tLastEvent, &zeroLen);
+                st = cs_event(c, fn, tev);
                 if (st != fmi2OK) return st;
                 if (tEnd - tev <= 1e-13 * (fabs(tEnd) > 1.0 ? fabs(tEnd) : 1.0)) break;
                 continue;
@@ -1737,7 +2130,7 @@ static fmi2Status cs_integrate(RtCtx *c, const char *fn, double tEnd)
                 zmemory(c->zOld, c->z, 0);
                 continue;
             }
-            st = cs_event(c, fn, c->time, &tLastEvent, &zeroLen);
+            st = cs_event(c, fn, c->time);
             if (st != fmi2OK) return st;
         }
     }

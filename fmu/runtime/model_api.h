@@ -33,6 +33,12 @@
  *                                           uses atol * mdl_x_nominal[i] (see G9)
  *                     v[OFF_SOLVER_HMAX]    max step; <= 0: unlimited (still bounded by the
  *                                           communication step)
+ *                     v[OFF_SOLVER_MAXSTEPS]    work budget: solver steps per fmi2DoStep
+ *                                           (Integer >= 1, default 1e6; invalid: 1e6)
+ *                     v[OFF_SOLVER_MAXSTEPTIME] wall-clock budget of one fmi2DoStep [s];
+ *                                           <= 0: no limit (default)
+ *                   (order as in codegen.SOLVER_PARAMS; hand-written models may place the
+ *                   slots anywhere, the runtime uses the six macros only)
  *
  * Any slice may be empty (count 0).  NV is the total length.  Every slice's offset is a
  * compile-time constant in config.h.
@@ -111,8 +117,10 @@
  *     fmi2GetNominalsOfContinuousStates returns.  Values <= 0 / NaN are taken as 1.
  *     mdl_jac returning -1 OR filling J with NaN/Inf -> finite differences.
  *  G10 Integer/Boolean variables (also solver.method: MT_INTEGER, min 0, max 2,
- *     tunable) must carry their MT_* type: get/set check it.  Internal slots (name
- *     NULL) are readable through fmi2Get* with their type, never settable.
+ *     tunable; solver.maxSteps: MT_INTEGER, min 1) must carry their MT_* type: get/set
+ *     check it.  Internal slots (kind MK_INTERNAL, name NULL) have no ScalarVariable in
+ *     modelDescription.xml: fmi2Get* and fmi2Set* refuse their value references with
+ *     fmi2Error, exactly like references >= NV.  Every other slot must be in the XML.
  *  G11 modelDescription.xml: LogCategories logEvents, logStatusWarning,
  *     logStatusDiscard, logStatusError, logAll; numberOfEventIndicators = N_Z;
  *     canGetAndSetFMUstate = canSerializeFMUstate = true;

@@ -43,6 +43,10 @@ typedef enum {
 
 #define RT_MSG_LEN 1024
 
+/* event history kept for the chattering / Zeno checks (fmi2_runtime.c): times of the last
+   RT_EV_HIST state events (>= RT_CHATTER_N + 1 and >= 2 RT_ZENO_W + 1 there) */
+#define RT_EV_HIST 128
+
 struct RtCtx {
     unsigned int magic;             /* RT_CTX_MAGIC while alive: guards stale handles */
     char *instanceName;
@@ -87,6 +91,24 @@ struct RtCtx {
     double rhsT;                    /* time of the last rhs evaluation (for mdl_jac) */
     int rhsTerminate;               /* the last rhs evaluation signalled terminate() */
     long nEvents;
+
+    /* event chattering / Zeno checks (CS and ME; fmi2_runtime.c "chattering"), saved with
+       the FMU state */
+    double evHist[RT_EV_HIST];      /* times of the last state events (ring)              */
+    int evHead;                     /* slot of the most recent one                        */
+    int evN;                        /* events in the ring (<= RT_EV_HIST)                 */
+    long evTotal;                   /* state events so far (for messages)                 */
+    int zenoRun;                    /* consecutive events with a geometrically shrinking
+                                       event window (0: none)                             */
+    double zenoT0;                  /* first event time of that run                       */
+    double *mEv;                    /* N_Z: relation memories when the event started      */
+    double *zBand;                  /* N_Z: z_k right after an event with a state jump for
+                                       an indicator that moves back to its surface
+                                       (watched until it crosses); 0 = not watched        */
+    double tBand;                   /* time of that event                                 */
+    int meEvFlags;                  /* ME: MDL_EV_* seen in the passes of this event     */
+    double *vScratch;               /* NV: trial evaluations (moving-back test)           */
+    double wallStart;               /* CS: wall clock at the start of the fmi2DoStep      */
 
     /* rt_newton work space (N_W > 0) */
     double *nlR, *nlR2, *nlJ, *nlDw, *nlWb, *nlW0;

@@ -7,7 +7,7 @@ get/set/free FMU state, (corrupted) serialization, reset, terminate, freeInstanc
 and out of the allowed states, run in a WORKER SUBPROCESS (wc_fmi_driver.py) so that a
 segfault / abort is reported as a test failure with the sequence that caused it, and a
 hang is cut off by a time bound.  The properties checked for every call are listed in
-wc_fmi_driver.py (P1..P7).  On a failure hypothesis shrinks the sequence; the message
+wc_fmi_driver.py (P1..P8).  On a failure hypothesis shrinks the sequence; the message
 contains the minimal sequence as one JSON line, which can be replayed with
 
     python tests/reliability/wc_fmi_driver.py <extracted fmu dir> < seq.jsonl
@@ -160,10 +160,16 @@ INTS = st.sampled_from([0, 1, 2, 3, -1, 100, 2**31 - 1, -2**31])
 
 def ops_strategy(info):
     nv, stop = info["nv"], info["stopTime"]
-    vrs = st.lists(st.one_of(st.integers(0, nv + 1), st.sampled_from([nv, 2**32 - 1])),
-                   max_size=4)
+    # value references: any in 0..nv+1, beyond NV, and the internal slots of v that have no
+    # ScalarVariable (relation memories, pre values, ...): refused on get and set (P8)
+    internal = sorted(set(range(nv)) - {v["vr"] for v in info["variables"]})
+    vr_one = [st.integers(0, nv + 1), st.sampled_from([nv, 2**32 - 1])]
+    if internal:
+        vr_one.append(st.sampled_from(internal))
+    vrs = st.lists(st.one_of(*vr_one), max_size=4)
     # model-scaled step sizes (fractions of the experiment's stop time), invalid ones,
-    # and a huge one only where it is cheap (the solver-step limit costs seconds)
+    # and huge ones only where they are cheap: the BouncingBall ends them at its Zeno point
+    # (fmi2Discard "chattering" at t ~ 4 s); elsewhere the solver-step budget costs seconds
     steps = [0.0, 1e-9 * stop, 0.01 * stop, 0.1 * stop, 0.3 * stop, -0.1 * stop, NAN, INF,
              -INF]
     if info["identifier"] == "BouncingBall":
@@ -237,7 +243,7 @@ def prefix_ops(kind, ftype, stop):
     if kind == "terminated":
         p += [["terminate"]]
     elif kind == "failed" and ftype == D.CS:
-        p += [["doStep", "cur", 0.0, 1e300]]      # BouncingBall: fmi2Discard at once
+        p += [["doStep", "cur", 0.0, 1e300]]      # BouncingBall: fmi2Discard (Zeno point)
     return p
 
 

@@ -25,6 +25,10 @@ Checked properties of every call (``problems`` lists violations):
   P6 deserializing corrupted data (a changed byte, truncation) returns fmi2Error;
      deserializing unmodified data of an instance of the same type succeeds;
   P7 fmi2Instantiate with a wrong GUID / empty name / unknown type returns NULL and logs.
+  P8 fmi2Get*/fmi2Set* (in an allowed state, non-NULL arrays) with a value reference that
+     is not a ScalarVariable of modelDescription.xml (internal slots of v such as relation
+     memories and pre values, references >= NV) or of another type returns fmi2Error and
+     leaves the instance unchanged; the message names the first unknown value reference.
 
 The actual instance state is read after every call from an FMU-state snapshot
 (fmi2GetFMUstate + fmi2SerializeFMUstate; header layout RtStateHeader of
@@ -296,7 +300,7 @@ def fjson(x):
 
 
 class Runner:
-    """Executes one call sequence against a loaded Fmu and checks P1..P7."""
+    """Executes one call sequence against a loaded Fmu and checks P1..P8."""
 
     def __init__(self, fmu: Fmu):
         self.fmu = fmu
@@ -422,8 +426,40 @@ class Runner:
                          f"{STATE_NAMES.get(expect_state)}")              # P5
         if st == DISCARD and (name != "doStep" or new_state != STEP_FAILED):
             self.problem(f"fmi2Discard from {name}, new state {STATE_NAMES.get(new_state)}")
+        self.check_vrs(name, args, st, before, after, logs)                 # P8
         if st == PENDING:
             self.problem("fmi2Pending (fmi2DoStep is synchronous)")
+
+    GETSET_TYPE = {"getReal": "Real", "getInteger": "Integer", "getBoolean": "Boolean",
+                   "getString": "String", "setReal": "Real", "setInteger": "Integer",
+                   "setBoolean": "Boolean", "setString": "String"}
+
+    def check_vrs(self, name, args, st, before, after, logs):
+        """P8: unknown (not in modelDescription.xml) or wrongly typed value references are
+        refused on get exactly as on set."""
+        typ = self.GETSET_TYPE.get(name)
+        if typ is None:
+            return
+        if name.startswith("get"):
+            vrs, null = args
+        else:
+            vrs, vals, null = args
+            vrs = vrs[:min(len(vrs), len(vals))]
+        if null or not vrs:
+            return
+        known = {v["vr"]: v["type"] for v in self.info["variables"]}
+        bad = next((vr for vr in vrs if known.get(vr) != typ), None)
+        if bad is None:
+            return
+        if st != ERROR:
+            self.problem(f"value reference {bad} ({'not in the model description' if bad not in known else known[bad]}) "
+                         f"accepted by {name} with status {st}")
+        elif after != before:
+            self.problem(f"{name} refused value reference {bad} but changed the instance")
+        if bad not in known and not any(s >= ERROR and f"value reference {bad} " in m
+                                        for s, _, m in logs):
+            self.problem(f"{name}: the message does not name the unknown value reference {bad}: "
+                         f"{[m for _, _, m in logs][-1:]}")
 
     def do_instantiate(self, ftype, variant):
         f = self.fmu

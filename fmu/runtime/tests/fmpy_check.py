@@ -57,6 +57,8 @@ MODEL_DESCRIPTION = """<?xml version="1.0" encoding="UTF-8"?>
     <ScalarVariable name="hAbove" valueReference="12" causality="output" variability="continuous" initial="calculated"><Real/></ScalarVariable>
     <ScalarVariable name="count" valueReference="13" causality="local" variability="discrete" initial="exact"><Integer start="0"/></ScalarVariable>
     <ScalarVariable name="tImpact" valueReference="14" causality="local" variability="discrete" initial="exact"><Real start="0"/></ScalarVariable>
+    <ScalarVariable name="solver.maxSteps" valueReference="25" causality="parameter" variability="tunable" initial="exact"><Integer start="1000000" min="1" max="2147483647"/></ScalarVariable>
+    <ScalarVariable name="solver.maxStepTime" valueReference="26" causality="parameter" variability="tunable" initial="exact"><Real start="0" min="0"/></ScalarVariable>
   </ModelVariables>
   <ModelStructure>
     <Outputs><Unknown index="13"/></Outputs>
@@ -116,6 +118,12 @@ def run_checks(fmu):
     import fmpy
     problems = fmpy.validation.validate_fmu(fmu) if hasattr(fmpy, "validation") else []
     yield "fmpy_validate_fmu", not problems, "; ".join(map(str, problems))[:300]
+    # simulate from an extraction in the work folder (removed by main()): simulate_fmu of a
+    # .fmu extracts it to a temp folder of its own, which it leaves behind when it raises
+    unzipped = os.path.join(os.path.dirname(os.path.abspath(fmu)), "unzipped")
+    with zipfile.ZipFile(fmu) as z:
+        z.extractall(unzipped)
+    fmu = unzipped
 
     t_end = 2.45
     ex = exact_impacts(t_end)

@@ -134,7 +134,8 @@ static void stats(fmi2Component c, long *nstep, long *nfev)
 /* ================================================================ bouncing ball */
 #define BB_GUID "{8c4e810f-3df3-4a00-8276-176fa3c9f000}"
 enum { BB_H = 0, BB_V = 1, BB_DH = 2, BB_G = 4, BB_E = 5, BB_TTERM = 6, BB_METHOD = 7,
-       BB_RTOL = 8, BB_HMAX = 10, BB_FLOOR = 11, BB_COUNT = 13, BB_TIMPACT = 14 };
+       BB_RTOL = 8, BB_HMAX = 10, BB_FLOOR = 11, BB_COUNT = 13, BB_TIMPACT = 14,
+       BB_MAXSTEPS = 25, BB_MAXSTEPTIME = 26 };
 
 /* number of exact impacts before tEnd */
 static int bb_nbefore(const double *ex, int n, double tEnd)
@@ -493,6 +494,237 @@ static void test_bball_me(void)
     A.FreeInstance(c);
 }
 
+/* ---------- guards (issue 14): unknown value references, work budget, Zeno */
+
+/* accumulation point of the impacts of the test ball (h0 = 1, e = 0.7, g = 9.81) */
+static double bb_zeno_time(void)
+{
+    const double t1 = sqrt(2 * 1.0 / 9.81), v1 = 9.81 * t1;
+    return t1 + 2 * v1 / 9.81 * 0.7 / (1 - 0.7);
+}
+
+static void test_bball_unknown_vrs(void)
+{
+    fmi2Component c = inst(BB_GUID, fmi2CoSimulation);
+    fmi2ValueReference vr;
+    fmi2Real r = 12345;
+    fmi2Integer i = 12345;
+    fmi2Boolean b = 7;
+    fmi2String str = NULL;
+    fmi2Status s;
+    char want[64];
+    int ok = 1;
+    init(c, 0, 0);
+    A.DoStep(c, 0.0, 0.5, fmi2True);          /* past the first impact: memories set */
+    /* 15..24: pre values, relation memories, when flags (no ScalarVariable) */
+    for (vr = 15; vr <= 24; vr++) {
+        snprintf(want, sizeof want, "value reference %u is not in the model description",
+                 (unsigned)vr);
+        clearlog();
+        s = A.GetReal(c, &vr, 1, &r);
+        ok = ok && s == fmi2Error && strstr(lastlog, want) && r == 12345;
+        s = A.GetInteger(c, &vr, 1, &i);
+        ok = ok && s == fmi2Error && strstr(lastlog, want) && i == 12345;
+        s = A.GetBoolean(c, &vr, 1, &b);
+        ok = ok && s == fmi2Error && strstr(lastlog, want) && b == 7;
+        s = A.SetBoolean(c, &vr, 1, &b);
+        ok = ok && s == fmi2Error && strstr(lastlog, want);
+    }
+    check(ok, "get_internal_vr_refused", "%s", lastlog);
+    vr = 27;
+    s = A.GetReal(c, &vr, 1, &r);
+    check(s == fmi2Error && strstr(lastlog, "value reference 27 is not in the model description"),
+          "get_vr_beyond_nv_refused", "%s", lastlog);
+    vr = 0;
+    s = A.GetString(c, &vr, 1, &str);
+    check(s == fmi2Error && strstr(lastlog, "h (vr=0)") && strstr(lastlog, "not String"),
+          "get_string_names_vr", "%s", lastlog);
+    vr = 17;
+    s = A.GetString(c, &vr, 1, &str);
+    check(s == fmi2Error && strstr(lastlog, "value reference 17"), "get_string_unknown_vr",
+          "%s", lastlog);
+    {   /* a batch with one unknown reference: nothing is returned, the instance goes on */
+        fmi2ValueReference vrs[3] = {BB_H, 16, BB_V};
+        fmi2Real out[3] = {-1, -1, -1};
+        s = A.GetReal(c, vrs, 3, out);
+        check(s == fmi2Error && out[0] == -1 && A.DoStep(c, 0.5, 0.1, fmi2True) == fmi2OK,
+              "get_batch_unknown_vr_refused", "%s", lastlog);
+    }
+    A.FreeInstance(c);
+}
+
+static void test_bball_work_budget(void)
+{
+    fmi2Component c;
+    fmi2Status s;
+    fmi2Real lst = -1;
+    /* solver.hmax = 1e-12 with a 0.01 s step: 1e10 steps > solver.maxSteps, refused */
+    c = inst(BB_GUID, fmi2CoSimulation);
+    setr(c, BB_HMAX, 1e-12);
+    init(c, 0, 0);
+    clearlog();
+    s = A.DoStep(c, 0.0, 0.01, fmi2True);
+    A.GetRealStatus(c, fmi2LastSuccessfulTime, &lst);
+    check(s == fmi2Discard && lst == 0.0 && getr(c, BB_H) == 1.0 &&
+          strstr(lastlog, "solver.hmax") && strstr(lastlog, "solver.maxSteps") &&
+          strstr(lastlog, "refused"), "budget_hmax_refused_up_front",
+          "status=%d lastSuccessfulTime=%g msg: %.200s", s, lst, lastlog);
+    A.FreeInstance(c);
+    /* deterministic step budget: a few steps only */
+    c = inst(BB_GUID, fmi2CoSimulation);
+    s = seti(c, BB_MAXSTEPS, 0);
+    check(s == fmi2Error && strstr(lastlog, "outside its range"), "budget_max_steps_range",
+          "%s", lastlog);
+    seti(c, BB_MAXSTEPS, 5);
+    init(c, 0, 0);
+    clearlog();
+    s = A.DoStep(c, 0.0, 2.0, fmi2True);
+    A.GetRealStatus(c, fmi2LastSuccessfulTime, &lst);
+    check(s == fmi2Discard && lst > 0.0 && lst < 2.0 && strstr(lastlog, "solver.maxSteps = 5") &&
+          strstr(lastlog, "too many solver steps"), "budget_max_steps",
+          "status=%d lastSuccessfulTime=%.12g msg: %.200s", s, lst, lastlog);
+    A.FreeInstance(c);
+    /* the same step with the default budget passes */
+    c = inst(BB_GUID, fmi2CoSimulation);
+    init(c, 0, 0);
+    s = A.DoStep(c, 0.0, 2.0, fmi2True);
+    check(s == fmi2OK && geti(c, BB_MAXSTEPS) == 1000000, "budget_default_ok", "status=%d", s);
+    A.FreeInstance(c);
+}
+
+/* CS to 10 s (far past the Zeno point): fmi2Discard near the accumulation point with
+   the ball on the floor, never fmi2OK with the ball below it */
+static void test_bball_zeno_cs(int method, double H, const char *tag)
+{
+    const double tz = bb_zeno_time();
+    fmi2Component c = inst(BB_GUID, fmi2CoSimulation);
+    fmi2Status s = fmi2OK;
+    fmi2Real lst = -1;
+    double hmin = 1e9;
+    long n = 0;
+    char name[64];
+    seti(c, BB_METHOD, method);
+    init(c, 0, 0);
+    clearlog();
+    while (s == fmi2OK && n * H < 10.0 - 1e-9) {
+        s = A.DoStep(c, n * H, H, fmi2True);
+        n++;
+        if (s == fmi2OK && getr(c, BB_H) < hmin) hmin = getr(c, BB_H);
+    }
+    A.GetRealStatus(c, fmi2LastSuccessfulTime, &lst);
+    snprintf(name, sizeof name, "zeno_cs_discard_%s", tag);
+    check(s == fmi2Discard && strstr(lastlog, "chattering") && lst > tz - 0.05 && lst <= tz &&
+          getr(c, BB_H) > -1e-6 && hmin > -1e-6, name,
+          "status=%d lastSuccessfulTime=%.12g (t*=%.12g) h=%.3g min h=%.3g msg: %.220s", s, lst,
+          tz, getr(c, BB_H), hmin, lastlog);
+    A.FreeInstance(c);
+}
+
+/* test (3) alone: dropped from 1e-11 above the floor, the first rebound (1e-5 m/s) cannot
+   leave the hysteresis band (1e-10 m): fmi2Discard at the first impact, not a free fall */
+static void test_bball_band_cs(int method, const char *tag)
+{
+    fmi2Component c = inst(BB_GUID, fmi2CoSimulation);
+    fmi2Status s = fmi2OK;
+    fmi2Real lst = -1;
+    long n = 0;
+    char name[64];
+    seti(c, BB_METHOD, method);
+    setr(c, BB_H, 1e-11);
+    init(c, 0, 0);
+    clearlog();
+    while (s == fmi2OK && n < 100) s = A.DoStep(c, n * 0.01, 0.01, fmi2True), n++;
+    A.GetRealStatus(c, fmi2LastSuccessfulTime, &lst);
+    snprintf(name, sizeof name, "band_cs_discard_%s", tag);
+    check(s == fmi2Discard && strstr(lastlog, "hysteresis band") && geti(c, BB_COUNT) == 1 &&
+          lst < 1e-3 && fabs(getr(c, BB_H)) < 1e-9, name,
+          "status=%d lastSuccessfulTime=%.6g count=%d h=%.3g msg: %.200s", s, lst,
+          geti(c, BB_COUNT), getr(c, BB_H), lastlog);
+    A.FreeInstance(c);
+}
+
+/* the Zeno check on its own from a restored FMU state: the history is part of the state */
+static void test_bball_zeno_state(void)
+{
+    fmi2Component c = inst(BB_GUID, fmi2CoSimulation);
+    fmi2FMUstate st = NULL;
+    fmi2Real l1 = -1, l2 = -2;
+    fmi2Status s1 = fmi2OK, s2 = fmi2OK;
+    long n, n0 = 0;
+    init(c, 0, 0);
+    for (n = 0; n < 240; n++) A.DoStep(c, n * 0.01, 0.01, fmi2True);   /* to t = 2.4 */
+    n0 = n;
+    A.GetFMUstate(c, &st);
+    for (n = n0; s1 == fmi2OK && n < 1000; n++) s1 = A.DoStep(c, n * 0.01, 0.01, fmi2True);
+    A.GetRealStatus(c, fmi2LastSuccessfulTime, &l1);
+    A.SetFMUstate(c, st);
+    for (n = n0; s2 == fmi2OK && n < 1000; n++) s2 = A.DoStep(c, n * 0.01, 0.01, fmi2True);
+    A.GetRealStatus(c, fmi2LastSuccessfulTime, &l2);
+    check(s1 == fmi2Discard && s2 == fmi2Discard && l1 == l2, "zeno_state_restore_same",
+          "%.17g vs %.17g", l1, l2);
+    A.FreeFMUstate(c, &st);
+    A.FreeInstance(c);
+}
+
+/* Model Exchange with the minimal importer of test_bball_me: an error (not a ball far
+   below the floor) once the impacts accumulate */
+static void test_bball_zeno_me(void)
+{
+    double x[2], xn[2], z[2], zn[2], t = 0, h = 1e-3, hmin = 1e9;
+    fmi2EventInfo ei;
+    fmi2Status s = fmi2OK;
+    int n = 0;
+    fmi2Component c = inst(BB_GUID, fmi2ModelExchange);
+    init(c, 0, 0);
+    do { A.NewDiscreteStates(c, &ei); } while (ei.newDiscreteStatesNeeded && ++n < 100);
+    A.EnterContinuousTimeMode(c);
+    A.GetContinuousStates(c, x, 2);
+    A.GetEventIndicators(c, z, 2);
+    clearlog();
+    while (t < 10.0 && s == fmi2OK) {
+        me_rk4(c, t, x, h, xn);
+        A.SetTime(c, t + h);
+        A.SetContinuousStates(c, xn, 2);
+        s = A.GetEventIndicators(c, zn, 2);
+        if (s != fmi2OK) break;
+        if ((z[0] != 0 && z[0] * zn[0] <= 0) || (z[1] != 0 && z[1] * zn[1] <= 0)) {
+            double lo = 0, hi = h, xe[2], ze[2];
+            int it;
+            for (it = 0; it < 100 && hi - lo > 1e-14; it++) {
+                double mid = 0.5 * (lo + hi);
+                me_rk4(c, t, x, mid, xe);
+                A.SetTime(c, t + mid);
+                A.SetContinuousStates(c, xe, 2);
+                s = A.GetEventIndicators(c, ze, 2);
+                if (s != fmi2OK) break;
+                if ((z[0] != 0 && z[0] * ze[0] <= 0) || (z[1] != 0 && z[1] * ze[1] <= 0)) hi = mid;
+                else lo = mid;
+            }
+            if (s != fmi2OK) break;
+            me_rk4(c, t, x, hi, xe);
+            A.SetTime(c, t + hi);
+            A.SetContinuousStates(c, xe, 2);
+            A.EnterEventMode(c);
+            n = 0;
+            do { s = A.NewDiscreteStates(c, &ei); } while (s == fmi2OK && ei.newDiscreteStatesNeeded && ++n < 100);
+            if (s != fmi2OK) break;
+            A.EnterContinuousTimeMode(c);
+            t += hi;
+            A.GetContinuousStates(c, x, 2);
+            A.GetEventIndicators(c, z, 2);
+        } else {
+            t += h;
+            x[0] = xn[0]; x[1] = xn[1];
+            z[0] = zn[0]; z[1] = zn[1];
+        }
+        if (x[0] < hmin) hmin = x[0];
+    }
+    check(s == fmi2Error && strstr(lastlog, "chattering") && t < bb_zeno_time() + 0.01 &&
+          hmin > -1e-3, "zeno_me_error", "status=%d t=%.12g min h=%.3g msg: %.220s", s, t, hmin,
+          lastlog);
+    A.FreeInstance(c);
+}
+
 /* ================================================================ decay */
 #define DC_GUID "{0d2b7c1e-decay-test-0001}"
 enum { DC_X = 0, DC_K = 2, DC_FAILT = 3, DC_FAILM = 4, DC_METHOD = 5, DC_RTOL = 6,
@@ -690,6 +922,22 @@ static void test_vdp(void)
               "vdp_explicit_too_many_steps", "lastSuccessfulTime=%g msg: %.120s", lst, lastlog);
         A.FreeInstance(c);
     }
+    {   /* wall-clock budget (a tiny one: any 256 steps take longer; no time is asserted) */
+        fmi2Component c = inst(VDP_GUID, fmi2CoSimulation);
+        fmi2Status s;
+        fmi2Real lst = -1;
+        fmi2ValueReference vr = 10;   /* solver.maxStepTime */
+        fmi2Real budget = 1e-9;
+        seti(c, 5, 1);
+        A.SetReal(c, &vr, 1, &budget);
+        init(c, 0, 0);
+        s = A.DoStep(c, 0, 3000.0, fmi2True);
+        A.GetRealStatus(c, fmi2LastSuccessfulTime, &lst);
+        check(s == fmi2Discard && strstr(lastlog, "solver.maxStepTime = 1e-09") &&
+              strstr(lastlog, "after 256 solver steps") && lst > 0 && lst < 3000,
+              "vdp_wall_clock_budget", "lastSuccessfulTime=%g msg: %.200s", lst, lastlog);
+        A.FreeInstance(c);
+    }
 }
 
 /* auto method on the stiff VdP: it switches (logged at logAll), and "save, continue" equals
@@ -851,6 +1099,17 @@ int main(int argc, char **argv)
         test_bball_state();
         test_bball_terminate_and_input();
         test_bball_me();
+        test_bball_unknown_vrs();
+        test_bball_work_budget();
+        test_bball_zeno_cs(0, 0.01, "auto");
+        test_bball_zeno_cs(1, 0.02, "dopri5");
+        test_bball_zeno_cs(2, 0.01, "rodas4");
+        test_bball_zeno_cs(0, 10.0, "one_step");
+        test_bball_zeno_state();
+        test_bball_band_cs(0, "auto");
+        test_bball_band_cs(1, "dopri5");
+        test_bball_band_cs(2, "rodas4");
+        test_bball_zeno_me();
     } else if (strcmp(model, "decay") == 0) {
         test_decay();
     } else if (strcmp(model, "vdp") == 0) {

@@ -65,6 +65,14 @@ SOLVER_PARAMS = [
      "Absolute tolerance of the embedded solver; 0 = runtime default"),
     ("solver.hmax", "Real", 0.0, 0.0, 1e100,
      "Maximum step of the embedded solver [s]; 0 = limited by the communication step only"),
+    # work budget of one fmi2DoStep (fmu/runtime/fmi2_runtime.c): exceeded -> fmi2Discard at the
+    # last accepted point, with a message naming the parameter
+    ("solver.maxSteps", "Integer", 1000000, 1, 2147483647,
+     "Work budget: maximum number of solver steps in one fmi2DoStep (exceeded: fmi2Discard); a step "
+     "longer than solver.maxSteps*solver.hmax is refused before integrating"),
+    ("solver.maxStepTime", "Real", 0.0, 0.0, 1e100,
+     "Wall-clock budget of one fmi2DoStep [s] (exceeded: fmi2Discard, checked every 256 solver "
+     "steps); 0 = no limit, so that results never depend on the machine's load"),
 ]
 
 

@@ -5,7 +5,7 @@
 #define CONFIG_H
 #define MODEL_IDENTIFIER bball
 #define MODEL_GUID "{8c4e810f-3df3-4a00-8276-176fa3c9f000}"
-#define NV 25
+#define NV 27
 #define N_X 2
 #define OFF_X 0
 #define OFF_DX 2
@@ -15,6 +15,8 @@
 #define OFF_SOLVER_RTOL 8
 #define OFF_SOLVER_ATOL 9
 #define OFF_SOLVER_HMAX 10
+#define OFF_SOLVER_MAXSTEPS 25
+#define OFF_SOLVER_MAXSTEPTIME 26
 #define OFF_U 11
 #define N_U 1
 #define OFF_Y 12

@@ -34,6 +34,8 @@ const MdlVar mdl_var[NV] = {
     {0, MT_BOOLEAN, MK_INTERNAL, -INF, INF},             /* 22 c1 */
     {0, MT_BOOLEAN, MK_INTERNAL, -INF, INF},             /* 23 */
     {0, MT_BOOLEAN, MK_INTERNAL, -INF, INF},             /* 24 */
+    {"solver.maxSteps", MT_INTEGER, MK_PARAM_TUNABLE, 1, 2147483647.0}, /* 25 */
+    {"solver.maxStepTime", MT_REAL, MK_PARAM_TUNABLE, 0, INF}, /* 26 */
 };
 
 const double mdl_x_nominal[N_X > 0 ? N_X : 1] = {1.0, 10.0};
@@ -42,6 +44,7 @@ void mdl_set_start(double *v)
 {
     int i;
     for (i = 0; i < NV; i++) v[i] = 0.0;
+    v[25] = 1e6;   /* solver.maxSteps */
     v[0] = 1.0;      /* h */
     v[4] = 9.81;     /* g */
     v[5] = 0.7;      /* e */

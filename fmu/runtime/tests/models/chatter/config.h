@@ -5,7 +5,7 @@
 #define CONFIG_H
 #define MODEL_IDENTIFIER chatter
 #define MODEL_GUID "{chatter-test-0001}"
-#define NV 10
+#define NV 12
 #define N_X 1
 #define OFF_X 0
 #define OFF_DX 1
@@ -15,6 +15,8 @@
 #define OFF_SOLVER_RTOL 3
 #define OFF_SOLVER_ATOL 4
 #define OFF_SOLVER_HMAX 5
+#define OFF_SOLVER_MAXSTEPS 10
+#define OFF_SOLVER_MAXSTEPTIME 11
 #define OFF_U 6
 #define N_U 0
 #define OFF_Y 6

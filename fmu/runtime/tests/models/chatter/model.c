@@ -14,10 +14,18 @@ const MdlVar mdl_var[NV] = {
     {0, MT_BOOLEAN, MK_INTERNAL, -INF, INF},
     {0, MT_BOOLEAN, MK_INTERNAL, -INF, INF},
     {0, MT_BOOLEAN, MK_INTERNAL, -INF, INF},
+    {"solver.maxSteps", MT_INTEGER, MK_PARAM_TUNABLE, 1, 2147483647.0}, /* 10 */
+    {"solver.maxStepTime", MT_REAL, MK_PARAM_TUNABLE, 0, INF}, /* 11 */
 };
 const double mdl_x_nominal[N_X > 0 ? N_X : 1] = {1.0};
 
-void mdl_set_start(double *v) { int i; for (i = 0; i < NV; i++) v[i] = 0.0; v[0] = 0.1; }
+void mdl_set_start(double *v)
+{
+    int i;
+    for (i = 0; i < NV; i++) v[i] = 0.0;
+    v[0] = 0.1;
+    v[10] = 1e6;   /* solver.maxSteps */
+}
 int mdl_calc_params(double *v, RtCtx *ctx) { (void)v; (void)ctx; return 0; }
 int mdl_eval(double *v, double t, RtCtx *ctx)
 {

@@ -17,6 +17,8 @@ const MdlVar mdl_var[NV] = {
     {"tau", MT_REAL, MK_CALC_PARAM, -INF, INF},          /* 9 */
     {"u", MT_REAL, MK_INPUT, -INF, INF},                 /* 10 */
     {"y", MT_REAL, MK_COMPUTED, -INF, INF},              /* 11 */
+    {"solver.maxSteps", MT_INTEGER, MK_PARAM_TUNABLE, 1, 2147483647.0}, /* 12 */
+    {"solver.maxStepTime", MT_REAL, MK_PARAM_TUNABLE, 0, INF}, /* 13 */
 };
 
 const double mdl_x_nominal[N_X > 0 ? N_X : 1] = {1.0};
@@ -25,6 +27,7 @@ void mdl_set_start(double *v)
 {
     int i;
     for (i = 0; i < NV; i++) v[i] = 0.0;
+    v[12] = 1e6;   /* solver.maxSteps */
     v[0] = 1.0; v[2] = 1.0; v[3] = 1e300;
 }
 

@@ -7,7 +7,7 @@
 #define CONFIG_H
 #define MODEL_IDENTIFIER nlloop
 #define MODEL_GUID "{nlloop-test-0001}"
-#define NV 12
+#define NV 14
 #define N_X 1
 #define OFF_X 0
 #define OFF_DX 1
@@ -17,6 +17,8 @@
 #define OFF_SOLVER_RTOL 6
 #define OFF_SOLVER_ATOL 7
 #define OFF_SOLVER_HMAX 8
+#define OFF_SOLVER_MAXSTEPS 12
+#define OFF_SOLVER_MAXSTEPTIME 13
 #define OFF_U 9
 #define N_U 0
 #define OFF_Y 9

@@ -15,8 +15,10 @@ const MdlVar mdl_var[NV] = {
     {"solver.atol", MT_REAL, MK_PARAM_TUNABLE, 0, INF},    /* 7 */
     {"solver.hmax", MT_REAL, MK_PARAM_TUNABLE, 0, INF},    /* 8 */
     {"resNorm", MT_REAL, MK_COMPUTED, -INF, INF},          /* 9 */
-    {"w1", MT_REAL, MK_INTERNAL, -INF, INF},               /* 10 */
-    {"w2", MT_REAL, MK_INTERNAL, -INF, INF},               /* 11 */
+    {"w1", MT_REAL, MK_COMPUTED, -INF, INF},  /* 10: Newton unknowns, exposed for the tests */
+    {"w2", MT_REAL, MK_COMPUTED, -INF, INF},  /* 11 (internal in generated models) */
+    {"solver.maxSteps", MT_INTEGER, MK_PARAM_TUNABLE, 1, 2147483647.0}, /* 12 */
+    {"solver.maxStepTime", MT_REAL, MK_PARAM_TUNABLE, 0, INF}, /* 13 */
 };
 
 const double mdl_x_nominal[N_X > 0 ? N_X : 1] = {1.0};
@@ -25,6 +27,7 @@ void mdl_set_start(double *v)
 {
     int i;
     for (i = 0; i < NV; i++) v[i] = 0.0;
+    v[12] = 1e6;   /* solver.maxSteps */
     v[0] = 3.0; v[2] = 0.1;
 }
 int mdl_calc_params(double *v, RtCtx *ctx) { (void)v; (void)ctx; return 0; }

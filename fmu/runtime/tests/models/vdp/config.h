@@ -4,7 +4,7 @@
 #define CONFIG_H
 #define MODEL_IDENTIFIER vdp
 #define MODEL_GUID "{vdp-test-0001}"
-#define NV 9
+#define NV 11
 #define N_X 2
 #define OFF_X 0
 #define OFF_DX 2
@@ -14,6 +14,8 @@
 #define OFF_SOLVER_RTOL 6
 #define OFF_SOLVER_ATOL 7
 #define OFF_SOLVER_HMAX 8
+#define OFF_SOLVER_MAXSTEPS 9
+#define OFF_SOLVER_MAXSTEPTIME 10
 #define OFF_U 9
 #define N_U 0
 #define OFF_Y 9

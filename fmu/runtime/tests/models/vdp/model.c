@@ -14,6 +14,8 @@ const MdlVar mdl_var[NV] = {
     {"solver.rtol", MT_REAL, MK_PARAM_TUNABLE, 0, 1},
     {"solver.atol", MT_REAL, MK_PARAM_TUNABLE, 0, INF},
     {"solver.hmax", MT_REAL, MK_PARAM_TUNABLE, 0, INF},
+    {"solver.maxSteps", MT_INTEGER, MK_PARAM_TUNABLE, 1, 2147483647.0}, /* 9 */
+    {"solver.maxStepTime", MT_REAL, MK_PARAM_TUNABLE, 0, INF}, /* 10 */
 };
 
 const double mdl_x_nominal[N_X > 0 ? N_X : 1] = {1.0, 1.0};
@@ -22,6 +24,7 @@ void mdl_set_start(double *v)
 {
     int i;
     for (i = 0; i < NV; i++) v[i] = 0.0;
+    v[9] = 1e6;   /* solver.maxSteps */
     v[0] = 2.0; v[4] = 1000.0;
 }
 int mdl_calc_params(double *v, RtCtx *ctx) { (void)v; (void)ctx; return 0; }

@@ -203,8 +203,23 @@ def layout(causal: Causal) -> Layout:
                 conds.append(Slot(f"$when{wi}.{bi}.{ci}", "MK_INTERNAL", "Boolean", ca.SX.sym(f"$when{wi}.{bi}.{ci}")))
     L.add_slice("C", conds)
     L.add_slice("CPRE", [Slot(s.name + ".pre", "MK_INTERNAL", "Boolean", ca.SX.sym(s.name + ".pre")) for s in conds])
-    L.add_slice("W", [Slot(f"$w.{n}", "MK_INTERNAL", "Real", sy) for n, sy in causal.w])
+    # Newton unknowns start from the Modelica start values of their variables (the runtime's
+    # Newton takes the content of v[OFF_W..] as its initial guess: the start value at
+    # initialisation, the previous solution afterwards); numeric starts are in wc_start,
+    # starts that depend on parameters are set by wc_init (initial_values)
+    L.add_slice("W", [Slot(f"$w.{n}", "MK_INTERNAL", "Real", sy, start=_w_start(dae, n)) for n, sy in causal.w])
     return L
+
+
+def _w_start(dae, name):
+    """Start value (number or expression of parameters) of Newton unknown ``name``; 0 for
+    the derivatives in a loop and for variables without a start value."""
+    sv = dae.scalars.get(name)
+    st = sv.start if sv is not None and sv.kind in ("alg", "dalg") else None
+    if st is None:
+        return 0.0
+    n = to_num(st)
+    return float(n) if n is not None else st
 
 
 @dataclass
@@ -406,6 +421,9 @@ def initial_values(causal: Causal, L: Layout, solved, fold):
             x0[s.name] = e
             calc.add(s.name)
     out = [x0[s.name] for s in states] + d0
+    # start values of the Newton unknowns (the initial guesses of the nonlinear loops)
+    out += [s.start if isinstance(s.start, ca.SX) else ca.SX(float(s.start))
+            for s in L.slots[L.off["W"]:L.off["W"] + L.n["W"]]]
     return (fold(ca.vertcat(*out)) if out else ca.SX(0, 1)), calc
 
 

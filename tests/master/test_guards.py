@@ -20,13 +20,6 @@ from wearcosim.master.scenario import ScenarioError, from_dict
 FIX = ROOT / "tests" / "master" / "fixtures"
 
 
-@pytest.fixture(scope="module")
-def pressed_fmu(tmp_path_factory):
-    from wearcosim.export.build import build_fmu
-    out = tmp_path_factory.mktemp("pressed")
-    return build_fmu("PressedJournal", FIX / "pressed", out, path=FIX / "pressed" / "PressedJournal.mo").fmu
-
-
 def sdict(fmu, **over):
     return {"name": over.pop("name", "g"), "fmu": {"path": str(fmu)}, "start": over.pop("start", {}),
             "wear": {"k": 1e-4, "hardness": 1.2e9, "cycles": 4, "omega": 50.0, "update_cycles": 1,

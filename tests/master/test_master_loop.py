@@ -18,13 +18,6 @@ from wearcosim.wear.archard import SectorSurface, sector_pressure
 FIX = ROOT / "tests" / "master" / "fixtures"
 
 
-@pytest.fixture(scope="module")
-def pressed_fmu(tmp_path_factory):
-    from wearcosim.export.build import build_fmu
-    out = tmp_path_factory.mktemp("pressed")
-    return build_fmu("PressedJournal", FIX / "pressed", out, path=FIX / "pressed" / "PressedJournal.mo").fmu
-
-
 def scenario(fmu, **over):
     d = {"name": over.pop("name", "pressed"), "fmu": {"path": str(fmu)},
          "start": over.pop("start", {}),

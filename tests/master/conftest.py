@@ -1,0 +1,14 @@
+"""Fixtures of the master's tests: the PressedJournal test FMU (a journal pressed by a constant
+force at a fixed angle, spinning at constant speed; closed-form wear), built once per session."""
+import pytest
+
+from wctest import ROOT
+
+FIX = ROOT / "tests" / "master" / "fixtures"
+
+
+@pytest.fixture(scope="session")
+def pressed_fmu(tmp_path_factory):
+    from wearcosim.export.build import build_fmu
+    out = tmp_path_factory.mktemp("pressed")
+    return build_fmu("PressedJournal", FIX / "pressed", out, path=FIX / "pressed" / "PressedJournal.mo").fmu

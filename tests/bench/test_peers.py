@@ -12,7 +12,7 @@ measured values."""
 import numpy as np
 import pytest
 
-from wearcosim.bench_scipy import HybridDry, RotorRub, SliderCrankDry
+from wearcosim.bench.peers_scipy import HybridDry, RotorRub, SliderCrankDry
 
 
 @pytest.mark.parametrize("model, peer, stop, signals, bound", [

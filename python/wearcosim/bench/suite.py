@@ -6,7 +6,7 @@ timed in the same process, never an absolute target:
 * simulation speed at equal accuracy (slider-crank, hybrid mechanism, rotor rub): our CS FMU
   through our runner (instantiated once, reset per run, batched stepping ``step_record``), our ME FMU with FMPy's CVode, rumoca's ``Model.simulate`` of the same .mo
   file, and the same equations written plainly in NumPy for ``scipy.integrate.solve_ivp``
-  (``bench_scipy``); accuracy of each against a tight-tolerance reference (our CS FMU at rtol
+  (``wearcosim.bench.peers_scipy``); accuracy of each against a tight-tolerance reference (our CS FMU at rtol
   1e-11): max |x - x_ref| / range(x_ref) of the orbit on the output grid (journal eccentricity
   ex, ey for the mechanisms; disk-1 position x, y relative to the stator for the rotor);
 * wear-loop throughput (cycles per second, hybrid mechanism at 32 pi);
@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 CASES = {
     # name: (example class, wrapper in tests/models/mo/WearCosimChecks, stop time,
     #        compared signals, SciPy peer in bench_scipy, loosest rtol tried)
@@ -83,9 +83,9 @@ def bench_simulation(build_dir: Path, target=1e-4):
     tightest, tests/bench).  A contender that cannot run a case gets (None, None, None, reason)."""
     import rumoca
     from fmpy import simulate_fmu
-    from . import bench_scipy
-    from .export.ondemand import ensure_fmu
-    from .fmi.runner import open_fmu
+    from . import peers_scipy as bench_scipy
+    from ..export.ondemand import ensure_fmu
+    from ..fmi.runner import open_fmu
     rows = []
     sess = rumoca.Session(roots=[str(ROOT / "modelica")])
     checks = ROOT / "tests" / "models" / "mo" / "WearCosimChecks" / "package.mo"
@@ -147,8 +147,8 @@ def bench_wear_loop(cycles=40):
     import cProfile
     import pstats
     import tempfile
-    from .master.loop import WearMaster
-    from .master.scenario import from_dict, load
+    from ..master.loop import WearMaster
+    from ..master.scenario import from_dict, load
     sc = load(ROOT / "cosim" / "demo_hybrid_dry_32pi.toml")
     d = dict(sc.raw)
     d["wear"] = dict(d["wear"], cycles=cycles)
@@ -175,8 +175,8 @@ def bench_wear_loop(cycles=40):
 
 def bench_build():
     import tempfile
-    from .export import frontend
-    from .export.build import DEFAULT_PACKAGE, build_fmu
+    from ..export import frontend
+    from ..export.build import DEFAULT_PACKAGE, build_fmu
     out = {}
     with tempfile.TemporaryDirectory() as tmp:
         for m in frontend.list_models(DEFAULT_PACKAGE, "WearCosim.Examples"):
@@ -190,8 +190,8 @@ def bench_sweep(cycles=160):
     start-up, ~0.5 s each, decides the ratio: 1.76-1.91x measured)."""
     import tempfile
     import tomli_w
-    from .master.scenario import load
-    from .studies.runner import run_all
+    from ..master.scenario import load
+    from ..studies.runner import run_all
     times = {}
     with tempfile.TemporaryDirectory() as tmp:
         scen = []
@@ -251,7 +251,7 @@ def main(argv=None):
         n, t = bench_sweep()
         print(f"\nSweep: {n} cases, 1 worker {t[1]:.1f} s, 2 workers {t[2]:.1f} s, speed-up x{t[1] / t[2]:.2f}")
         report["sweep"] = {"cases": n, "seconds": t}
-    from .atomic import write_bytes
+    from ..atomic import write_bytes
     write_bytes(a.out, json.dumps(report, indent=1).encode())
     print(f"\nwritten {a.out}")
     return 0

@@ -210,7 +210,7 @@ class RotorRub:
         import contextlib
         import os
         import warnings
-        from .studies.rotor import BASELINE, SCENARIOS, TWO_DISK, lateral_dofs, ross_rotor
+        from ..studies.rotor import BASELINE, SCENARIOS, TWO_DISK, lateral_dofs, ross_rotor
         # the parameter set of TwoDiskRub's partial rub (kept in step with the .mo in studies.rotor)
         self.node = TWO_DISK["rub_node"]
         omega, c = BASELINE["rotor.Omega0"], BASELINE["c"]

@@ -1,0 +1,5 @@
+import sys
+
+from .suite import main
+
+sys.exit(main())

@@ -307,6 +307,7 @@ def build_functions(causal: Causal) -> Generated:
     reinit_flag = ca.SX(0)
     term_flag = ca.SX(0)
     when_asserts = []
+    when_eqs = []           # (target or None for reinit, value, loc, activation) of every when-equation
     ci = 0
     cslots = L.slots[L.off["C"]:L.off["C"] + L.n["C"]]
     cpres = L.slots[L.off["CPRE"]:L.off["CPRE"] + L.n["CPRE"]]
@@ -320,11 +321,15 @@ def build_functions(causal: Causal) -> Generated:
                 ci += 1
             active = ca.logic_and(fire, ca.logic_not(taken))
             taken = ca.logic_or(taken, fire)
+            # branches with the same conditions are always active together
+            activation = tuple(str(c) for c in conds)
             for kind, target, value, msg, loc in eqs:
                 if kind == "assign":
                     new_disc[target] = ca.if_else(active, value, new_disc[target])
+                    when_eqs.append((target, value, loc, activation))
                 elif kind == "reinit":
                     new_x[target] = ca.if_else(active, value, new_x[target])
+                    when_eqs.append((None, value, loc, activation))
                     reinit_flag = ca.logic_or(reinit_flag, active)
                 elif kind == "terminate":
                     term_flag = ca.logic_or(term_flag, active)
@@ -333,7 +338,8 @@ def build_functions(causal: Causal) -> Generated:
     # pre() of states inside when bodies means the value before reinit: that is x itself
     F["cond"] = ca.Function("wc_cond", inputs, [fold(solved(ca.vertcat(*cond_exprs))) if cond_exprs else ca.SX(0, 1)], _FOPTS)
     fire_out = [new_disc[n] for n in fire_disc] + [new_x[s.name] for s in states] + [reinit_flag, term_flag]
-    F["fire"] = ca.Function("wc_fire", inputs, [fold(solved(ca.vertcat(*fire_out)))], _FOPTS)
+    fire_vec = simultaneous_when_equations(fold(solved(ca.vertcat(*fire_out))), fire_disc, when_eqs, solved, causal)
+    F["fire"] = ca.Function("wc_fire", inputs, [fire_vec], _FOPTS)
     asserts = [(c, m, lvl, loc) for c, m, lvl, loc in dae.asserts] + [(c, m, "error", loc) for c, m, loc in when_asserts]
     F["asserts"] = ca.Function("wc_asserts", inputs, [fold(solved(ca.vertcat(*[a[0] for a in asserts]))) if asserts else ca.SX(0, 1)], _FOPTS)
     xs = ca.vertcat(*[s.sym for s in states]) if states else ca.SX(0, 1)
@@ -372,6 +378,116 @@ def build_functions(causal: Causal) -> Generated:
     ident = model_name.replace(".", "_")
     guid = "{" + str(uuid.UUID(hashlib.md5(("wearcosim:" + model_name + str(L.NV) + "".join(s.name for s in L.slots)).encode()).hexdigest())) + "}"
     return Generated(L, F, len(asserts), asserts, has_jac, {"calc_states": calc_states}, guid, model_name, ident, deps)
+
+
+def simultaneous_when_equations(fire_vec, targets: dict, when_eqs, solved, causal: Causal):
+    """The equations of the when-clauses active at an event, solved together (MLS 8.3.5).
+
+    ``fire_vec`` holds, for each when-assigned variable ``v`` (in the order of ``targets``:
+    name -> symbol), ``if active then expr else v`` and then the re-initialised states, in terms
+    of the values before the event.  A when-equation is an equation
+    ``v = if edge(c) then expr else pre(v)`` of the event's system: where ``expr`` uses another
+    variable assigned at the same event (directly, or through the continuous equations that
+    ``solved`` substitutes), it must see that variable's new value, whatever the textual order
+    of the equations or clauses.  The when-equations are sorted by these dependencies (each
+    defines its left-hand side) and each new value is substituted into the equations that use
+    it; ``reinit`` values see the new values too.  Only ``pre(v)`` denotes the value before the
+    event.
+
+    A cycle among equations that are always active together (same clause, or clauses with the
+    same condition: ``a = a + 1``, ``a = b + 1; b = a``) is an algebraic loop and is refused.
+    A cycle through clauses with different conditions (``when c1 then a = b + 1``, ``when c2
+    then b = a``) is resolved at each event by substituting the cycle into itself once per
+    member: exact whenever the equations active at that event do not form a cycle themselves;
+    if they do (both conditions fire at one instant) the values become NaN and the event
+    iteration fails with an error instead of returning wrong values.
+    """
+    from .causalize import tarjan
+    names = list(targets)
+    index = {sym.name(): k for k, sym in enumerate(targets.values())}
+    if not index:
+        return fire_vec
+
+    def uses(value):
+        v = value if isinstance(value, ca.SX) else ca.SX(float(value))
+        return {index[s.name()] for s in ca.symvar(solved(v)) if s.name() in index}
+
+    n = len(names)
+    deps = [set() for _ in names]
+    together = [set() for _ in names]      # dependencies on equations always active together
+    locs = [[] for _ in names]
+    assigned_in = {}                        # activation -> targets assigned there
+    for target, value, loc, act in when_eqs:
+        if target is not None:
+            assigned_in.setdefault(act, set()).add(names.index(target))
+    reinit_uses = set()
+    for target, value, loc, act in when_eqs:
+        u = uses(value)
+        if target is None:
+            reinit_uses |= u
+            continue
+        k = names.index(target)
+        deps[k] |= u
+        together[k] |= u & assigned_in.get(act, set())
+        locs[k].append(loc)
+    if not reinit_uses and not any(deps):
+        return fire_vec            # no when-equation uses a value assigned at an event
+    if causal.w:
+        nl = ca.vertcat(*causal.nl_residuals)
+        wv = ca.vertcat(*[sy for _, sy in causal.w])
+        if any(ca.depends_on(nl, targets[nm]) for nm in names):
+            for target, value, loc, act in when_eqs:
+                v = value if isinstance(value, ca.SX) else ca.SX(float(value))
+                if ca.depends_on(solved(v), wv):
+                    raise ExportError("a when-equation uses a variable of a nonlinear algebraic loop that "
+                                      "depends on variables assigned at events: solving the loop at the "
+                                      "event together with the when-equations is not supported", loc,
+                                      "unsupported")
+
+    def where(k):
+        return f"{names[k]} ({locs[k][0] if locs[k] else '?'})"
+    for comp in tarjan(n, [sorted(d) for d in together]):
+        if len(comp) > 1 or comp[0] in together[comp[0]]:
+            loop = sorted(comp)
+            raise ExportError(
+                "when-equations active at the same event form an algebraic loop: "
+                + ", ".join(where(k) for k in loop)
+                + f"; the variables assigned at an event have their new values in every equation "
+                  f"of the event, write pre({names[loop[0]]}) for the value before it",
+                locs[loop[0]][0] if locs[loop[0]] else None, "structure")
+    out = ca.vertsplit(fire_vec)
+
+    def substitute(exprs, ks):
+        ks = sorted(ks)
+        frm = ca.vertcat(*[targets[names[j]] for j in ks])
+        return ca.vertsplit(ca.substitute(ca.vertcat(*exprs), frm, ca.vertcat(*[out[j] for j in ks])))
+
+    for comp in tarjan(n, [sorted(d) for d in deps]):       # dependencies first
+        inner = set(comp)
+        outer = set().union(*[deps[k] for k in comp]) - inner
+        if outer:
+            for k, e in zip(comp, substitute([out[k] for k in comp], outer)):
+                out[k] = e
+        if len(comp) == 1 and comp[0] not in deps[comp[0]]:
+            continue
+        # a cycle through clauses with different conditions: Gauss-Seidel sweeps from the
+        # values before the event, one per member, reach the solution when the active
+        # equations are acyclic; one more sweep must not change it
+        step = [out[k] for k in comp]
+        for _ in range(len(comp)):
+            new = substitute(step, inner)
+            for k, e in zip(comp, new):
+                out[k] = e
+        again = substitute([out[k] for k in comp], inner)
+        ok = ca.SX(1)
+        for k, e in zip(comp, again):
+            ok = ca.logic_and(ok, e == out[k])
+        for k in comp:
+            out[k] = ca.if_else(ok, out[k], ca.SX(float("nan")))
+    if reinit_uses:
+        rest = substitute(out[n:], reinit_uses)
+        out[n:] = rest
+    return ca.vertcat(*out)
 
 
 def initial_values(causal: Causal, L: Layout, solved, fold):

@@ -36,7 +36,8 @@ class BuildResult:
 def model_path(package_dir: Path, model: str) -> Path:
     p = frontend.model_file_for(Path(package_dir), model)
     if p is None:
-        raise ExportError(f"no file for class {model} under {package_dir} (one class per file expected)", None, "name")
+        raise frontend.unknown_class_error(model, frontend.package_classes(Path(package_dir)),
+                                           f"{package_dir} (one class per file)", None)
     return p
 
 

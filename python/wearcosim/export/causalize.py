@@ -144,23 +144,37 @@ def tarjan(n, succ):
 
 
 def check_balance(dae: Dae, residuals, names, syms, what="model"):
+    """Counts and a maximum matching; an unbalanced or structurally singular system is an
+    error naming the variables and equations the matching leaves over, with their lines."""
     n_eq, n_var = len(residuals), len(names)
     inc = incidence([r for r, _ in residuals], syms)
     var_of_eq, eq_of_var = match(inc, n_var)
     free_eqs = [i for i in range(n_eq) if var_of_eq[i] < 0]
-    free_vars = [names[v] for v in range(n_var) if eq_of_var[v] < 0]
+    free_vars = [v for v in range(n_var) if eq_of_var[v] < 0]
     if n_eq != n_var or free_eqs or free_vars:
-        lines = [f"{what} is {'unbalanced' if n_eq != n_var else 'structurally singular'}: "
-                 f"{n_eq} scalar equations, {n_var} unknowns"]
+        label = f"{what} {dae.model.name}" if dae.model.name else what
+        parts = [f"{label} is {'unbalanced' if n_eq != n_var else 'structurally singular'}: "
+                 f"{n_eq} equations, {n_var} unknowns"]
+        var_locs = [_var_loc(dae, names[v]) for v in free_vars]
         if free_vars:
-            lines.append("variables without an equation: " + ", ".join(free_vars[:20]) +
+            parts.append("variables without an equation: " +
+                         ", ".join(f"{names[v]} ({short_loc(l)})" for v, l in zip(free_vars[:20], var_locs)) +
                          (" ..." if len(free_vars) > 20 else ""))
         if free_eqs:
-            lines.append("equations without a variable (over-determined): " +
-                         "; ".join(f"{residuals[i][1]}: {residuals[i][0]} = 0" for i in free_eqs[:10]))
-        loc = residuals[free_eqs[0]][1] if free_eqs else dae.model.loc
-        raise ExportError("\n  ".join(lines), loc, "balance")
+            parts.append("equations without a variable (over-determined): " +
+                         "; ".join(f"{short_loc(residuals[i][1])}: {_eq_text(residuals[i][0])} = 0"
+                                   for i in free_eqs[:10]) + (" ..." if len(free_eqs) > 10 else ""))
+        loc = residuals[free_eqs[0]][1] if free_eqs else \
+            next((l for l in var_locs if l is not None and l.line), dae.model.loc)
+        raise ExportError("; ".join(parts), loc, "balance")
     return inc, var_of_eq
+
+
+def _var_loc(dae: Dae, name: str):
+    """Declaration of unknown ``name`` (``der(x)``: of the state ``x``)."""
+    base = name[4:-1] if name.startswith("der(") and name.endswith(")") else name
+    sv = dae.scalars.get(base)
+    return sv.base.loc if sv is not None else None
 
 
 def reduce_index(dae: Dae) -> Dae:
@@ -215,7 +229,25 @@ def reduce_index(dae: Dae) -> Dae:
     raise ExportError("index reduction did not terminate", dae.model.loc, "structure")
 
 
+def short_loc(loc) -> str:
+    """``file.mo:line`` without the folder (the message's location carries the full path)."""
+    if loc is None or not getattr(loc, "file", None):
+        return "?"
+    import os
+    return f"{os.path.basename(loc.file)}:{loc.line}" if loc.line else os.path.basename(loc.file)
+
+
+def _eq_text(r, limit: int = 80) -> str:
+    t = str(r)
+    return t if len(t) <= limit else t[:limit - 3] + "..."
+
+
 def causalize(dae: Dae) -> Causal:
+    names, syms = unknowns_of(dae)
+    if len(dae.equations) != len(names):
+        # unbalanced: diagnosed on the model as written (index reduction adds one equation
+        # and one unknown per differentiated constraint, it never changes the balance)
+        check_balance(dae, dae.equations, names, syms)
     dae = reduce_index(dae)
     names, syms = unknowns_of(dae)
     residuals = dae.equations

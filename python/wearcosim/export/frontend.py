@@ -7,12 +7,25 @@ a rumoca upgrade touches this file and the IR snapshot tests of ``tests/export``
 Diagnostics: rumoca's errors are translated into :class:`ExportError` with ``file:line``.
 Parse errors carry their location in rumoca's diagnostics; for semantic errors (unknown
 name, type mismatch) rumoca 0.10.2 gives no location, so the offending identifier is
-searched in the source files of the package (first use outside comments).
+searched in the source files of the package (first use outside comments).  An unbalanced
+model is flattened again as a partial class (rumoca checks the balance of complete models
+only) and diagnosed by our own matching (``causalize.check_balance``), which names the
+variables and equations left over with their lines.
+
+What is compiled: a file inside a package (a folder with ``package.mo``) is loaded with its
+package, as rumoca does; a file outside any package is compiled alone, with the WearCosim
+library as the only other source root -- never with the other ``.mo`` files of its folder
+(rumoca would read them all: a broken or duplicate neighbour would break the build).
 """
 from __future__ import annotations
 
+import difflib
 import os
 import re
+import sys
+import tempfile
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
@@ -20,6 +33,14 @@ from . import ir
 from .errors import ExportError
 
 RUMOCA_VERSION = "0.10.2"
+
+#: the folder holding the WearCosim library (source root of files outside any package)
+LIBRARY_ROOT = Path(__file__).resolve().parents[3] / "modelica"
+#: name given to a stand-alone file handed to rumoca: a folder that does not exist, so that
+#: rumoca reads no neighbouring file (it loads every .mo file of a source's folder)
+_DETACHED = Path("/nonexistent-wearcosim-detached-source")
+#: the partial class wrapped around an unbalanced model to flatten it anyway
+_PROBE = "WearCosimBalanceProbe__"
 
 _BINOPS = {
     "Add": "+", "Sub": "-", "Mul": "*", "Div": "/", "Exp": "^",
@@ -130,6 +151,146 @@ def _package_files(path: Path):
     return sorted(root.rglob("*.mo")), root
 
 
+@dataclass
+class Sources:
+    """What one build compiles: the file named, and what it belongs to or may reference."""
+    path: Path              # the file named
+    in_package: bool        # inside a package folder (package.mo beside it)
+    root: Path              # top package folder, or the file's folder
+    files: list             # .mo files of the compilation (diagnostics, identifier search)
+    roots: list             # rumoca source roots (stand-alone file: the WearCosim library)
+    map_files: list         # files rumoca's source spans may point into
+
+
+def sources(path: Path) -> Sources:
+    path = Path(path)
+    if (path.parent / "package.mo").exists():
+        files, root = _package_files(path)
+        return Sources(path, True, root, files, [], files)
+    lib = LIBRARY_ROOT.resolve()
+    roots = [lib] if (lib / "WearCosim" / "package.mo").exists() else []
+    lib_files = sorted((lib / "WearCosim").rglob("*.mo")) if roots else []
+    return Sources(path, False, path.parent, [path], roots, [path] + lib_files)
+
+
+@contextmanager
+def _rust_stderr():
+    """rumoca's Rust panics print their own report on file descriptor 2 (several lines next to
+    our one-line error): that output is held back, and passed on unless the call panicked."""
+    panicked = False
+    try:
+        sys.stderr.flush()
+        saved = os.dup(2)
+    except (OSError, ValueError):      # no usable fd 2: nothing to hold back
+        yield
+        return
+    tmp = tempfile.TemporaryFile()
+    os.dup2(tmp.fileno(), 2)
+    try:
+        yield
+    except BaseException as exc:
+        panicked = _is_panic(exc)
+        raise
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+        if not panicked:
+            tmp.seek(0)
+            held = tmp.read()
+            if held:
+                sys.stderr.write(held.decode(errors="replace"))
+                sys.stderr.flush()
+        tmp.close()
+
+
+def _is_panic(exc) -> bool:
+    return type(exc).__name__ == "PanicException"
+
+
+def _rumoca_flat(src: Sources, model: str, text: str, partial: bool = False) -> dict:
+    """rumoca's flat IR of ``model``; ``partial``: of a partial class extending it (no balance
+    check).  Raises rumoca's errors and panics."""
+    import rumoca
+    with _rust_stderr():
+        if src.in_package:
+            if partial:
+                m = rumoca.Session(roots=[str(src.root.parent)]).loads(
+                    f"partial model {_PROBE} extends {model}; end {_PROBE};", model=_PROBE,
+                    filename=str(_DETACHED / f"{_PROBE}.mo"))
+            else:
+                m = rumoca.Session().load(str(src.path), model=model)
+        else:
+            code, name = text, model
+            if partial:      # appended: the spans of the file's own text stay as they are
+                code, name = text + f"\npartial model {_PROBE} extends {model}; end {_PROBE};\n", _PROBE
+            m = rumoca.Session(roots=[str(r) for r in src.roots]).loads(
+                code, model=name, filename=str(_DETACHED / src.path.name))
+        return m.to_dict("flat")
+
+
+def _read_source(path: Path) -> str:
+    """The text of a model file; a file that is not UTF-8 or holds no class is an error."""
+    data = path.read_bytes()
+    err = _utf8_error(path, data)
+    if err is not None:
+        raise err
+    text = data.decode("utf-8")
+    if not _strip_comments(text).strip():
+        raise _err("the file is empty: no class definition", ir.Loc(str(path), 1), "syntax")
+    return text
+
+
+def _utf8_error(path: Path, data: bytes = None) -> Optional[ExportError]:
+    try:
+        data = Path(path).read_bytes() if data is None else data
+        data.decode("utf-8")
+        return None
+    except OSError:
+        return None
+    except UnicodeDecodeError as e:
+        ls = data.rfind(b"\n", 0, e.start) + 1
+        line = data.count(b"\n", 0, e.start) + 1
+        col = len(data[ls:e.start].decode("utf-8", errors="replace")) + 1
+        return _err(f"not a UTF-8 text file: byte 0x{data[e.start]:02x} cannot be decoded "
+                    f"(Modelica files are UTF-8: save the file as UTF-8)", ir.Loc(str(path), line, col), "syntax")
+
+
+_CLASS_DEF = re.compile(r"(?<![\w.])(?:(?:encapsulated|partial|final|expandable|pure|impure|operator|"
+                        r"replaceable|redeclare|inner|outer)\s+)*(model|block|class|connector|record|type|"
+                        r"package|function)\s+(\w+)")
+
+
+def class_names(path: Path, text: str = None) -> list:
+    """Dotted names of the classes a file defines (with its ``within`` prefix)."""
+    try:
+        src = _strip_comments(text if text is not None else Path(path).read_text(errors="ignore"))
+    except OSError:
+        return []
+    m = re.search(r"^\s*within\s+([\w.]*)\s*;", src, re.M)
+    prefix = (m.group(1) + ".") if m and m.group(1) else ""
+    out = []
+    for mm in _CLASS_DEF.finditer(src):
+        before = src[max(0, mm.start() - 4):mm.start()]
+        if re.search(r"\bend\s*$", before) or src[:mm.start()].rstrip().endswith("end"):
+            continue
+        n = prefix + mm.group(2)
+        if n not in out:
+            out.append(n)
+    return out
+
+
+def unknown_class_error(model: str, names: list, where: str, loc) -> ExportError:
+    """``model`` is not one of ``names``: say which names exist, the closest first."""
+    last = model.split(".")[-1]
+    close_last = set(difflib.get_close_matches(last, [n.split(".")[-1] for n in names], n=5, cutoff=0.6))
+    close = sorted((n for n in names if n.split(".")[-1] in close_last),
+                   key=lambda n: -difflib.SequenceMatcher(None, model, n).ratio())[:3]
+    if close:
+        return _err(f"no class named {model} in {where}; did you mean {' or '.join(close)}?", loc, "name")
+    listed = ", ".join(names[:12]) + (", ..." if len(names) > 12 else "")
+    return _err(f"no class named {model} in {where} (classes there: {listed or 'none'})", loc, "name")
+
+
 def _strip_comments(src: str) -> str:
     """Blank out comments and string literals (keeping line structure)."""
     out = []
@@ -171,9 +332,17 @@ def _find_identifier(files, ident: str, prefer: Optional[Path] = None):
     return None
 
 
-def _translate_rumoca_error(exc, path: Path, files, model: str) -> ExportError:
-    text = str(exc)
-    first = text.splitlines()[0] if text else repr(exc)
+def _translate_rumoca_error(exc, src: Sources, model: str, text: str) -> ExportError:
+    path, files = src.path, src.files
+    text_ = str(exc).replace(str(_DETACHED / path.name), str(path))
+    text_ = text_.split("\nRelated failures")[0]
+    first = text_.splitlines()[0] if text_ else repr(exc)
+    # a file rumoca could not read
+    m = re.search(r"Failed to read (.+?): stream did not contain valid UTF-8", text_)
+    if m:
+        err = _utf8_error(Path(m.group(1)))
+        if err is not None:
+            return err
     # parse errors: diagnostics carry "[file:line:col]"
     try:
         import rumoca
@@ -192,20 +361,161 @@ def _translate_rumoca_error(exc, path: Path, files, model: str) -> ExportError:
                     return _err(msg, ir.Loc(d.file, d.line), "syntax")
     except Exception:  # pragma: no cover - validate itself failing is not fatal
         pass
-    m = re.search(r"unresolved (?:component )?reference:? '([^']+)'", text) or \
-        re.search(r"unresolved (?:type|class|function)[^']*'([^']+)'", text)
+    m = re.search(r"unresolved (?:component )?reference:? '([^']+)'", text_) or \
+        re.search(r"unresolved (?:type|class|function)[^']*'([^']+)'", text_)
     if m:
         loc = _find_identifier(files, m.group(1), prefer=path)
-        return _err(f"unknown name '{m.group(1)}' ({first})", loc, "name")
-    m = re.search(r"unbalanced model: (\d+) equations, (\d+) unknowns[^\n]*", text)
+        hint = ""
+        top = m.group(1).split(".")[0]
+        if not src.in_package and (path.parent / f"{top}.mo").exists() and path.parent / f"{top}.mo" != path:
+            hint = (f"; {top}.mo beside the file is not loaded: a file outside a package is compiled "
+                    f"alone (put {top} into this file, or both files into a package)")
+        return _err(f"unknown name '{m.group(1)}' ({first}){hint}", loc, "name")
+    if re.search(r"unbalanced model: (\d+) equations, (\d+) unknowns", text_):
+        return _diagnose_unbalanced(src, model, text, text_)
+    m = re.search(r"function output '([^']+)' is not definitely assigned in function '([^']+)'", text_)
     if m:
-        return _err(f"unbalanced model {model}: {m.group(0)}", ir.Loc(str(path), 1), "balance")
-    if "type mismatch" in text:
+        out, fn = m.group(1), m.group(2)
+        return _err(f"output '{out}' of function '{fn}' is not assigned on every path through its "
+                    f"algorithm", _find_declaration(files, fn, out, prefer=path) or ir.Loc(str(path), 0), "structure")
+    # typecheck and other phases: "<phase> failed: M failed in <Phase>: <message> [file:line:col]"
+    m = re.search(r"\[([^\]\s]+\.mo):(\d+):(\d+)\]", text_)
+    if m:
+        msg = text_[:m.start()].strip()
+        msg = re.sub(r"^\w+ failed: \S+ failed in \w+: ", "", msg)
+        msg = re.sub(r"\s+", " ", msg).replace("`", "")
+        kind = "type" if ("mismatch" in msg or "type" in msg) else "compile"
+        return _err(msg, ir.Loc(m.group(1), int(m.group(2)), int(m.group(3))), kind)
+    m = re.search(r"cyclic dependency in parameter binding for '([^']+)'", text_)
+    if m:
+        loc = _find_regex(files, r"(?<![\w.])" + re.escape(m.group(1).split(".")[-1]) + r"\s*(?:\([^;]*\))?\s*=",
+                          prefer=path)
+        return _err(f"parameter '{m.group(1)}' is defined in terms of itself (cyclic bindings)",
+                    loc or ir.Loc(str(path), 0), "structure")
+    m = re.search(r"reinit\(\) can only be applied to state variables: (\S+) is not a state", text_)
+    if m:
+        loc = _find_regex(files, r"reinit\s*\(\s*" + re.escape(m.group(1).split(".")[-1]) + r"(?!\w)", prefer=path)
+        return _err(f"reinit({m.group(1)}, ...): '{m.group(1)}' is not a state (reinit() applies to "
+                    f"variables under der())", loc or ir.Loc(str(path), 0), "structure")
+    if "der(...) must have exactly one resolved variable-reference operand" in text_:
+        loc = _find_regex(files, r"(?<![\w.])der\s*\((?!\s*[A-Za-z_][\w.]*\s*(?:\[[^\]]*\])?\s*\))", prefer=path)
+        return _err("der() of an expression is not supported by the front end (rumoca): write der() of "
+                    "single variables", loc or ir.Loc(str(path), 0), "unsupported")
+    if "resolve/parse failed" in text_ or "does not exist" in text_ or "not found" in text_:
+        names = class_names(path, text)
+        if model not in names:
+            return unknown_class_error(model, names, path.name, ir.Loc(str(path), 0))
+    if "type mismatch" in text_:
         return _err(first, ir.Loc(str(path), 0), "type")
-    m = re.search(r"(?:line|Line) (\d+)", text)
+    m = re.search(r"(?:line|Line) (\d+)", text_)
     loc = ir.Loc(str(path), int(m.group(1))) if m else ir.Loc(str(path), 0)
-    kind = "unsupported" if "unsupported" in text else "compile"
-    return _err(re.sub(r"\s+", " ", text).strip(), loc, kind)
+    kind = "unsupported" if "unsupported" in text_ else "compile"
+    return _err(re.sub(r"\s+", " ", text_).strip(), loc, kind)
+
+
+def _translate_panic(exc, src: Sources, model: str) -> ExportError:
+    """rumoca panics (instead of reporting) on ``der()`` of something that is not a
+    continuous-time variable; the panic message carries the byte span of the ``der(...)``."""
+    msg = str(exc)
+    m = re.search(r"der\(\.\.\.\) must name a coordinate classified as a continuous state.*?"
+                  r"start: BytePos\((\d+)\), end: BytePos\((\d+)\)", msg, re.S)
+    if m:
+        start, end = int(m.group(1)), int(m.group(2))
+        for f in [src.path] + [x for x in src.map_files if x != src.path]:
+            try:
+                data = Path(f).read_bytes()
+            except OSError:
+                continue
+            mm = re.match(rb"der\s*\(\s*([A-Za-z_][\w.]*)", data[start:end])
+            if not mm:
+                continue
+            name = mm.group(1).decode()
+            line = data.count(b"\n", 0, start) + 1
+            col = len(data[data.rfind(b"\n", 0, start) + 1:start].decode(errors="replace")) + 1
+            what = _declared_as(f, name)
+            why = {"parameter": "a parameter", "constant": "a constant",
+                   "discrete": "a discrete-time variable"}.get(what, "not a continuous-time Real variable")
+            fix = (f"; to make it a state declare it as a variable, e.g. Real {name}(start = ..., fixed = true)"
+                   if what in ("parameter", "constant") else "")
+            return _err(f"der({name}): '{name}' is {why}, der() needs a continuous-time Real variable{fix}",
+                        ir.Loc(str(f), line, col), "structure")
+    first = msg.splitlines()[0] if msg else repr(exc)
+    return _err(f"rumoca failed on this model (internal error: {first})", ir.Loc(str(src.path), 0), "compile")
+
+
+def _declared_as(f: Path, name: str) -> str:
+    """'parameter' / 'constant' / 'discrete' / '' from the declaration of ``name`` in ``f``."""
+    try:
+        src = _strip_comments(Path(f).read_text(errors="ignore"))
+    except OSError:
+        return ""
+    last = re.escape(name.split(".")[-1])
+    for stmt in src.split(";"):
+        if re.search(r"(?<![\w.])" + last + r"\s*(?:\[[^\]]*\])?\s*(?:\(|=|\"|$)", stmt.strip()) or \
+                re.search(r"\s" + last + r"\s*(?:\(|=|\"|$)", stmt):
+            for w in ("parameter", "constant", "discrete"):
+                if re.search(r"(?<![\w.])" + w + r"(?!\w)", stmt):
+                    return w
+    return ""
+
+
+def _find_regex(files, pattern: str, prefer: Optional[Path] = None):
+    """First match of ``pattern`` outside comments and strings: ``file:line:col``."""
+    pat = re.compile(pattern)
+    order = ([prefer] if prefer else []) + [f for f in files if f != prefer]
+    for f in order:
+        try:
+            src = _strip_comments(Path(f).read_text(errors="ignore"))
+        except OSError:
+            continue
+        for k, line in enumerate(src.splitlines(), 1):
+            m = pat.search(line)
+            if m:
+                return ir.Loc(str(f), k, m.start() + 1)
+    return None
+
+
+def _find_declaration(files, cls: str, name: str, prefer: Optional[Path] = None):
+    """Line declaring ``name`` inside class ``cls`` (e.g. a function's output)."""
+    order = ([prefer] if prefer else []) + [f for f in files if f != prefer]
+    head = re.compile(r"(?<![\w.])(?:function|model|block|class|record)\s+" + re.escape(cls.split(".")[-1]) + r"\b")
+    decl = re.compile(r"(?<![\w.])" + re.escape(name) + r"(?!\w)")
+    for f in order:
+        try:
+            lines = _strip_comments(Path(f).read_text(errors="ignore")).splitlines()
+        except OSError:
+            continue
+        inside = False
+        for k, line in enumerate(lines, 1):
+            if not inside and head.search(line):
+                inside = True
+            if inside:
+                if re.search(r"\bend\s+" + re.escape(cls.split(".")[-1]) + r"\s*;", line):
+                    break
+                if decl.search(line) and re.search(r"\b(output|input|Real|Integer|Boolean)\b", line):
+                    return ir.Loc(str(f), k)
+    return None
+
+
+def _diagnose_unbalanced(src: Sources, model: str, text: str, rumoca_msg: str) -> ExportError:
+    """rumoca only counts; flatten the model as a partial class (not balance-checked) and let
+    our matching name the variables and equations left over, with their lines."""
+    fallback = _err(re.sub(r"\s+", " ", rumoca_msg).strip(), ir.Loc(str(src.path), 0), "balance")
+    import rumoca
+    try:
+        flat = _rumoca_flat(src, model, text, partial=True)
+    except rumoca.RumocaError:
+        return fallback
+    except BaseException as exc:
+        if _is_panic(exc):
+            return _translate_panic(exc, src, model)
+        raise
+    from . import causalize as _causalize, dae as _dae
+    try:
+        _causalize.causalize(_dae.build(_to_ir(flat, src, model)))
+    except ExportError as exc:
+        return exc
+    return fallback
 
 
 # ----------------------------------------------------------------------------- conversion
@@ -457,31 +767,53 @@ def model_file_for(root: Path, model: str) -> Optional[Path]:
     return p if p.exists() else None
 
 
+def package_classes(package_dir: Path) -> list:
+    """Dotted names of the classes of a one-class-per-file package folder."""
+    package_dir = Path(package_dir)
+    base = package_dir.parent if (package_dir / "package.mo").exists() else package_dir
+    out = []
+    for f in sorted(package_dir.rglob("*.mo")):
+        rel = f.relative_to(base).with_suffix("")
+        parts = rel.parts[:-1] if f.name == "package.mo" else rel.parts
+        if parts:
+            out.append(".".join(parts))
+    return out
+
+
 def flatten(path, model: str) -> dict:
     """rumoca's flat IR (dict) of ``model`` loaded from ``path`` (raises ExportError)."""
+    return _flatten(sources(Path(path)), model)
+
+
+def _flatten(src: Sources, model: str) -> dict:
     import rumoca
-    path = Path(path)
+    path = src.path
     if not path.exists():
         raise _err(f"no such file: {path}", None, "io")
-    files, _ = _package_files(path)
-    if getattr(rumoca, "__version__", RUMOCA_VERSION) not in (RUMOCA_VERSION,):
-        pass  # version pinned in pyproject; IR snapshot tests catch schema changes
+    text = _read_source(path)
     try:
-        m = rumoca.Session().load(str(path), model=model)
-        return m.to_dict("flat")
+        return _rumoca_flat(src, model, text)
     except rumoca.RumocaError as exc:
-        raise _translate_rumoca_error(exc, path, files, model) from None
+        raise _translate_rumoca_error(exc, src, model, text) from None
+    except BaseException as exc:
+        if not _is_panic(exc):
+            raise
+        raise _translate_panic(exc, src, model) from None
 
 
 def load(path, model: str) -> ir.Model:
     """Load ``model`` (dotted name) from ``path`` (its file or package) into our IR."""
-    path = Path(path)
-    flat = flatten(path, model)
-    files, root = _package_files(path)
-    mfile = model_file_for(root, model) or path
-    if flat.get("is_partial"):
+    src = sources(Path(path))
+    return _to_ir(_flatten(src, model), src, model, probe=False)
+
+
+def _to_ir(flat: dict, src: Sources, model: str, probe: bool = True) -> ir.Model:
+    """Our IR from rumoca's flat IR (``probe``: of the partial wrapper of an unbalanced model)."""
+    path = src.path
+    mfile = (model_file_for(src.root, model) or path) if src.in_package else path
+    if flat.get("is_partial") and not probe:
         raise _err(f"{model} is a partial class and cannot be exported", ir.Loc(str(mfile), 1), "structure")
-    smap = SourceMap(files)
+    smap = SourceMap(src.map_files)
     _learn_locations(smap, flat.get("variables", {}))
     for name, r in flat.get("variables", {}).items():
         smap.learn_span(r.get("source_span"), name.split(".")[-1].split("[")[0], prefer=mfile)

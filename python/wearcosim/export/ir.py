@@ -20,7 +20,8 @@ Expressions
 ``Range(start, step, stop)``       ``a:b`` / ``a:s:b``
 ``Compr(expr, indices)``           ``{expr for i in r1, j in r2}``
 
-Source locations are ``Loc(file, line)`` (``line`` 0 when unknown).
+Source locations are ``Loc(file, line, col)`` (``line`` 0 when unknown, ``col`` 0 when not
+given: equations carry lines, diagnostics lines and columns).
 """
 from __future__ import annotations
 
@@ -32,9 +33,12 @@ from typing import Optional, Tuple, Union
 class Loc:
     file: str = "?"
     line: int = 0
+    col: int = 0          # 1-based column where known (diagnostics), else 0
 
     def __str__(self) -> str:
-        return f"{self.file}:{self.line}" if self.line else self.file
+        if not self.line:
+            return self.file
+        return f"{self.file}:{self.line}:{self.col}" if self.col else f"{self.file}:{self.line}"
 
 
 # ----------------------------------------------------------------------------- expressions

@@ -175,3 +175,32 @@ def test_when_equations_forming_a_loop_at_one_event_are_refused(tmp_path):
     assert "algebraic loop" in e.message and "a (" in e.message and "b (" in e.message
     assert "\n" not in str(e)
     assert list(tmp_path.iterdir()) == []
+
+
+# ----------------------------------------------------------------------------- item 4
+@pytest.mark.parametrize("name, line, why", [
+    ("SplitFlowRedundant", 6, "constant and singular"),
+    ("SplitFlowSumOfDrops", 8, "singular for every value of R"),
+])
+def test_singular_linear_block_is_refused_at_build_time(name, line, why, tmp_path):
+    """The junction balance written twice (a constant singular matrix), or the pressure drop of
+    the summed flows (singular whatever R): the build succeeded and the FMU failed at
+    initialisation with 'q1 is not finite at t=0'."""
+    p = fixture_path(name)
+    with pytest.raises(ExportError) as ei:
+        build_fmu(name, p.parent, tmp_path, path=p)
+    e = ei.value
+    assert e.kind == "structure" and e.loc.file == str(p) and e.loc.line == line
+    assert "singular linear system" in e.message and "q1, q2" in e.message and why in e.message
+    assert f"{name}.mo:{line} " in e.message and f"{name}.mo:{line + 1} " in e.message   # both equations
+    assert "\n" not in str(e)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_linear_block_singular_for_some_parameter_values_stays_a_runtime_error(fmu_of):
+    """q1 + q2 = Q, R1*q1 = R2*q2 is singular only for R2 = -R1: it builds, computes the split,
+    and fails at initialisation only with such values."""
+    res = simulate(fmu_of("SplitFlow"), "CoSimulation", 1.0, ["q1", "q2"])
+    assert np.allclose(res["q1"], 0.75, rtol=0, atol=1e-14) and np.allclose(res["q2"], 0.25, rtol=0, atol=1e-14)
+    with pytest.raises(Exception, match="fmi2EnterInitializationMode"):
+        simulate(fmu_of("SplitFlow"), "CoSimulation", 1.0, ["q1", "q2"], start_values={"R2": -1.0})

@@ -11,8 +11,10 @@
 * Blocks: a scalar equation linear in its unknown is solved symbolically
   (``v = -r(v=0) / (dr/dv)``); a larger block linear in its unknowns becomes a dense linear
   solve ``A v = b`` (CasADi's symbolic QR, fine for the small blocks of mechanisms such as
-  ``M*der(v) = f``); anything nonlinear keeps its unknowns as Newton iteration variables
-  ``w``, solved at run time by the runtime's damped Newton with the generated Jacobian.
+  ``M*der(v) = f``), refused at build time when its matrix is singular for every value of
+  its coefficients (``check_regular``); anything nonlinear keeps its unknowns as Newton
+  iteration variables ``w``, solved at run time by the runtime's damped Newton with the
+  generated Jacobian, starting from the variables' start values.
 """
 from __future__ import annotations
 
@@ -229,6 +231,76 @@ def reduce_index(dae: Dae) -> Dae:
     raise ExportError("index reduction did not terminate", dae.model.loc, "structure")
 
 
+def _singular(A) -> bool:
+    """Numerically rank-deficient (numpy's matrix_rank tolerance: n * eps * largest singular value)."""
+    import numpy as np
+    sv = np.linalg.svd(A, compute_uv=False)
+    return sv[0] == 0 or sv[-1] <= max(A.shape) * np.finfo(float).eps * sv[0]
+
+
+def _nominal(dae: Dae, name: str) -> float:
+    """The value a known symbol has by default: parameter values, start values, 0."""
+    base = name[4:-1] if name.startswith("pre(") and name.endswith(")") else name
+    if base in dae.param_values:
+        return float(dae.param_values[base])
+    sv = dae.scalars.get(base)
+    if sv is not None:
+        n = sv.value if sv.kind == "const" else sv.start
+        try:
+            return float(n) if n is not None and not isinstance(n, ca.SX) else 0.0
+        except (TypeError, ValueError):
+            return 0.0
+    return 0.0
+
+
+def check_regular(dae: Dae, J, vnames, eqs, samples: int = 16):
+    """Refuse a linear block whose matrix is singular for every value of its coefficients.
+
+    The matching guarantees a structurally regular block, but its matrix can still be
+    singular whatever the parameters and states are (``x + y = 1; 2*x + 2*y = 2``, or
+    ``R*x + R*y = dp``): the FMU would compute NaN at its first evaluation.  A constant matrix
+    is checked directly; a matrix of parameters, states, inputs or discrete values is
+    evaluated at their default values and at ``samples`` random points around them (0/1 for
+    relation memories and Booleans), and refused only if it is singular at every one of
+    them (a non-zero analytic determinant vanishes on a set of measure zero).  A matrix that is
+    singular only for some parameter values stays a run-time error of those values."""
+    import numpy as np
+    syms = ca.symvar(J)
+    if not syms:
+        if not _singular(np.array(ca.DM(J))):
+            return
+    else:
+        f = ca.Function("wc_block_matrix", syms, [J])
+        nominal = [_nominal(dae, s.name()) for s in syms]
+        boolean = []
+        for s in syms:
+            nm = s.name()
+            base = nm[4:-1] if nm.startswith("pre(") else nm
+            sv = dae.scalars.get(base)
+            boolean.append(nm.startswith("$rel") or nm == "initial()" or (sv is not None and sv.type == "Boolean"))
+        rng = np.random.default_rng(20240615)
+        points = [nominal]
+        for _ in range(samples):
+            points.append([float(rng.integers(0, 2)) if b else v * (1 + 0.5 * rng.uniform(-1, 1)) + rng.uniform(-1, 1)
+                           for v, b in zip(nominal, boolean)])
+        finite = 0
+        for pt in points:
+            A = np.array(f(*pt))
+            if not np.all(np.isfinite(A)):
+                continue
+            finite += 1
+            if not _singular(A):
+                return
+        if not finite:
+            return
+    listed = "; ".join(f"{short_loc(loc)} {_eq_text(r)} = 0" for r, loc in eqs)
+    names = [s.name() for s in syms]
+    why = (f"singular for every value of {', '.join(names[:6])}{' ...' if len(names) > 6 else ''}"
+           if names else "constant and singular")
+    raise ExportError(f"singular linear system: cannot solve for {', '.join(vnames)}, the matrix of their "
+                      f"equations is {why} (equations: {listed})", eqs[0][1], "structure")
+
+
 def short_loc(loc) -> str:
     """``file.mo:line`` without the folder (the message's location carries the full path)."""
     if loc is None or not getattr(loc, "file", None):
@@ -287,6 +359,7 @@ def causalize(dae: Dae) -> Causal:
                 sol = [-r0 / J]
                 kind = "explicit"
             else:
+                check_regular(dae, J, vnames, [residuals[i] for i in eqs])
                 sol = ca.vertsplit(ca.solve(J, -r0))
                 kind = "linear"
             for nm, sy, s in zip(vnames, vsyms, sol):

@@ -14,13 +14,15 @@ CasADi functions (all take ``(v[NV], t, initial)``):
 ``rel``     relation values from the continuous values (event mode)
 ``cond``    when-condition values
 ``fire``    new discrete values and re-initialised states of the firing when-branches,
-            plus flags (reinit, terminate)
+            plus flags (reinit, terminate); the when-equations of one event are solved
+            together (each sees the new values of the others, ``simultaneous_when_equations``)
 ``asserts`` assert conditions (1 = holds)
 ``jac``     dense d(der x)/dx (only without nonlinear loops; else the runtime differences)
 ``nlres``/``nljac``  residuals/Jacobian of the nonlinear loops in the Newton unknowns w
+            (which start from their variables' start values: ``wc_start`` and ``init``)
 ``params``  calculated parameters
 ``init``    initial values of states and discrete variables (start expressions, initial
-            equations)
+            equations), then the start values of the Newton unknowns
 """
 from __future__ import annotations
 

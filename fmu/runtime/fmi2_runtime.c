@@ -121,8 +121,13 @@
  *  - CS steps reach past communication points (see cs_integrate): the values at a
  *    communication point inside a solver step come from the step's dense output, and the
  *    next fmi2DoStep continues the step unless an input or parameter was set in between
- *    (then the solver restarts from the interpolated state).  The solver's stages
- *    evaluate derivatives only (mdl_deriv); outputs are evaluated when read.
+ *    (then the solver restarts from the interpolated state).  The state delivered at a
+ *    communication point is always copied from the solver's record of its last accepted
+ *    step (the end point, or the dense output inside it), never assumed to be in v
+ *    already: v holds the step end only right after the step (a continued step that ends
+ *    exactly on the next point found v still at the point delivered before: issue 15).
+ *    The solver's stages evaluate derivatives only (mdl_deriv); outputs are evaluated
+ *    when read.
  *  - Logging categories: logEvents, logStatusWarning, logStatusDiscard,
  *    logStatusError, logAll.  Messages with status Discard/Error/Fatal are always
  *    passed to the logger; OK/Warning messages only when debug logging is on for their
@@ -2134,14 +2139,14 @@ static fmi2Status cs_integrate(RtCtx *c, const char *fn, double tEnd)
             if (st != fmi2OK) return st;
         }
     }
-    /* deliver exactly the master's communication point */
+    /* Deliver exactly the master's communication point, always from the solver's record of
+       the last accepted step (its end point s->x, or its dense output inside it), never from
+       what v happens to hold: v holds the step end only right after rt_ode_step (G1).  A step
+       continued from an earlier fmi2DoStep left v at the communication point delivered then
+       (or at an event bracket), so a step ending exactly on tEnd must still be copied. */
     if (N_X > 0 && c->ahead) {
-        if (s->t > tEnd) {
-            cs_x_at(c, tEnd);          /* from the dense output; the step stays ahead */
-        } else {
-            c->ahead = 0;              /* the step ends on tEnd: v holds it (G1) */
-            s->t = tEnd;
-        }
+        cs_x_at(c, tEnd);              /* the step end itself if s->t == tEnd */
+        if (!(s->t > tEnd)) c->ahead = 0;   /* the step ends on tEnd: consumed */
     } else if (s) {
         s->t = tEnd;
     }

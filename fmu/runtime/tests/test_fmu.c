@@ -860,6 +860,44 @@ static void test_decay(void)
                 A.FreeInstance(c);
             }
     }
+    /* issue 15 item 1: x = 8 t from x = 0 (k = 0, u = 8) on a 1e-4 s grid.  The first solver
+       step, 100 * 1e-6 = 9.9999999999999991e-05 s, ends one ulp short of 1e-4, so the next
+       one is stretched onto its bound 2e-4 and reaches past 1e-4 (delivered from its dense
+       output); the fmi2DoStep to 2e-4 continues it and must deliver its END point, not what
+       v still held (x(1e-4) = 8e-4 instead of 1.6e-3).  The FMU state saved there must hold
+       2e-4 too (restoring it continued from the stale point for good). */
+    {
+        int meth, restore, n;
+        for (meth = 0; meth <= 2; meth++)
+            for (restore = 0; restore <= 1; restore++) {
+                char name[64];
+                double worst = 0.0, tw = 0.0, xw = 0.0;
+                c = inst(DC_GUID, fmi2CoSimulation);
+                seti(c, DC_METHOD, meth);
+                setr(c, DC_K, 0.0);
+                setr(c, DC_X, 0.0);
+                setr(c, DC_U, 8.0);
+                init(c, 0, 0);
+                for (n = 0; n < 6; n++) {
+                    const double t = (n + 1) * 1e-4;
+                    double err;
+                    s = A.DoStep(c, n * 1e-4, t - n * 1e-4, fmi2True);
+                    err = s == fmi2OK ? fabs(getr(c, DC_X) - 8.0 * t) / (8.0 * t) : INFINITY;
+                    if (!(err <= worst)) { worst = err; tw = t; xw = getr(c, DC_X); }
+                    if (restore && n == 1) {
+                        fmi2FMUstate st = NULL;
+                        if (A.GetFMUstate(c, &st) != fmi2OK || A.SetFMUstate(c, st) != fmi2OK)
+                            worst = INFINITY;
+                        A.FreeFMUstate(c, &st);
+                    }
+                }
+                snprintf(name, sizeof name, "continued_step_ends_on_grid_m%d%s", meth,
+                         restore ? "_state_restored" : "");
+                check(worst < 1e-12, name, "worst relative error %.3g at t=%.17g (x=%.17g)",
+                      worst, tw, xw);
+                A.FreeInstance(c);
+            }
+    }
     /* start value of a state before init; x out of its range */
     c = inst(DC_GUID, fmi2CoSimulation);
     s = setr(c, DC_X, 2.0);

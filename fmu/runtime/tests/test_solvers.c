@@ -498,9 +498,123 @@ static void test_lu(void)
     check(rt_lu_factor(2, S, p2) != 0, "lu_singular_detected", "");
 }
 
+/* ---- sparse (RCM + banded) LU against the dense LU ---- */
+static unsigned rng_state = 12345u;
+static double rnd(void)   /* uniform in [0, 1) */
+{
+    rng_state = rng_state * 1103515245u + 12345u;
+    return (double)((rng_state >> 8) & 0xFFFFFFu) / 16777216.0;
+}
+
+/* dense column-major n x n -> CCS pattern + values (entries != 0) */
+static int to_ccs(int n, const double *A, int *colind, int *row, double *val)
+{
+    int i, j, k = 0;
+    for (j = 0; j < n; j++) {
+        colind[j] = k;
+        for (i = 0; i < n; i++)
+            if (A[i + j * n] != 0.0) { row[k] = i; val[k] = A[i + j * n]; k++; }
+    }
+    colind[n] = k;
+    return k;
+}
+
+/* One case: A = P B P^T with B banded (bandwidths bl, bu, random entries, zero diagonal
+   where zero_diag: pivoting needed) and P a random permutation, so the band is only
+   found by the reordering.  Compares rt_band_solve with rt_lu_solve. */
+static void band_case(int n, int bl, int bu, int zero_diag, int force, const char *tag)
+{
+    double *B = calloc((size_t)n * n, sizeof(double)), *A = calloc((size_t)n * n, sizeof(double));
+    double *LU = calloc((size_t)n * n, sizeof(double)), *val = calloc((size_t)n * n, sizeof(double));
+    double *x1 = calloc(n, sizeof(double)), *x2 = calloc(n, sizeof(double)), *b = calloc(n, sizeof(double));
+    int *p = calloc(n, sizeof(int)), *piv = calloc(n, sizeof(int));
+    int *colind = calloc(n + 1, sizeof(int)), *row = calloc((size_t)n * n, sizeof(int));
+    int i, j, rc1, rc2;
+    double err = 0, scale = 0, res = 0;
+    RtBand *bd;
+    for (i = 0; i < n; i++) p[i] = i;
+    for (i = n - 1; i > 0; i--) { int k = (int)(rnd() * (i + 1)), t = p[i]; p[i] = p[k]; p[k] = t; }
+    for (j = 0; j < n; j++)
+        for (i = j - bu; i <= j + bl; i++)
+            if (i >= 0 && i < n && rnd() < 0.7) B[i + j * n] = rnd() * 2 - 1;
+    for (j = 0; j < n; j++) B[j + j * n] = zero_diag ? 0.0 : B[j + j * n] + 4.0;
+    if (zero_diag)   /* regular, but only with row interchanges: dominant 2x2 anti-diagonal blocks */
+        for (j = 0; j + 1 < n; j += 2) { B[j + 1 + j * n] = 4.0 + rnd(); B[j + (j + 1) * n] = 4.0 + rnd(); }
+    for (j = 0; j < n; j++)
+        for (i = 0; i < n; i++) A[p[i] + p[j] * n] = B[i + j * n];
+    to_ccs(n, A, colind, row, val);
+    for (i = 0; i < n; i++) b[i] = x1[i] = x2[i] = rnd() - 0.5;
+    memcpy(LU, A, (size_t)n * n * sizeof(double));
+    rc1 = rt_lu_factor(n, LU, piv);
+    rt_lu_solve(n, LU, piv, x1);
+    bd = rt_band_new(n, colind, row, force, NULL, NULL);
+    if (!bd) { check(0, tag, "no band plan"); goto out; }
+    rt_band_load(bd, colind, row, val, -1.0, 0.0);
+    rc2 = rt_band_factor(bd);
+    rt_band_solve(bd, x2);
+    for (i = 0; i < n; i++) {
+        double s = 0;
+        for (j = 0; j < n; j++) s += A[i + j * n] * x2[j];
+        res = fmax(res, fabs(s - b[i]));
+        err = fmax(err, fabs(x1[i] - x2[i]));
+        scale = fmax(scale, fabs(x1[i]));
+    }
+    check(rc1 == 0 && rc2 == 0 && err <= 1e-10 * (1 + scale) && res < 1e-10, tag,
+          "n=%d kl=%d ku=%d |x_band-x_dense|=%.2e residual=%.2e", n, bd->kl, bd->ku, err, res);
+    rt_band_free(bd);
+out:
+    free(B); free(A); free(LU); free(val); free(x1); free(x2); free(b); free(p); free(piv);
+    free(colind); free(row);
+}
+
+static void test_band_lu(void)
+{
+    int k;
+    for (k = 0; k < 5; k++) band_case(60 + 13 * k, 1 + k % 3, 2 - k % 2, 0, 0, "band_lu_random");
+    for (k = 0; k < 5; k++) band_case(50 + 7 * k, 2, 1 + k % 2, 1, 0, "band_lu_pivoting");
+    band_case(12, 11, 11, 0, 1, "band_lu_dense_pattern_forced");
+    band_case(12, 11, 11, 1, 1, "band_lu_dense_pattern_pivoting");
+    {   /* block-diagonal 2x2 blocks (oscillators): bandwidth 1 after reordering */
+        int n = 200, i, colind[201], row[400], nnz = 0, j;
+        RtBand *bd;
+        for (j = 0; j < n; j++) {       /* states x_1..x_m, v_1..v_m: x_i' = v_i, v_i' = -k x_i - d v_i */
+            colind[j] = nnz;
+            if (j < n / 2) row[nnz++] = j + n / 2;          /* d v_j / d x_j */
+            else { row[nnz++] = j - n / 2; row[nnz++] = j; }
+        }
+        colind[n] = nnz;
+        bd = rt_band_new(n, colind, row, 0, NULL, NULL);
+        check(bd && bd->kl <= 1 && bd->ku <= 1, "band_rcm_oscillators", "kl=%d ku=%d",
+              bd ? bd->kl : -1, bd ? bd->ku : -1);
+        rt_band_free(bd);
+        (void)i;
+    }
+    {   /* arrow pattern: no narrow band -> NULL (dense LU used) */
+        int n = 64, colind[65], row[64 * 3], nnz = 0, j;
+        for (j = 0; j < n; j++) {
+            colind[j] = nnz;
+            if (j == 0) { int i; for (i = 0; i < n; i++) row[nnz++] = i; }
+            else { row[nnz++] = 0; row[nnz++] = j; }
+        }
+        colind[n] = nnz;
+        check(rt_band_new(n, colind, row, 0, NULL, NULL) == NULL, "band_refuses_arrow", "");
+    }
+    {   /* singular: detected */
+        double A[4] = {1, 2, 2, 4}, val[4];
+        int colind[3], row[4];
+        RtBand *bd;
+        to_ccs(2, A, colind, row, val);
+        bd = rt_band_new(2, colind, row, 1, NULL, NULL);
+        rt_band_load(bd, colind, row, val, -1.0, 0.0);
+        check(rt_band_factor(bd) != 0, "band_singular_detected", "");
+        rt_band_free(bd);
+    }
+}
+
 int main(void)
 {
     test_lu();
+    test_band_lu();
     test_nominal_and_jac_fallback();
     test_order(&rt_ode_dopri5, 5, "dopri5");
     test_order(&rt_ode_rodas4, 4, "rodas4");

@@ -344,8 +344,11 @@ def build_functions(causal: Causal) -> Generated:
     F["asserts"] = ca.Function("wc_asserts", inputs, [fold(solved(ca.vertcat(*[a[0] for a in asserts]))) if asserts else ca.SX(0, 1)], _FOPTS)
     xs = ca.vertcat(*[s.sym for s in states]) if states else ca.SX(0, 1)
     has_jac = not causal.w
-    if states:
-        jac = ca.densify(ca.jacobian(eval_out[:len(states)], xs)) if has_jac else ca.SX(0, 1)
+    # the Jacobians keep CasADi's sparsity: the generated functions return only the structural
+    # nonzeros (CCS order), so their code grows with the nonzeros, not with n^2; the pattern
+    # goes into model.c as constant arrays (mdl_jac_colind/mdl_jac_row) and mdl_jac scatters
+    if states and has_jac:
+        jac = ca.jacobian(eval_out[:len(states)], xs)
     else:
         jac = ca.SX(0, 1)
     F["jac"] = ca.Function("wc_jac", inputs, [jac], _FOPTS)
@@ -353,7 +356,7 @@ def build_functions(causal: Causal) -> Generated:
         wv = ca.vertcat(*[sy for _, sy in causal.w])
         r = fold(ca.vertcat(*causal.nl_residuals))
         F["nlres"] = ca.Function("wc_nlres", inputs, [r], _FOPTS)
-        F["nljac"] = ca.Function("wc_nljac", inputs, [ca.densify(ca.jacobian(r, wv))], _FOPTS)
+        F["nljac"] = ca.Function("wc_nljac", inputs, [ca.jacobian(r, wv)], _FOPTS)
     calcs = L.slots[L.off["P"] + L.n["P_INDEP"]:L.off["P"] + L.n["P_INDEP"] + L.n["P_CALC"]]
     # calculated parameters may depend on each other: substitute to a fixed point
     calc_expr = [s.start for s in calcs]
@@ -612,6 +615,17 @@ def render_c(gen: Generated, outdir: Path, experiment: dict):
         if isinstance(st, (bool, np.bool_)):
             n = float(st)
         starts.append(_cnum(n if n is not None else 0.0))
+    def pattern(key, n):
+        """CCS pattern (colind[n+1], row[nnz]) of the sparse output of function key."""
+        if key in gen.functions and gen.functions[key].sparsity_out(0).size() == (n, n):
+            sp = gen.functions[key].sparsity_out(0)
+            return list(sp.colind()), list(sp.row())
+        return [0] * (n + 1), []
+
+    def ints(a):
+        return ",".join(str(int(i)) for i in a) if a else "0"
+    jac_colind, jac_row = pattern("jac", L.n["X"]) if gen.has_jac else ([0] * (L.n["X"] + 1), [])
+    nl_colind, nl_row = pattern("nljac", L.n["W"])
     amsgs = []
     for c, m, lvl, loc in gen.assert_msgs:
         amsgs.append(f"    {{{_cstr(m)}, {_cstr(str(loc))}, {1 if lvl == 'error' else 0}}}")
@@ -623,6 +637,8 @@ def render_c(gen: Generated, outdir: Path, experiment: dict):
         ASSERT_TABLE=",\n".join(amsgs) if amsgs else "    {NULL, NULL, 0}",
         N_ASSERT=str(gen.n_asserts),
         N_DISC=str(L.n["D"] - L.n["DALG"]),
+        JAC_COLIND=ints(jac_colind), JAC_ROW=ints(jac_row),
+        NL_COLIND=ints(nl_colind), NL_ROW=ints(nl_row),
         X_NOMINAL=", ".join(_cnum(s.nominal or 1.0) for s in L.slots[L.off["X"]:L.off["X"] + L.n["X"]]) or "1.0",
     )
     tpl = Template((TEMPLATES / "model.c.in").read_text())
@@ -640,6 +656,7 @@ def render_c(gen: Generated, outdir: Path, experiment: dict):
         OFF_SOLVER=str(L.off["SOLVER"]), HAS_JACOBIAN="1" if gen.has_jac else "0",
         COST_DERIV=str(gen.functions["deriv"].n_instructions()),
         COST_JAC=str(gen.functions["jac"].n_instructions() if gen.has_jac else 0),
+        JAC_NNZ=str(len(jac_row)), NL_NNZ=str(len(nl_row)),
         START_TIME=_cnum(exp.get("StartTime", 0.0)), STOP_TIME=_cnum(exp.get("StopTime", 1.0)),
         TOLERANCE=_cnum(exp.get("Tolerance", 1e-6)),
     )

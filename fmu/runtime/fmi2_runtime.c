@@ -1662,6 +1662,26 @@ static int cs_jac(void *user, double t, const double *x, const double *fx, doubl
 #endif
 }
 
+#if HAS_JACOBIAN && defined(MDL_JAC_NNZ)
+/* the structural nonzeros only (generated models: sparse RODAS4 when the band pays) */
+static int cs_jacnz(void *user, double t, const double *x, const double *fx, double *J)
+{
+    RtCtx *c = (RtCtx *)user;
+    int rc;
+    (void)fx;
+    if (c->rhsT != t || memcmp(c->v + OFF_X, x, (size_t)N_X * sizeof(double)) != 0) {
+        double *dx = c->xe;
+        rc = cs_rhs(c, t, x, dx);
+        if (rc != 0) return rc;
+    }
+    rc = mdl_jac_nz(c->v, t, J, c);
+    if (rc == MDL_TERMINATE) return 1;
+    if (rc == -1) return -1;
+    if (rc < 0) return rc;
+    return rc > 0 ? 1 : 0;
+}
+#endif
+
 static void cs_settings(RtCtx *c)
 {
     RtOde *s = c->ode;
@@ -1691,8 +1711,13 @@ static int cs_solver(RtCtx *c, const char *fn)
     if (!c->ode || c->ode->method != m) {
         RtOde *s;
         if (N_X == 0) { c->odeMethod = id; return 0; }
+#if HAS_JACOBIAN && defined(MDL_JAC_NNZ)
+        s = rt_ode_new_sparse(m, N_X, cs_rhs, cs_jac, cs_jacnz, mdl_jac_colind, mdl_jac_row, c,
+                              c->cb.allocateMemory, c->cb.freeMemory);
+#else
         s = rt_ode_new(m, N_X, cs_rhs, HAS_JACOBIAN ? cs_jac : NULL, c,
                        c->cb.allocateMemory, c->cb.freeMemory);
+#endif
         if (!s) {
             rlog(c, fmi2Error, RT_LOG_ERROR, "%s: out of memory", fn);
             return 1;

@@ -152,6 +152,7 @@
 #include "model_api.h"
 #include "fmi2Functions.h"
 #include "rt_ctx.h"
+#include "rt_linalg.h"
 #include "rt_ode.h"
 
 /* ------------------------------------------------------------------------- */
@@ -669,6 +670,7 @@ static void free_instance(RtCtx *c)
     if (c->nlWb) fr(c->nlWb);
     if (c->nlW0) fr(c->nlW0);
     if (c->nlPiv) fr(c->nlPiv);
+    rt_band_free(c->nlBand);
     fr(c);
 }
 
@@ -745,7 +747,14 @@ fmi2Component fmi2Instantiate(fmi2String instanceName, fmi2Type fmuType,
 #if N_W > 0
     c->nlR = (double *)al(N_W, sizeof(double));
     c->nlR2 = (double *)al(N_W, sizeof(double));
+#ifdef MDL_NL_NNZ
+    /* a large loop with a narrow band after reordering: sparse Newton (rt_newton.c) */
+    c->nlBand = rt_band_new(N_W, mdl_nl_colind, mdl_nl_row, 0, al, functions->freeMemory);
+    c->nlJ = c->nlBand ? (double *)al(MDL_NL_NNZ > 0 ? MDL_NL_NNZ : 1, sizeof(double))
+                       : (double *)al((size_t)N_W * N_W, sizeof(double));
+#else
     c->nlJ = (double *)al((size_t)N_W * N_W, sizeof(double));
+#endif
     c->nlDw = (double *)al(N_W, sizeof(double));
     c->nlWb = (double *)al(N_W, sizeof(double));
     c->nlW0 = (double *)al(N_W, sizeof(double));

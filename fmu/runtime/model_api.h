@@ -201,6 +201,7 @@ int  mdl_jac(double *v, double t, double *J, RtCtx *ctx); /* dense N_X*N_X colum
 #ifdef MDL_JAC_NNZ
 extern const int mdl_jac_colind[], mdl_jac_row[], mdl_nl_colind[], mdl_nl_row[];
 int  mdl_jac_nz(double *v, double t, double *Jnz, RtCtx *ctx);
+int  mdl_nl_jac_nz(const double *v, double t, double *Jnz);  /* MDL_NL_NNZ values of dr/dw */
 #endif
 /* nonlinear loops (only when N_W > 0) */
 int  mdl_nl_res(const double *v, double t, double *r);   /* N_W residuals at w = v[OFF_W..] */

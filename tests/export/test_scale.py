@@ -88,3 +88,81 @@ def test_a_million_element_array_is_refused_early_naming_limit_and_array(tmp_pat
     assert e.value.kind == "size"
     assert "Huge.mo:3" in msg and "x[1000000]" in msg and str(frontend.MAX_SCALARS) in msg
     assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())
+
+
+NL_CHAIN = """model NlChain "a ring of 40 cubic equations: one nonlinear loop of 40 Newton unknowns"
+  parameter Integer n = 40;
+  Real z[n](each start = 0.5);
+  Real s(start = 0, fixed = true);
+equation
+  for i in 1:n-1 loop
+    z[i]^3 + 2*z[i] - 0.5*z[i+1] = 1 + 0.01*i + time;
+  end for;
+  z[n]^3 + 2*z[n] - 0.5*z[1] = 1 + 0.01*n + time;
+  der(s) = z[1];
+end NlChain;
+"""
+
+
+def test_large_nonlinear_loop_uses_the_sparse_newton_and_matches_a_reference(tmp_path):
+    from scipy.optimize import fsolve
+    mo = tmp_path / "NlChain.mo"
+    mo.write_text(NL_CHAIN)
+    fmu = build_fmu("NlChain", tmp_path, tmp_path / "out", path=mo).fmu
+    with zipfile.ZipFile(fmu) as z:
+        cfg = z.read("sources/config.h").decode()
+    assert "#define N_W       40" in cfg and "#define MDL_NL_NNZ     80" in cfg
+    from fmpy import simulate_fmu
+    with unzipped(fmu) as d:
+        res = simulate_fmu(d, fmi_type="CoSimulation", stop_time=1.0, output_interval=0.5,
+                           output=["z[1]", "z[17]", "z[40]"])
+    n = 40
+    for row in res:
+        t = row["time"]
+
+        def f(z):
+            return z ** 3 + 2 * z - 0.5 * np.roll(z, -1) - (1 + 0.01 * np.arange(1, n + 1) + t)
+        ref = fsolve(f, np.full(n, 0.5), xtol=1e-13)
+        for i in (1, 17, 40):
+            assert row[f"z[{i}]"] == pytest.approx(ref[i - 1], abs=1e-9)
+
+
+def test_sigterm_during_a_build_removes_temp_folders_and_compilers(tmp_path):
+    """SIGTERM while gcc runs: exit code 143, the build's temp folders gone, no gcc left."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+    from wctest import ROOT
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    mo = tmp_path / "Oscillators.mo"
+    mo.write_text(oscillators(1500))
+    env = {"PYTHONPATH": str(ROOT / "python"), "PATH": "/usr/bin:/bin:/usr/local/bin", "TMPDIR": str(tmp)}
+    p = subprocess.Popen([sys.executable, "-m", "wearcosim.cli", "build", "--file", str(mo), "Oscillators",
+                          "--out", str(tmp_path / "out")], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True)
+    try:
+        for _ in range(3000):                 # until the compilers run (their object folder exists)
+            if any(d.name.startswith("wearcosim-obj-") for d in tmp.iterdir()) or p.poll() is not None:
+                break
+            time.sleep(0.05)
+        assert p.poll() is None, p.communicate()
+        time.sleep(0.5)
+        p.send_signal(signal.SIGTERM)
+        _, err = p.communicate(timeout=120)
+    finally:
+        if p.poll() is None:
+            p.kill()
+    assert p.returncode == 143, err
+    assert "terminated by signal" in err
+    assert list(tmp.iterdir()) == []
+    for _ in range(100):                      # SIGKILLed compilers: give the kernel a moment
+        left = subprocess.run(["pgrep", "-a", "-f", str(tmp)], capture_output=True, text=True).stdout.splitlines()
+        left = [x for x in left if "pgrep" not in x]
+        if not left:
+            break
+        time.sleep(0.1)
+    assert left == []
+    assert not (tmp_path / "out" / "Oscillators.fmu").exists()

@@ -351,12 +351,13 @@ def build_functions(causal: Causal) -> Generated:
         jac = ca.jacobian(eval_out[:len(states)], xs)
     else:
         jac = ca.SX(0, 1)
-    F["jac"] = ca.Function("wc_jac", inputs, [jac], _FOPTS)
+    F["jac"] = ca.Function("wc_jac", inputs, [jac], _jac_opts(jac))
     if causal.w:
         wv = ca.vertcat(*[sy for _, sy in causal.w])
         r = fold(ca.vertcat(*causal.nl_residuals))
         F["nlres"] = ca.Function("wc_nlres", inputs, [r], _FOPTS)
-        F["nljac"] = ca.Function("wc_nljac", inputs, [ca.jacobian(r, wv)], _FOPTS)
+        nlj = ca.jacobian(r, wv)
+        F["nljac"] = ca.Function("wc_nljac", inputs, [nlj], _jac_opts(nlj))
     calcs = L.slots[L.off["P"] + L.n["P_INDEP"]:L.off["P"] + L.n["P_INDEP"] + L.n["P_CALC"]]
     # calculated parameters may depend on each other: substitute to a fixed point
     calc_expr = [s.start for s in calcs]
@@ -574,7 +575,15 @@ def _no_null_checks(code: str) -> str:
 
 
 CHUNK_INSTRUCTIONS = 2000
+# CasADi's common-subexpression elimination on a Jacobian takes time and memory quadratic in
+# its nonzeros (6000 nonzeros: 9 s, 2.2 GB); above this many it is skipped (CSE only merges
+# equal nodes: the values are the same either way)
+JAC_CSE_MAX_NNZ = 2000
 UNIT_INSTRUCTIONS = 40000
+
+
+def _jac_opts(J):
+    return _FOPTS if J.nnz() <= JAC_CSE_MAX_NNZ else dict(_FOPTS, cse=False)
 
 
 def _chunks(f):

@@ -157,6 +157,7 @@
 #include "model_api.h"
 #include "fmi2Functions.h"
 #include "rt_ctx.h"
+#include "rt_linalg.h"
 #include "rt_ode.h"
 
 /* ------------------------------------------------------------------------- */
@@ -674,6 +675,7 @@ static void free_instance(RtCtx *c)
     if (c->nlWb) fr(c->nlWb);
     if (c->nlW0) fr(c->nlW0);
     if (c->nlPiv) fr(c->nlPiv);
+    rt_band_free(c->nlBand);
     fr(c);
 }
 
@@ -750,7 +752,14 @@ fmi2Component fmi2Instantiate(fmi2String instanceName, fmi2Type fmuType,
 #if N_W > 0
     c->nlR = (double *)al(N_W, sizeof(double));
     c->nlR2 = (double *)al(N_W, sizeof(double));
+#ifdef MDL_NL_NNZ
+    /* a large loop with a narrow band after reordering: sparse Newton (rt_newton.c) */
+    c->nlBand = rt_band_new(N_W, mdl_nl_colind, mdl_nl_row, 0, al, functions->freeMemory);
+    c->nlJ = c->nlBand ? (double *)al(MDL_NL_NNZ > 0 ? MDL_NL_NNZ : 1, sizeof(double))
+                       : (double *)al((size_t)N_W * N_W, sizeof(double));
+#else
     c->nlJ = (double *)al((size_t)N_W * N_W, sizeof(double));
+#endif
     c->nlDw = (double *)al(N_W, sizeof(double));
     c->nlWb = (double *)al(N_W, sizeof(double));
     c->nlW0 = (double *)al(N_W, sizeof(double));
@@ -1667,6 +1676,26 @@ static int cs_jac(void *user, double t, const double *x, const double *fx, doubl
 #endif
 }
 
+#if HAS_JACOBIAN && defined(MDL_JAC_NNZ)
+/* the structural nonzeros only (generated models: sparse RODAS4 when the band pays) */
+static int cs_jacnz(void *user, double t, const double *x, const double *fx, double *J)
+{
+    RtCtx *c = (RtCtx *)user;
+    int rc;
+    (void)fx;
+    if (c->rhsT != t || memcmp(c->v + OFF_X, x, (size_t)N_X * sizeof(double)) != 0) {
+        double *dx = c->xe;
+        rc = cs_rhs(c, t, x, dx);
+        if (rc != 0) return rc;
+    }
+    rc = mdl_jac_nz(c->v, t, J, c);
+    if (rc == MDL_TERMINATE) return 1;
+    if (rc == -1) return -1;
+    if (rc < 0) return rc;
+    return rc > 0 ? 1 : 0;
+}
+#endif
+
 static void cs_settings(RtCtx *c)
 {
     RtOde *s = c->ode;
@@ -1696,8 +1725,13 @@ static int cs_solver(RtCtx *c, const char *fn)
     if (!c->ode || c->ode->method != m) {
         RtOde *s;
         if (N_X == 0) { c->odeMethod = id; return 0; }
+#if HAS_JACOBIAN && defined(MDL_JAC_NNZ)
+        s = rt_ode_new_sparse(m, N_X, cs_rhs, cs_jac, cs_jacnz, mdl_jac_colind, mdl_jac_row, c,
+                              c->cb.allocateMemory, c->cb.freeMemory);
+#else
         s = rt_ode_new(m, N_X, cs_rhs, HAS_JACOBIAN ? cs_jac : NULL, c,
                        c->cb.allocateMemory, c->cb.freeMemory);
+#endif
         if (!s) {
             rlog(c, fmi2Error, RT_LOG_ERROR, "%s: out of memory", fn);
             return 1;

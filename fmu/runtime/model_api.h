@@ -193,6 +193,16 @@ void mdl_zc(const double *v, double t, double *z);     /* N_Z event indicators  
 int  mdl_event(double *v, double t, int initial, RtCtx *ctx, int *flags);
 int  mdl_jac(double *v, double t, double *J, RtCtx *ctx); /* dense N_X*N_X column-major
                                                             d(dx)/dx; -1: not available */
+/* Sparse form (generated models; config.h defines MDL_JAC_NNZ / MDL_NL_NNZ): the
+   structural nonzeros of d(dx)/dx in compressed-column order of the pattern
+   mdl_jac_colind[N_X+1] / mdl_jac_row[MDL_JAC_NNZ] (same return codes as mdl_jac), and
+   the pattern of the loops' Jacobian (mdl_nl_colind[N_W+1] / mdl_nl_row[MDL_NL_NNZ]).
+   mdl_jac/mdl_nl_jac give the same values scattered into a dense matrix. */
+#ifdef MDL_JAC_NNZ
+extern const int mdl_jac_colind[], mdl_jac_row[], mdl_nl_colind[], mdl_nl_row[];
+int  mdl_jac_nz(double *v, double t, double *Jnz, RtCtx *ctx);
+int  mdl_nl_jac_nz(const double *v, double t, double *Jnz);  /* MDL_NL_NNZ values of dr/dw */
+#endif
 /* nonlinear loops (only when N_W > 0) */
 int  mdl_nl_res(const double *v, double t, double *r);   /* N_W residuals at w = v[OFF_W..] */
 int  mdl_nl_jac(const double *v, double t, double *J);   /* N_W*N_W column-major dr/dw   */

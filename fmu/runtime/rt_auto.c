@@ -10,6 +10,7 @@
 #include <math.h>
 #include <string.h>
 #include "rt_ode.h"
+#include "rt_linalg.h"
 
 #define POWER_IT 12          /* power iterations per estimate                             */
 #define POWER_SKIP 4         /* ... the growth of the first ones is ignored               */
@@ -40,6 +41,28 @@ double rt_ode_spectral_radius(int n, const double *J, double *v, double *w)
     return exp(logsum / (POWER_IT - POWER_SKIP));
 }
 
+double rt_ode_spectral_radius_sparse(int n, const int *colind, const int *row,
+                                     const double *J, double *v, double *w)
+{
+    double logsum = 0.0;
+    int it, i, j, k;
+    for (i = 0; i < n; i++) v[i] = 1.0 + 0.5 * sin(1.0 + 2.0 * i);
+    for (it = 0; it < POWER_IT; it++) {
+        double nv = 0.0, nw = 0.0;
+        for (i = 0; i < n; i++) { w[i] = 0.0; nv = fmax(nv, fabs(v[i])); }
+        for (j = 0; j < n; j++) {
+            const double vj = v[j];
+            if (vj != 0.0) for (k = colind[j]; k < colind[j + 1]; k++) w[row[k]] += J[k] * vj;
+        }
+        for (i = 0; i < n; i++) nw = fmax(nw, fabs(w[i]));
+        if (!(nw > 0.0) || !isfinite(nw) || !(nv > 0.0))
+            return isfinite(nw) ? 0.0 : INFINITY;
+        if (it >= POWER_SKIP) logsum += log(nw / nv);
+        for (i = 0; i < n; i++) v[i] = w[i] / nw;
+    }
+    return exp(logsum / (POWER_IT - POWER_SKIP));
+}
+
 static void use(RtOde *s, const RtOdeMethod *m)
 {
     s->sub = m;
@@ -61,7 +84,12 @@ double rt_ode_auto_kappa(const RtOde *s)
     const double cf = s->cost_f > 0 ? s->cost_f : 20.0 * n + 50.0;
     const double cj = s->cost_jac > 0 ? s->cost_jac : n * cf;
     const double dopri = 6.0 * cf + 50.0 * n;
-    const double rodas = 7.0 * cf + cj + 2.0 * n * n * n / 3.0 + 36.0 * n * n;
+    double rodas = 7.0 * cf + cj + 2.0 * n * n * n / 3.0 + 36.0 * n * n;
+    if (s->band) {   /* banded LU: factor n kl (kl+ku), six solves of n (2kl+ku+1) */
+        const double kl = (double)s->band->kl, ku = (double)s->band->ku;
+        rodas = 7.0 * cf + (s->cost_jac > 0 ? s->cost_jac : s->sp_ncolor * cf) +
+                2.0 * n * kl * (kl + ku) + 12.0 * n * (2.0 * kl + ku + 1.0) + 2.0 * s->sp_nnz;
+    }
     return rodas / dopri;
 }
 
@@ -127,7 +155,9 @@ static int auto_step(RtOde *s, double t_bound)
         double *v = s->wk[RT_ODE_AUTO], *w = v + n;
         const double kappa = rt_ode_auto_kappa(s);
         const double easy = 2.0 * kappa > EASY_HRHO ? 2.0 * kappa : EASY_HRHO;
-        if (s->h_last * rt_ode_spectral_radius(n, s->J, v, w) < easy) {
+        const double rho = s->band ? rt_ode_spectral_radius_sparse(n, s->sp_colind, s->sp_row, s->J, v, w)
+                                   : rt_ode_spectral_radius(n, s->J, v, w);
+        if (s->h_last * rho < easy) {
             if (++s->n_easy >= EASY_COUNT) {
                 switch_to(s, &rt_ode_dopri5);
                 if (s->backoff < STIFF_BACKOFF_MAX) s->backoff++;

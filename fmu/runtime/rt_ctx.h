@@ -113,6 +113,7 @@ struct RtCtx {
     /* rt_newton work space (N_W > 0) */
     double *nlR, *nlR2, *nlJ, *nlDw, *nlWb, *nlW0;
     int *nlPiv;
+    struct RtBand *nlBand;          /* large sparse loops: banded LU (rt_linalg.h), nlJ = nonzeros */
 
     /* logging */
     int quiet;                      /* >0: model messages are deferred (solver trials) */

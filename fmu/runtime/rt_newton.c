@@ -7,7 +7,9 @@
  * Residuals r(w) = mdl_nl_res(v, t, r); Jacobian dr/dw = mdl_nl_jac, or forward
  * differences when it returns -1.
  *
- * Iteration: dw = -J^-1 r (dense LU with partial pivoting, rt_linalg.c), then a
+ * Iteration: dw = -J^-1 r (dense LU with partial pivoting, rt_linalg.c; for a large loop
+ * whose Jacobian is a narrow band after reordering, the banded LU of rt_linalg.h on the
+ * nonzeros from mdl_nl_jac_nz, chosen once at instantiation), then a
  * backtracking line search on ||r||_2 (Armijo, lambda halved down to 2^-10).
  * Convergence test on the scaled full Newton step:
  *     max_i |dw_i| / (1e-10*|w_i| + 1e-13) <= 1
@@ -69,25 +71,38 @@ int rt_newton(RtCtx *ctx, double *v, double t)
         double lambda = 1.0, stepnorm = 0.0;
         if (fnorm == 0.0) return 0;
         /* Jacobian */
-        rc = mdl_nl_jac(v, t, J);
-        if (rc == -1) {
-            for (j = 0; j < n; j++) {
-                const double wj = w[j];
-                double d = 1.4901161193847656e-08 * (fabs(wj) > 1e-6 ? fabs(wj) : 1e-6);
-                w[j] = wj + d;
-                d = w[j] - wj;
-                rc = mdl_nl_res(v, t, r2);
-                w[j] = wj;
-                if (rc != 0 || !finite_vec(n, r2)) { why = "residual not evaluable for the difference Jacobian"; goto fail; }
-                for (i = 0; i < n; i++) J[i + j * n] = (r2[i] - r[i]) / d;
+#ifdef MDL_NL_NNZ
+        if (ctx->nlBand) {   /* large sparse loop: the nonzeros, banded LU (rt_linalg.h) */
+            rc = mdl_nl_jac_nz(v, t, J);
+            if (rc != 0) { why = "Jacobian not evaluable"; goto fail; }
+            if (!finite_vec(MDL_NL_NNZ, J)) { why = "Jacobian contains NaN/Inf"; goto fail; }
+            rt_band_load(ctx->nlBand, mdl_nl_colind, mdl_nl_row, J, -1.0, 0.0);
+            if (rt_band_factor(ctx->nlBand) != 0) { why = "singular Jacobian"; goto fail; }
+            for (i = 0; i < n; i++) dw[i] = -r[i];
+            rt_band_solve(ctx->nlBand, dw);
+        } else
+#endif
+        {
+            rc = mdl_nl_jac(v, t, J);
+            if (rc == -1) {
+                for (j = 0; j < n; j++) {
+                    const double wj = w[j];
+                    double d = 1.4901161193847656e-08 * (fabs(wj) > 1e-6 ? fabs(wj) : 1e-6);
+                    w[j] = wj + d;
+                    d = w[j] - wj;
+                    rc = mdl_nl_res(v, t, r2);
+                    w[j] = wj;
+                    if (rc != 0 || !finite_vec(n, r2)) { why = "residual not evaluable for the difference Jacobian"; goto fail; }
+                    for (i = 0; i < n; i++) J[i + j * n] = (r2[i] - r[i]) / d;
+                }
+            } else if (rc != 0) {
+                why = "Jacobian not evaluable"; goto fail;
             }
-        } else if (rc != 0) {
-            why = "Jacobian not evaluable"; goto fail;
+            if (!finite_vec(n * n, J)) { why = "Jacobian contains NaN/Inf"; goto fail; }
+            if (rt_lu_factor(n, J, piv) != 0) { why = "singular Jacobian"; goto fail; }
+            for (i = 0; i < n; i++) dw[i] = -r[i];
+            rt_lu_solve(n, J, piv, dw);
         }
-        if (!finite_vec(n * n, J)) { why = "Jacobian contains NaN/Inf"; goto fail; }
-        if (rt_lu_factor(n, J, piv) != 0) { why = "singular Jacobian"; goto fail; }
-        for (i = 0; i < n; i++) dw[i] = -r[i];
-        rt_lu_solve(n, J, piv, dw);
         for (i = 0; i < n; i++) {
             double sc = fabs(dw[i]) / (NL_RTOL * fabs(w[i]) + NL_ATOL);
             if (sc > stepnorm) stepnorm = sc;

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <stdio.h>
 #include "rt_ode.h"
+#include "rt_linalg.h"
 
 #define RT_EPS 2.220446049250313e-16
 
@@ -32,8 +33,50 @@ const RtOdeMethod *rt_ode_method(int id)
 static void *default_calloc(size_t a, size_t b) { return calloc(a, b); }
 static void default_free(void *p) { free(p); }
 
+/* greedy column groups for differences: columns of one group share no row */
+static int color_columns(RtOde *s)
+{
+    const int n = s->n, *colind = s->sp_colind, *row = s->sp_row;
+    int *rstart = (int *)s->mem_calloc((size_t)n + 1, sizeof(int));
+    int *rcols = (int *)s->mem_calloc((size_t)(s->sp_nnz > 0 ? s->sp_nnz : 1), sizeof(int));
+    int *fill = (int *)s->mem_calloc((size_t)n + 1, sizeof(int));
+    int *mark = (int *)s->mem_calloc((size_t)n + 1, sizeof(int));
+    int i, j, k, q, rc = -1;
+    s->sp_color = (int *)s->mem_calloc((size_t)n, sizeof(int));
+    if (!rstart || !rcols || !fill || !mark || !s->sp_color) goto done;
+    for (k = 0; k < s->sp_nnz; k++) rstart[row[k] + 1]++;
+    for (i = 0; i < n; i++) rstart[i + 1] += rstart[i];
+    for (j = 0; j < n; j++)
+        for (k = colind[j]; k < colind[j + 1]; k++) rcols[rstart[row[k]] + fill[row[k]]++] = j;
+    for (i = 0; i < n; i++) mark[i] = -1;
+    s->sp_ncolor = 0;
+    for (j = 0; j < n; j++) {
+        int c = 0;
+        for (k = colind[j]; k < colind[j + 1]; k++)   /* colours of earlier columns sharing a row */
+            for (q = rstart[row[k]]; q < rstart[row[k] + 1]; q++)
+                if (rcols[q] < j) mark[s->sp_color[rcols[q]]] = j;
+        while (mark[c] == j) c++;
+        s->sp_color[j] = c;
+        if (c + 1 > s->sp_ncolor) s->sp_ncolor = c + 1;
+    }
+    rc = 0;
+done:
+    if (rstart) s->mem_free(rstart);
+    if (rcols) s->mem_free(rcols);
+    if (fill) s->mem_free(fill);
+    if (mark) s->mem_free(mark);
+    return rc;
+}
+
 RtOde *rt_ode_new(const RtOdeMethod *m, int n, rt_rhs_fn f, rt_jac_fn jac, void *user,
                   void *(*mem_calloc)(size_t, size_t), void (*mem_free)(void *))
+{
+    return rt_ode_new_sparse(m, n, f, jac, NULL, NULL, NULL, user, mem_calloc, mem_free);
+}
+
+RtOde *rt_ode_new_sparse(const RtOdeMethod *m, int n, rt_rhs_fn f, rt_jac_fn jac,
+                         rt_jac_fn jacnz, const int *colind, const int *row, void *user,
+                         void *(*mem_calloc)(size_t, size_t), void (*mem_free)(void *))
 {
     RtOde *s;
     size_t nn = (size_t)n;
@@ -41,6 +84,8 @@ RtOde *rt_ode_new(const RtOdeMethod *m, int n, rt_rhs_fn f, rt_jac_fn jac, void 
     if (!mem_calloc || !mem_free) { mem_calloc = default_calloc; mem_free = default_free; }
     s = (RtOde *)mem_calloc(1, sizeof(RtOde));
     if (!s) return NULL;
+    if (m->usejac && colind && row)
+        s->band = rt_band_new(n, colind, row, 0, mem_calloc, mem_free);
     s->mem_calloc = mem_calloc;
     s->mem_free = mem_free;
     s->method = m;
@@ -54,13 +99,20 @@ RtOde *rt_ode_new(const RtOdeMethod *m, int n, rt_rhs_fn f, rt_jac_fn jac, void 
     s->x_old = (double *)mem_calloc(nn, sizeof(double));
     s->fx = (double *)mem_calloc(nn, sizeof(double));
     s->work = (double *)mem_calloc(m->nwork * nn, sizeof(double));
-    if (m->usejac) {
+    if (s->band) {
+        s->sp_colind = colind;
+        s->sp_row = row;
+        s->sp_nnz = colind[n];
+        s->jacnz = jacnz;
+        s->J = (double *)mem_calloc((size_t)(s->sp_nnz > 0 ? s->sp_nnz : 1), sizeof(double));
+        if (!s->J || color_columns(s) != 0) { rt_ode_free(s); return NULL; }
+    } else if (m->usejac) {
         s->J = (double *)mem_calloc(nn * nn, sizeof(double));
         s->LU = (double *)mem_calloc(nn * nn, sizeof(double));
         s->piv = (int *)mem_calloc(nn, sizeof(int));
     }
     if (!s->x || !s->x_old || !s->fx || !s->work ||
-        (m->usejac && (!s->J || !s->LU || !s->piv))) {
+        (m->usejac && !s->band && (!s->J || !s->LU || !s->piv))) {
         rt_ode_free(s);
         return NULL;
     }
@@ -89,6 +141,8 @@ void rt_ode_free(RtOde *s)
     if (s->J) fr(s->J);
     if (s->LU) fr(s->LU);
     if (s->piv) fr(s->piv);
+    if (s->sp_color) fr(s->sp_color);
+    rt_band_free(s->band);
     fr(s);
 }
 
@@ -211,6 +265,34 @@ int rt_ode_jacobian(RtOde *s, double t, const double *x, const double *fx,
     const int n = s->n;
     int i, j, rc;
     s->njev++;
+    if (s->band) {   /* sparse: the nonzeros only; differences by column groups */
+        const int *colind = s->sp_colind, *row = s->sp_row;
+        int c, k;
+        if (s->jacnz) {
+            rc = s->jacnz(s->user, t, x, fx, s->J);
+            if (rc == 0 && rt_ode_all_finite(s->sp_nnz, s->J)) return 0;
+            if (rc != 0 && rc != -1) { if (rc < 0) s->abort_code = rc; return rc; }
+        }
+        memcpy(tmp1, x, (size_t)n * sizeof(double));
+        for (c = 0; c < s->sp_ncolor; c++) {
+            for (j = 0; j < n; j++)
+                if (s->sp_color[j] == c) {
+                    const double floor_j = 1e-5 * (s->atol_scale ? s->atol_scale[j] : 1.0);
+                    tmp1[j] = x[j] + sqrt(RT_EPS) * (fabs(x[j]) > floor_j ? fabs(x[j]) : floor_j);
+                }
+            rc = rt_ode_call_f(s, t, tmp1, tmp2);
+            for (j = 0; j < n; j++)
+                if (s->sp_color[j] == c) {
+                    const double d = tmp1[j] - x[j];   /* exactly representable increment */
+                    tmp1[j] = x[j];
+                    if (rc == 0)
+                        for (k = colind[j]; k < colind[j + 1]; k++)
+                            s->J[k] = (tmp2[row[k]] - fx[row[k]]) / d;
+                }
+            if (rc != 0) return rc;
+        }
+        return 0;
+    }
     if (s->jac) {
         rc = s->jac(s->user, t, x, fx, s->J);
         /* a non-finite analytic Jacobian falls back to differences as well */

@@ -186,8 +186,17 @@ struct RtOde {
     void *(*mem_calloc)(size_t, size_t);
     void (*mem_free)(void *);
     double *work;           /* method work space (nwork*n doubles, + matrices) */
-    double *J, *LU;         /* usejac only */
+    double *J, *LU;         /* usejac only (sparse: J = nnz values, no LU/piv) */
     int *piv;
+    /* sparse Jacobian (rt_ode_new_sparse, when the banded LU pays, rt_linalg.h): J holds
+       the sp_nnz structural nonzeros in compressed-column order of sp_colind/sp_row,
+       filled by jacnz or by grouped finite differences (sp_ncolor column groups:
+       columns of one group share no row); the iteration matrix lives in band */
+    const int *sp_colind, *sp_row;
+    int sp_nnz, sp_ncolor;
+    int *sp_color;          /* group of each column */
+    rt_jac_fn jacnz;        /* fills the nnz values; may be NULL: differences */
+    struct RtBand *band;    /* NULL: dense matrices */
     double *wk[RT_ODE_NMETHODS];  /* work area of each sub-method (= work, except for
                                      the auto method, which keeps the two apart) */
 
@@ -211,6 +220,14 @@ const RtOdeMethod *rt_ode_method(int id);
  * calloc/free).  Returns NULL if out of memory or arguments invalid. */
 RtOde *rt_ode_new(const RtOdeMethod *m, int n, rt_rhs_fn f, rt_jac_fn jac, void *user,
                   void *(*mem_calloc)(size_t, size_t), void (*mem_free)(void *));
+/* Same, with the sparsity pattern of df/dx (colind[n+1], row[nnz], CCS; kept by
+ * reference) and a callback jacnz filling its nnz values: if the method needs a Jacobian
+ * and the banded LU pays for this pattern (rt_band_new), J is kept sparse and the
+ * iteration matrix banded (memory O(nnz + n*band), no n*n); otherwise exactly
+ * rt_ode_new(m, n, f, jac, ...). */
+RtOde *rt_ode_new_sparse(const RtOdeMethod *m, int n, rt_rhs_fn f, rt_jac_fn jac,
+                         rt_jac_fn jacnz, const int *colind, const int *row, void *user,
+                         void *(*mem_calloc)(size_t, size_t), void (*mem_free)(void *));
 void rt_ode_free(RtOde *s);
 
 /* (Re)start at (t, x): forget FSAL value and step-size history.  h_hint > 0 proposes
@@ -237,6 +254,9 @@ void rt_ode_auto_load(RtOde *s, int code);
 double rt_ode_auto_kappa(const RtOde *s);
 /* spectral radius estimate of the n*n column-major J (power iteration, v, w: n doubles) */
 double rt_ode_spectral_radius(int n, const double *J, double *v, double *w);
+/* same for a sparse J (nnz values in CCS order of colind/row): O(nnz) per iteration */
+double rt_ode_spectral_radius_sparse(int n, const int *colind, const int *row,
+                                     const double *J, double *v, double *w);
 
 /* ---- helpers shared by the methods (rt_ode.c) ---- */
 double rt_ode_hmin(const RtOde *s, double t);

@@ -128,15 +128,23 @@ static int rodas4_step(RtOde *s, double t_bound)
         /* iteration matrix M = I/(gamma h) - J, factorised */
         {
             const double d = 1.0 / (GAMMA * h);
-            for (j = 0; j < n * n; j++) s->LU[j] = -s->J[j];
-            for (j = 0; j < n; j++) s->LU[j + j * n] += d;
+            int bad;
             s->nlu++;
-            if (rt_lu_factor(n, s->LU, s->piv) != 0) {
+            if (s->band) {   /* sparse Jacobian: banded LU (rt_linalg.h) */
+                rt_band_load(s->band, s->sp_colind, s->sp_row, s->J, 1.0, d);
+                bad = rt_band_factor(s->band);
+            } else {
+                for (j = 0; j < n * n; j++) s->LU[j] = -s->J[j];
+                for (j = 0; j < n; j++) s->LU[j + j * n] += d;
+                bad = rt_lu_factor(n, s->LU, s->piv);
+            }
+            if (bad != 0) {
                 why = "singular iteration matrix";
                 goto reject_;
             }
         }
 
+#define SOLVE(k) (s->band ? rt_band_solve(s->band, (k)) : rt_lu_solve(n, s->LU, s->piv, (k)))
 #define EVAL(tt)                                                         \
         rc = rt_ode_call_f(s, (tt), y, fy);                              \
         if (rc < 0) goto abort_;                                         \
@@ -144,38 +152,38 @@ static int rodas4_step(RtOde *s, double t_bound)
 
         /* stage 1 */
         for (i = 0; i < n; i++) k1[i] = f0[i] + h * G1 * ft[i];
-        rt_lu_solve(n, s->LU, s->piv, k1);
+        SOLVE(k1);
         /* stage 2 */
         for (i = 0; i < n; i++) y[i] = x[i] + A21 * k1[i];
         EVAL(t + C2 * h)
         for (i = 0; i < n; i++) k2[i] = fy[i] + h * G2 * ft[i] + C21 * k1[i] / h;
-        rt_lu_solve(n, s->LU, s->piv, k2);
+        SOLVE(k2);
         /* stage 3 */
         for (i = 0; i < n; i++) y[i] = x[i] + A31 * k1[i] + A32 * k2[i];
         EVAL(t + C3 * h)
         for (i = 0; i < n; i++)
             k3[i] = fy[i] + h * G3 * ft[i] + (C31 * k1[i] + C32 * k2[i]) / h;
-        rt_lu_solve(n, s->LU, s->piv, k3);
+        SOLVE(k3);
         /* stage 4 */
         for (i = 0; i < n; i++) y[i] = x[i] + A41 * k1[i] + A42 * k2[i] + A43 * k3[i];
         EVAL(t + C4 * h)
         for (i = 0; i < n; i++)
             k4[i] = fy[i] + h * G4 * ft[i] + (C41 * k1[i] + C42 * k2[i] + C43 * k3[i]) / h;
-        rt_lu_solve(n, s->LU, s->piv, k4);
+        SOLVE(k4);
         /* stage 5 (c5 = 1) */
         for (i = 0; i < n; i++)
             y[i] = x[i] + A51 * k1[i] + A52 * k2[i] + A53 * k3[i] + A54 * k4[i];
         EVAL(t_new)
         for (i = 0; i < n; i++)
             k5[i] = fy[i] + (C51 * k1[i] + C52 * k2[i] + C53 * k3[i] + C54 * k4[i]) / h;
-        rt_lu_solve(n, s->LU, s->piv, k5);
+        SOLVE(k5);
         /* stage 6 (c6 = 1), k6 = error estimate */
         for (i = 0; i < n; i++) y[i] += k5[i];
         EVAL(t_new)
         for (i = 0; i < n; i++)
             k6[i] = fy[i] + (C61 * k1[i] + C62 * k2[i] + C63 * k3[i] + C64 * k4[i] +
                              C65 * k5[i]) / h;
-        rt_lu_solve(n, s->LU, s->piv, k6);
+        SOLVE(k6);
         for (i = 0; i < n; i++) y[i] += k6[i];      /* y = x_new */
         if (!rt_ode_all_finite(n, y)) { why = "NaN/Inf in the new state"; goto reject_; }
 

@@ -253,10 +253,55 @@ def main(argv=None) -> int:
     d.add_argument("--out", default=str(ROOT / "results"))
     d.set_defaults(func=cmd_demo)
     args = p.parse_args(argv)
-    if args.debug:
-        return args.func(args)
+    # SIGTERM/SIGHUP (a killed job, a closed terminal) end like Ctrl-C: as an exception, so the
+    # `finally` blocks and TemporaryDirectory of the build run (gcc's process groups killed,
+    # temp folders removed, no half-written FMU) instead of the process vanishing mid-build
+    restore = _terminate_as_interrupt()
+    try:
+        if args.debug:
+            return args.func(args)
+        return _run(args)
+    finally:
+        restore()
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM/SIGHUP received (see _terminate_as_interrupt)."""
+
+
+def _terminate_as_interrupt():
+    """Install handlers raising Terminated on SIGTERM/SIGHUP; returns a function restoring the old ones."""
+    import signal
+    import threading
+    if threading.current_thread() is not threading.main_thread():
+        return lambda: None
+
+    def handler(signum, frame):
+        raise Terminated(f"terminated by signal {signum}")
+    old = {}
+    for name in ("SIGTERM", "SIGHUP"):
+        sig = getattr(signal, name, None)
+        if sig is not None:
+            try:
+                old[sig] = signal.signal(sig, handler)
+            except (ValueError, OSError):
+                pass
+
+    def restore():
+        for sig, h in old.items():
+            try:
+                signal.signal(sig, h)
+            except (ValueError, OSError):
+                pass
+    return restore
+
+
+def _run(args) -> int:
     try:
         return args.func(args)
+    except Terminated as exc:
+        print(f"error: {exc}; stopped, temporary files removed", file=sys.stderr)
+        return 143
     except KeyboardInterrupt:
         print("error: interrupted", file=sys.stderr)
         return 130

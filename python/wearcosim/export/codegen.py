@@ -346,16 +346,20 @@ def build_functions(causal: Causal) -> Generated:
     F["asserts"] = ca.Function("wc_asserts", inputs, [fold(solved(ca.vertcat(*[a[0] for a in asserts]))) if asserts else ca.SX(0, 1)], _FOPTS)
     xs = ca.vertcat(*[s.sym for s in states]) if states else ca.SX(0, 1)
     has_jac = not causal.w
-    if states:
-        jac = ca.densify(ca.jacobian(eval_out[:len(states)], xs)) if has_jac else ca.SX(0, 1)
+    # the Jacobians keep CasADi's sparsity: the generated functions return only the structural
+    # nonzeros (CCS order), so their code grows with the nonzeros, not with n^2; the pattern
+    # goes into model.c as constant arrays (mdl_jac_colind/mdl_jac_row) and mdl_jac scatters
+    if states and has_jac:
+        jac = ca.jacobian(eval_out[:len(states)], xs)
     else:
         jac = ca.SX(0, 1)
-    F["jac"] = ca.Function("wc_jac", inputs, [jac], _FOPTS)
+    F["jac"] = ca.Function("wc_jac", inputs, [jac], _jac_opts(jac))
     if causal.w:
         wv = ca.vertcat(*[sy for _, sy in causal.w])
         r = fold(ca.vertcat(*causal.nl_residuals))
         F["nlres"] = ca.Function("wc_nlres", inputs, [r], _FOPTS)
-        F["nljac"] = ca.Function("wc_nljac", inputs, [ca.densify(ca.jacobian(r, wv))], _FOPTS)
+        nlj = ca.jacobian(r, wv)
+        F["nljac"] = ca.Function("wc_nljac", inputs, [nlj], _jac_opts(nlj))
     calcs = L.slots[L.off["P"] + L.n["P_INDEP"]:L.off["P"] + L.n["P_INDEP"] + L.n["P_CALC"]]
     # calculated parameters may depend on each other: substitute to a fixed point
     calc_expr = [s.start for s in calcs]
@@ -572,6 +576,34 @@ def _no_null_checks(code: str) -> str:
     return _ARG_READ.sub(r"arg[\1][\2]", code)
 
 
+CHUNK_INSTRUCTIONS = 2000
+# CasADi's common-subexpression elimination on a Jacobian takes time and memory quadratic in
+# its nonzeros (6000 nonzeros: 9 s, 2.2 GB); above this many it is skipped (CSE only merges
+# equal nodes: the values are the same either way)
+JAC_CSE_MAX_NNZ = 2000
+UNIT_INSTRUCTIONS = 40000
+
+
+def _jac_opts(J):
+    return _FOPTS if J.nnz() <= JAC_CSE_MAX_NNZ else dict(_FOPTS, cse=False)
+
+
+def _chunks(f):
+    """Cut SX function f (one output) into functions computing consecutive ranges of the
+    output's nonzeros (CCS order), each of at most ~CHUNK_INSTRUCTIONS operations: a list
+    of (function, offset of its first nonzero)."""
+    xin = f.sx_in()
+    out = f.call(xin)[0]
+    nnz = out.nnz()
+    parts = max(2, -(-f.n_instructions() // CHUNK_INSTRUCTIONS))
+    step = max(1, -(-nnz // parts))
+    res = []
+    for i, k0 in enumerate(range(0, nnz, step)):
+        k1 = min(nnz, k0 + step)
+        res.append((ca.Function(f"{f.name()}_c{i}", xin, [out.nz[k0:k1]], _FOPTS), k0))
+    return res
+
+
 def render_c(gen: Generated, outdir: Path, experiment: dict):
     L = gen.layout
     outdir.mkdir(parents=True, exist_ok=True)
@@ -582,19 +614,58 @@ def render_c(gen: Generated, outdir: Path, experiment: dict):
     cg_opts = {"with_header": False, "with_export": False, "casadi_real": "double",
                "casadi_int": "long long int", "main": False, "verbose": False, "mex": False, "cpp": False}
     split = {k for k in SEPARATE_UNIT if k in gen.functions}
-    for name, keys in (("wc_casadi", [k for k in gen.functions if k not in split]), ("wc_casadi_jac", sorted(split))):
+    # Large functions are cut into chunks of at most CHUNK_INSTRUCTIONS operations (each
+    # computing a contiguous range of the output's nonzeros) and the chunks are grouped
+    # into units of at most UNIT_INSTRUCTIONS (model_<key>_<i>.c): gcc -O2's time grows
+    # faster than linearly with the size of one C function (2000 oscillators: one 20 000-
+    # operation function took 106 s and 0.5 GB), so bounded functions in bounded units keep
+    # the build linear and parallel.  Functions below the chunk size are generated exactly
+    # as before (model.c / model_jac.c).
+    chunked = {}     # key -> [(casadi.Function, nonzero offset)]
+    for k, f in gen.functions.items():
+        if f.n_instructions() > CHUNK_INSTRUCTIONS and f.sparsity_out(0).nnz() > 1:
+            chunked[k] = _chunks(f)
+    units = {"wc_casadi": [gen.functions[k] for k in gen.functions if k not in split and k not in chunked],
+             "wc_casadi_jac": [gen.functions[k] for k in sorted(split) if k not in chunked]}
+    extra_units = []
+    for k, parts in chunked.items():
+        group, size = [], 0
+        for f, _ in parts:
+            if group and size + f.n_instructions() > UNIT_INSTRUCTIONS:
+                extra_units.append(group)
+                group, size = [], 0
+            group.append(f)
+            size += f.n_instructions()
+        if group:
+            extra_units.append(group)
+    for i, group in enumerate(extra_units):
+        units[f"wc_casadi_u{i}"] = group
+    for name, funcs in units.items():
         cg = ca.CodeGenerator(name + ".c", cg_opts)
-        for k in keys:
-            cg.add(gen.functions[k])
+        for f in funcs:
+            cg.add(f)
         (outdir / (name + ".inc")).write_text(stamp + _no_null_checks(cg.dump()))
     shutil.copy2(TEMPLATES / "wc_math.h", outdir / "wc_math.h")
     (outdir / "model_jac.c").write_text(Template((TEMPLATES / "model_jac.c.in").read_text()).substitute(
-        STAMP=stamp.strip(), MODEL_NAME=gen.model_name))
-    extern_decls = "\n".join(
-        f"int {gen.functions[k].name()}(const casadi_real** arg, casadi_real** res, casadi_int* iw, casadi_real* w, "
-        f"int mem);   /* model_jac.c */" for k in sorted(split))
+        STAMP=stamp.strip(), MODEL_NAME=gen.model_name, INCLUDE="wc_casadi_jac.inc"))
+    for i in range(len(extra_units)):
+        (outdir / f"model_u{i}.c").write_text(Template((TEMPLATES / "model_jac.c.in").read_text()).substitute(
+            STAMP=stamp.strip(), MODEL_NAME=gen.model_name, INCLUDE=f"wc_casadi_u{i}.inc"))
+    decl = "int {}(const casadi_real** arg, casadi_real** res, casadi_int* iw, casadi_real* w, int mem);   /* {} */"
+    extern_decls = "\n".join([decl.format(f.name(), "model_jac.c") for f in units["wc_casadi_jac"]] +
+                             [decl.format(f.name(), f"model_u{i}.c") for i, g in enumerate(extra_units) for f in g])
 
     def wrapper(key, f):
+        if key in chunked:
+            parts = chunked[key]
+            calls = "".join(f"    res[0] = out + {off};\n    if ((rc = {g.name()}(arg, res, iw, w, 0)) != 0) return rc;\n"
+                            for g, off in parts)
+            return (f"static int call_{key}(const double *v, double t, double init, double *out) {{\n"
+                    f"    const casadi_real *arg[{max(max(g.sz_arg() for g, _ in parts), 3)}] = {{v, &t, &init}};\n"
+                    f"    casadi_real *res[{max(max(g.sz_res() for g, _ in parts), 1)}] = {{out}};\n"
+                    f"    casadi_int iw[{max(max(g.sz_iw() for g, _ in parts), 1)}];\n"
+                    f"    casadi_real w[{max(max(g.sz_w() for g, _ in parts), 1)}];\n"
+                    f"    int rc;\n{calls}    return 0;\n}}\n")
         return (f"static int call_{key}(const double *v, double t, double init, double *out) {{\n"
                 f"    const casadi_real *arg[{max(f.sz_arg(), 3)}] = {{v, &t, &init}};\n"
                 f"    casadi_real *res[{max(f.sz_res(), 1)}] = {{out}};\n"
@@ -614,6 +685,17 @@ def render_c(gen: Generated, outdir: Path, experiment: dict):
         if isinstance(st, (bool, np.bool_)):
             n = float(st)
         starts.append(_cnum(n if n is not None else 0.0))
+    def pattern(key, n):
+        """CCS pattern (colind[n+1], row[nnz]) of the sparse output of function key."""
+        if key in gen.functions and gen.functions[key].sparsity_out(0).size() == (n, n):
+            sp = gen.functions[key].sparsity_out(0)
+            return list(sp.colind()), list(sp.row())
+        return [0] * (n + 1), []
+
+    def ints(a):
+        return ",".join(str(int(i)) for i in a) if a else "0"
+    jac_colind, jac_row = pattern("jac", L.n["X"]) if gen.has_jac else ([0] * (L.n["X"] + 1), [])
+    nl_colind, nl_row = pattern("nljac", L.n["W"])
     amsgs = []
     for c, m, lvl, loc in gen.assert_msgs:
         amsgs.append(f"    {{{_cstr(m)}, {_cstr(str(loc))}, {1 if lvl == 'error' else 0}}}")
@@ -625,6 +707,8 @@ def render_c(gen: Generated, outdir: Path, experiment: dict):
         ASSERT_TABLE=",\n".join(amsgs) if amsgs else "    {NULL, NULL, 0}",
         N_ASSERT=str(gen.n_asserts),
         N_DISC=str(L.n["D"] - L.n["DALG"]),
+        JAC_COLIND=ints(jac_colind), JAC_ROW=ints(jac_row),
+        NL_COLIND=ints(nl_colind), NL_ROW=ints(nl_row),
         X_NOMINAL=", ".join(_cnum(s.nominal or 1.0) for s in L.slots[L.off["X"]:L.off["X"] + L.n["X"]]) or "1.0",
     )
     tpl = Template((TEMPLATES / "model.c.in").read_text())
@@ -642,6 +726,7 @@ def render_c(gen: Generated, outdir: Path, experiment: dict):
         OFF_SOLVER=str(L.off["SOLVER"]), HAS_JACOBIAN="1" if gen.has_jac else "0",
         COST_DERIV=str(gen.functions["deriv"].n_instructions()),
         COST_JAC=str(gen.functions["jac"].n_instructions() if gen.has_jac else 0),
+        JAC_NNZ=str(len(jac_row)), NL_NNZ=str(len(nl_row)),
         START_TIME=_cnum(exp.get("StartTime", 0.0)), STOP_TIME=_cnum(exp.get("StopTime", 1.0)),
         TOLERANCE=_cnum(exp.get("Tolerance", 1e-6)),
     )

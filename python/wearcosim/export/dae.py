@@ -237,11 +237,15 @@ def build(model: ir.Model) -> Dae:
     sym_of = {}   # scalar name -> SX
     values = {}   # var name -> array/scalar value used by the evaluator
     for name, v in V.items():
+        # once per variable, not per element (the binding of an array parameter is the whole
+        # array: walking it for each element was quadratic in the array's size)
+        param_kind = ("calc" if (v.binding is not None and depends_on_params(v.binding)) else "param") \
+            if v.variability == "parameter" and name not in structural_params else None
         for sname, idx in _scalar_names(v):
             if name in structural_params:
                 kind = "const"
             elif v.variability == "parameter":
-                kind = "calc" if (v.binding is not None and depends_on_params(v.binding)) else "param"
+                kind = param_kind
             elif v.causality == "input":
                 kind = "input"
             elif sname in states:

@@ -801,6 +801,46 @@ def _flatten(src: Sources, model: str) -> dict:
         raise _translate_panic(exc, src, model) from None
 
 
+# Size guard.  Every array element becomes a scalar CasADi symbol, equation and slot of the
+# FMU's value array; scalarisation, causalisation, code generation and gcc then take time and
+# memory roughly linear in that count (about 10-20 kB of builder memory per scalar unknown),
+# so a model above this limit is refused before any of that starts, instead of exhausting
+# the machine.  Override (at your own risk) with the environment variable
+# WEARCOSIM_MAX_SCALARS.
+MAX_SCALARS = 200_000
+
+
+def max_scalars() -> int:
+    import os
+    try:
+        return int(os.environ.get("WEARCOSIM_MAX_SCALARS", MAX_SCALARS))
+    except ValueError:
+        return MAX_SCALARS
+
+
+def _check_size(model: str, variables: dict) -> None:
+    """Refuse models with more than max_scalars() scalar unknowns (or parameters)."""
+    limit = max_scalars()
+    counts = {"unknowns": 0, "parameters": 0}
+    largest = {"unknowns": (0, None), "parameters": (0, None)}
+    for name, v in variables.items():
+        size = 1
+        for d in v.dims:
+            size *= max(int(d), 0)
+        kind = "parameters" if v.variability in ("parameter", "constant") else "unknowns"
+        counts[kind] += size
+        if size > largest[kind][0]:
+            largest[kind] = (size, v)
+    for kind in ("unknowns", "parameters"):
+        if counts[kind] > limit:
+            size, v = largest[kind]
+            dims = ",".join(str(d) for d in v.dims)
+            raise _err(f"{model} has {counts[kind]} scalar {kind} (largest: {v.name}[{dims}] = {size} elements); "
+                       f"the limit is {limit} scalar {kind} per model, because the exporter scalarises every "
+                       f"array element and its build time and memory grow with their number (set "
+                       f"WEARCOSIM_MAX_SCALARS to raise it)", v.loc, "size")
+
+
 def load(path, model: str) -> ir.Model:
     """Load ``model`` (dotted name) from ``path`` (its file or package) into our IR."""
     src = sources(Path(path))
@@ -830,6 +870,7 @@ def _to_ir(flat: dict, src: Sources, model: str, probe: bool = True) -> ir.Model
         if v.causality == "output" and "." in name.split("[")[0]:
             v.causality = "local"
         out.variables[name] = v
+    _check_size(model, out.variables)
     for eq in flat.get("equations", []):
         out.equations.append(ir.Equation(conv.expr(eq["residual"]), conv.loc(eq)))
     # declaration equations of non-parameter variables (``Real y = expr``) are equations;

@@ -1709,6 +1709,9 @@ static void cs_settings(RtCtx *c)
     s->hmax = (hmax > 0 && isfinite(hmax)) ? hmax : 0.0;
     s->cost_f = MDL_COST_DERIV;     /* the auto method's cost model (rt_ode.h) */
     s->cost_jac = HAS_JACOBIAN ? MDL_COST_JAC : 0;
+#ifdef MDL_COST_JAC_NZ
+    if (s->band) s->cost_jac = HAS_JACOBIAN ? MDL_COST_JAC_NZ : 0;   /* nonzeros only */
+#endif
 }
 
 /* make sure c->ode exists for the selected method; 0 ok */

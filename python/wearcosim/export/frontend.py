@@ -318,18 +318,9 @@ def _strip_comments(src: str) -> str:
 
 def _find_identifier(files, ident: str, prefer: Optional[Path] = None):
     """First line using ``ident`` as a word outside comments/strings/declarations."""
-    last = ident.split(".")[-1]
-    pat = re.compile(r"(?<![\w.])" + re.escape(ident if "." in ident else last) + r"(?!\w)")
-    order = ([prefer] if prefer else []) + [f for f in files if f != prefer]
-    for f in order:
-        try:
-            src = _strip_comments(Path(f).read_text(errors="ignore"))
-        except OSError:
-            continue
-        for k, line in enumerate(src.splitlines(), 1):
-            if pat.search(line):
-                return ir.Loc(str(f), k)
-    return None
+    word = ident if "." in ident else ident.split(".")[-1]
+    loc = _find_regex(files, r"(?<![\w.])" + re.escape(word) + r"(?!\w)", prefer)
+    return ir.Loc(loc.file, loc.line) if loc else None
 
 
 def _translate_rumoca_error(exc, src: Sources, model: str, text: str) -> ExportError:

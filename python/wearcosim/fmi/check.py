@@ -213,48 +213,42 @@ def _smoke_child(unzipped: str, report: str) -> int:
         stop = float(de.stopTime) if de is not None and de.stopTime is not None else 0.0
         h = 0.01 * step if step > 0 else 1e-3 * (stop - t0) if stop > t0 else 1e-3
 
-        stage = f"fmi2Instantiate ({kind})"
-        say(stage=stage)
+        def at(name):                            # the stage a failure or crash is reported in
+            nonlocal stage
+            stage = name
+            say(stage=stage)
+
+        at(f"fmi2Instantiate ({kind})")
         fmu.instantiate(callbacks=cb, loggingOn=True)
-        stage = "fmi2SetupExperiment"
-        say(stage=stage)
+        at("fmi2SetupExperiment")
         fmu.setupExperiment(startTime=t0)
-        stage = "fmi2EnterInitializationMode"
-        say(stage=stage)
+        at("fmi2EnterInitializationMode")
         fmu.enterInitializationMode()
-        stage = "fmi2ExitInitializationMode"
-        say(stage=stage)
+        at("fmi2ExitInitializationMode")
         fmu.exitInitializationMode()
         if kind == "CS":
-            stage = f"fmi2DoStep (t={t0:g}, h={h:g})"
-            say(stage=stage)
+            at(f"fmi2DoStep (t={t0:g}, h={h:g})")
             fmu.doStep(currentCommunicationPoint=t0, communicationStepSize=h)
         else:
             import ctypes
-            stage = "fmi2NewDiscreteStates"
-            say(stage=stage)
+            at("fmi2NewDiscreteStates")
             for _ in range(100):
                 needed, terminate = fmu.newDiscreteStates()[:2]
                 if not needed or terminate:
                     break
-            stage = "fmi2EnterContinuousTimeMode"
-            say(stage=stage)
+            at("fmi2EnterContinuousTimeMode")
             fmu.enterContinuousTimeMode()
             nx = len(md.derivatives)
-            stage = f"fmi2GetDerivatives (nx={nx})"
-            say(stage=stage)
+            at(f"fmi2GetDerivatives (nx={nx})")
             dx = (ctypes.c_double * max(nx, 1))()
             fmu.getDerivatives(dx, nx)
         reals = [v.valueReference for v in md.modelVariables if v.type == "Real"]
-        stage = f"fmi2GetReal ({len(reals)} variables)"
-        say(stage=stage)
+        at(f"fmi2GetReal ({len(reals)} variables)")
         if reals:
             fmu.getReal(reals)
-        stage = "fmi2Terminate"
-        say(stage=stage)
+        at("fmi2Terminate")
         fmu.terminate()
-        stage = "fmi2FreeInstance"
-        say(stage=stage)
+        at("fmi2FreeInstance")
         fmu.freeInstance()
         say(ok=kind)
         return 0

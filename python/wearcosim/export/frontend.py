@@ -158,19 +158,78 @@ class Sources:
     in_package: bool        # inside a package folder (package.mo beside it)
     root: Path              # top package folder, or the file's folder
     files: list             # .mo files of the compilation (diagnostics, identifier search)
-    roots: list             # rumoca source roots (stand-alone file: the WearCosim library)
+    roots: list             # rumoca source roots: the referenced library packages
     map_files: list         # files rumoca's source spans may point into
 
 
+def modelica_path() -> list:
+    """Folders searched for top-level library packages, in order: the entries of the
+    ``MODELICAPATH`` environment variable (``os.pathsep``-separated, as in the Modelica
+    specification, section 13.3.3), then the bundled library folder (``modelica/``)."""
+    out = []
+    for p in os.environ.get("MODELICAPATH", "").split(os.pathsep):
+        if p.strip():
+            out.append(Path(p).expanduser().resolve())
+    lib = LIBRARY_ROOT.resolve()
+    if lib not in out:
+        out.append(lib)
+    return [p for p in out if p.is_dir()]
+
+
+def _top_packages(folder: Path) -> dict:
+    """Top-level packages of a library folder: name -> package folder (``Name/package.mo``)
+    or single file (``Name.mo``)."""
+    out = {}
+    for child in sorted(folder.iterdir()):
+        if child.is_dir() and (child / "package.mo").is_file():
+            out.setdefault(child.name, child)
+        elif child.suffix == ".mo" and child.is_file():
+            out.setdefault(child.stem, child)
+    return out
+
+
+def _package_tree(pkg: Path) -> list:
+    return sorted(pkg.rglob("*.mo")) if pkg.is_dir() else [pkg]
+
+
+_IDENT = re.compile(r"(?<![\w.])([A-Za-z_]\w*)")
+
+
+def referenced_libraries(texts, own: str = None) -> list:
+    """Library packages (folders or files) that the sources in ``texts`` refer to by their
+    top-level name, and, transitively, the ones those refer to.  The first folder of
+    :func:`modelica_path` that holds a package wins; ``own`` (the name of the package being
+    compiled) is never taken from the path.  Unrelated packages are not read at all."""
+    found = {}
+    for folder in modelica_path():
+        for name, p in _top_packages(folder).items():
+            found.setdefault(name, p)
+    found.pop(own, None)
+    chosen = {}
+    pending = list(texts)
+    while pending:
+        names = set(_IDENT.findall(_strip_comments(pending.pop())))
+        for name in sorted(names & set(found) - set(chosen)):
+            chosen[name] = found[name]
+            pending.extend(f.read_text(encoding="utf-8", errors="replace") for f in _package_tree(found[name]))
+    return [chosen[n] for n in sorted(chosen)]
+
+
 def sources(path: Path) -> Sources:
+    """The files of one build: ``path`` and its package (when ``package.mo`` is beside it),
+    plus the libraries they refer to (:func:`referenced_libraries`, found on MODELICAPATH or
+    bundled), each given to rumoca as a source root of its own."""
     path = Path(path)
     if (path.parent / "package.mo").exists():
         files, root = _package_files(path)
-        return Sources(path, True, root, files, [], files)
-    lib = LIBRARY_ROOT.resolve()
-    roots = [lib] if (lib / "WearCosim" / "package.mo").exists() else []
-    lib_files = sorted((lib / "WearCosim").rglob("*.mo")) if roots else []
-    return Sources(path, False, path.parent, [path], roots, [path] + lib_files)
+        texts = [f.read_text(encoding="utf-8", errors="replace") for f in files]
+        libs = referenced_libraries(texts, own=root.name)
+        lib_files = [f for lib in libs for f in _package_tree(lib)]
+        return Sources(path, True, root, files, libs, files + lib_files)
+    text = path.read_text(encoding="utf-8", errors="replace") if path.is_file() else ""
+    libs = referenced_libraries([text])
+    lib_files = [f for lib in libs for f in _package_tree(lib)]
+    return Sources(path, False, path.parent, [path], libs, [path] + lib_files)
 
 
 @contextmanager
@@ -203,6 +262,45 @@ def _rust_stderr():
         tmp.close()
 
 
+@contextmanager
+def _no_modelicapath():
+    """rumoca reads ``MODELICAPATH`` itself and parses every package of every folder on it;
+    the libraries a build needs are chosen here (:func:`referenced_libraries`) and handed to
+    rumoca as roots, so the variable is hidden from it for the call."""
+    saved = os.environ.pop("MODELICAPATH", None)
+    try:
+        yield
+    finally:
+        if saved is not None:
+            os.environ["MODELICAPATH"] = saved
+
+
+@contextmanager
+def _library_view(libs):
+    """rumoca's source roots for the library packages ``libs``.  rumoca resolves references
+    between packages only inside one root folder (and parses every package of it), so: the
+    packages' common folder when it holds exactly these packages (the bundled library), else
+    a temporary folder of symbolic links to them, removed afterwards."""
+    libs = [Path(p) for p in libs]
+    if not libs:
+        yield []
+        return
+    parents = {p.parent for p in libs}
+    if len(parents) == 1:
+        folder = parents.pop()
+        if set(_top_packages(folder).values()) == set(libs):
+            yield [str(folder)]
+            return
+    view = Path(tempfile.mkdtemp(prefix="wearcosim-libs-"))
+    try:
+        for p in libs:
+            (view / p.name).symlink_to(p, target_is_directory=p.is_dir())
+        yield [str(view)]
+    finally:
+        import shutil
+        shutil.rmtree(view, ignore_errors=True)
+
+
 def _is_panic(exc) -> bool:
     return type(exc).__name__ == "PanicException"
 
@@ -211,19 +309,19 @@ def _rumoca_flat(src: Sources, model: str, text: str, partial: bool = False) -> 
     """rumoca's flat IR of ``model``; ``partial``: of a partial class extending it (no balance
     check).  Raises rumoca's errors and panics."""
     import rumoca
-    with _rust_stderr():
+    with _rust_stderr(), _no_modelicapath(), _library_view(src.roots) as roots:
         if src.in_package:
             if partial:
-                m = rumoca.Session(roots=[str(src.root.parent)]).loads(
+                m = rumoca.Session(roots=[str(src.root.parent)] + roots).loads(
                     f"partial model {_PROBE} extends {model}; end {_PROBE};", model=_PROBE,
                     filename=str(_DETACHED / f"{_PROBE}.mo"))
             else:
-                m = rumoca.Session().load(str(src.path), model=model)
+                m = rumoca.Session(roots=roots).load(str(src.path), model=model)
         else:
             code, name = text, model
             if partial:      # appended: the spans of the file's own text stay as they are
                 code, name = text + f"\npartial model {_PROBE} extends {model}; end {_PROBE};\n", _PROBE
-            m = rumoca.Session(roots=[str(r) for r in src.roots]).loads(
+            m = rumoca.Session(roots=roots).loads(
                 code, model=name, filename=str(_DETACHED / src.path.name))
         return m.to_dict("flat")
 

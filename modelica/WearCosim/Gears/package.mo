@@ -17,6 +17,9 @@ internal. <a href=\"modelica://WearCosim.Gears.GearPair\">GearPair</a> = two whe
 <li><a href=\"modelica://WearCosim.Gears.TorsionalShaft\">TorsionalShaft</a>, <a href=\"modelica://WearCosim.Gears.TorqueSource\">TorqueSource</a>,
 <a href=\"modelica://WearCosim.Gears.ElasticSupport\">ElasticSupport</a>, <a href=\"modelica://WearCosim.Gears.Carrier\">Carrier</a>
 (massless planet carrier with stiff hinges).</li>
+<li><a href=\"modelica://WearCosim.Gears.HubMotion\">HubMotion</a>, <a href=\"modelica://WearCosim.Gears.HubLoad\">HubLoad</a>:
+a hub moved by inputs (returns the load on it) and a load given by inputs, to cut a gear train into FMUs at a hub
+(<a href=\"modelica://WearCosim.Components.Gears\">Components.Gears</a>).</li>
 <li><a href=\"modelica://WearCosim.Gears.CardonaData\">CardonaData</a>: Table 3 in inch-lbf-s, converted to SI in one place;
 <a href=\"modelica://WearCosim.Gears.CardonaTransmission\">CardonaTransmission</a>: the test transmission;
 <a href=\"modelica://WearCosim.Gears.flankWearDepth\">flankWearDepth</a>: wear profile along a flank.</li>

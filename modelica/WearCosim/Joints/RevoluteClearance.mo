@@ -7,16 +7,16 @@ model RevoluteClearance "Planar revolute joint with radial clearance and a worn 
   parameter SI.PoissonNumber nu_bearing = 0.3 "Poisson's ratio of the bearing";
   parameter SI.ModulusOfElasticity E_journal = 207e9 "Young's modulus of the journal (body j)";
   parameter SI.PoissonNumber nu_journal = 0.3 "Poisson's ratio of the journal";
-  parameter Real n_exp = 1.5 "Exponent of the Flores law (1.5 for metals)";
-  parameter Real cr(min = 0.01, max = 1) = 0.9 "Coefficient of restitution";
-  parameter Real mu_d = 0.01 "Dynamic friction coefficient of the dry contact";
+  parameter Real n_exp(unit = "1") = 1.5 "Exponent of the Flores law (1.5 for metals)";
+  parameter Real cr(unit = "1", min = 0.01, max = 1) = 0.9 "Coefficient of restitution";
+  parameter Real mu_d(unit = "1", min = 0) = 0.01 "Dynamic friction coefficient of the dry contact";
   parameter SI.Velocity v0 = 1e-4 "Ambrosio friction: no friction below this slip speed";
   parameter SI.Velocity v1 = 1e-2 "Ambrosio friction: full Coulomb friction above this slip speed";
   parameter SI.Velocity vImpactMin = 1e-3 "Floor of the captured impact velocity (grazing contacts)";
   parameter Boolean lubricated = false "true: Flores hybrid lubricated/dry force; false: dry contact only";
   parameter SI.DynamicViscosity mu_oil = 0.4 "Oil dynamic viscosity (400 cP at 40 degC, seed section 3)";
-  parameter Real epsMax(min = 0, max = 1) = 0.99 "Cap of the eccentricity ratio in the film forces";
-  parameter Real wedgeScale(min = 0, max = 1) = 1 "Scale of the wedge (hydrodynamic) film force: 1 = squeeze + wedge (Sommerfeld), 0 = pure squeeze film (seed 002's assumption)";
+  parameter Real epsMax(unit = "1", min = 0, max = 1) = 0.99 "Cap of the eccentricity ratio in the film forces";
+  parameter Real wedgeScale(unit = "1", min = 0, max = 1) = 1 "Scale of the wedge (hydrodynamic) film force: 1 = squeeze + wedge (Sommerfeld), 0 = pure squeeze film (seed 002's assumption)";
   parameter SI.Length e0 = 0.05*c "Width of the lubricated-to-dry transition band (Flores hybrid)";
   parameter SI.Length eReg = 1e-12 "Regularisation of |e| at the bearing centre";
   // ---------------------------------------------------------------- kinematics (inputs, bound by the mechanism)

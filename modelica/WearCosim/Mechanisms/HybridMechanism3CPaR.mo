@@ -1,16 +1,10 @@
 within WearCosim.Mechanisms;
 model HybridMechanism3CPaR "3-CPaR&R1R2 hybrid mechanism (seed 002) with a revolute clearance joint at D3: reduced Lagrange model of chain 3"
   import SI = WearCosim.Units.SI;
-  extends WearCosim.Mechanisms.BaseHybridMechanism3CPaR;
+  extends WearCosim.Mechanisms.BaseHybridMechanism3CPaRClearance;
   extends WearCosim.Interfaces.WearSurface(final R_journal = data.R_journal, c = 0.25e-3, final L = data.L);
   parameter Boolean lubricated = false "true: lubricated D3 joint (Flores hybrid); false: dry";
   parameter SI.Length e0 = 0.05*c "Width of the lubricated-to-dry transition band";
-  SI.Angle q[2](start = qStart, each fixed = true) "Passive angles of chain 3: alpha (A3B3, C3D3), beta (parallelogram)";
-  SI.AngularVelocity qd[2](start = qdStart, each fixed = true) "Angular velocities of chain 3";
-  SI.Position rJournal[2] "Journal centre (on C3D3), XY";
-  SI.Velocity vJournal[2] "Velocity of the journal centre";
-  output SI.Position ex "Journal centre relative to the bearing centre, x (orbit)";
-  output SI.Position ey "Journal centre relative to the bearing centre, y (orbit)";
   output SI.Force Fx "Joint force on the journal (chain 3), x";
   output SI.Force Fy "Joint force on the journal (chain 3), y";
   output SI.Force Fjoint "Magnitude of the joint force at D3";
@@ -21,21 +15,10 @@ model HybridMechanism3CPaR "3-CPaR&R1R2 hybrid mechanism (seed 002) with a revol
     final wedgeScale = data.wedgeScale,
     wearDepth = wearDepth, rB = rD3, vB = vD3, phiB = 0, wB = 0, rJ = rJournal, vJ = vJournal, wJ = qd[1])
     "Clearance joint D3: journal on C3D3, bearing (worn) in the platform";
-protected
-  final parameter SI.Position p0[2] = {data.q10 + data.xD3 - data.xA3, data.q20 - data.qAmp + data.yD3 - data.yA3} "D3 relative to A3 at t = 0";
-  final parameter SI.Length d0 = sqrt(p0[1]^2 + p0[2]^2) "|A3D3| at t = 0";
-  final parameter SI.Angle alpha0 = atan2(p0[2], p0[1]) + data.elbow*acos((a3^2 + d0^2 - data.l32^2)/(2*a3*d0)) "Ideal alpha at t = 0";
-  final parameter SI.Angle beta0 = atan2(p0[2] - a3*sin(alpha0), p0[1] - a3*cos(alpha0)) "Ideal beta at t = 0";
-  final parameter SI.Angle qStart[2] = {alpha0, beta0} "Initial angles: journal centred in the bearing";
-  final parameter Real detJ0 = a3*data.l32*sin(beta0 - alpha0) "Determinant of the chain Jacobian at t = 0 [m2]";
-  final parameter SI.AngularVelocity qdStart[2] = {data.l32*cos(beta0)*(-data.qAmp*omega)/detJ0, -a3*cos(alpha0)*(-data.qAmp*omega)/detJ0} "Initial rates: ideal velocities at t = 0 (D3 velocity (-qAmp*w, 0))";
 equation
-  rJournal = {data.xA3, data.yA3} + a3*{cos(q[1]), sin(q[1])} + data.l32*{cos(q[2]), sin(q[2])};
-  vJournal = a3*qd[1]*{-sin(q[1]), cos(q[1])} + data.l32*qd[2]*{-sin(q[2]), cos(q[2])};
-  der(q) = qd;
-  [M11, hM*cos(q[1] - q[2]); hM*cos(q[1] - q[2]), M22]*der(qd) = {a3*({-sin(q[1]), cos(q[1])}*joint.F) + joint.tauJ - hM*sin(q[1] - q[2])*qd[2]^2 - data.gPlane*G1*cos(q[1]), data.l32*({-sin(q[2]), cos(q[2])}*joint.F) + hM*sin(q[1] - q[2])*qd[1]^2 - data.gPlane*G2*cos(q[2])};
-  ex = rJournal[1] - rD3[1];
-  ey = rJournal[2] - rD3[2];
+  // loads of the joint on the bodies of the mechanism
+  FJournal = joint.F;
+  tauJournal = joint.tauJ;
   Fx = joint.F[1];
   Fy = joint.F[2];
   Fjoint = sqrt(Fx^2 + Fy^2);
@@ -50,6 +33,11 @@ equation
   annotation (Documentation(info = "<html>
 <p>The seed's 3-CPaR&amp;R<sub>1</sub>R<sub>2</sub> hybrid mechanism (SPEC 2.1) with radial clearance in the revolute D3
 between link C3D3 (journal) and the moving platform (bearing, the worn body).</p>
+<p>Bodies, free coordinates and equations of motion are those of
+<a href=\"modelica://WearCosim.Mechanisms.BaseHybridMechanism3CPaRClearance\">BaseHybridMechanism3CPaRClearance</a>,
+shared with the component <a href=\"modelica://WearCosim.Components.Mechanisms.HybridMechanismBody\">Components.Mechanisms.HybridMechanismBody</a>;
+this model binds their joint loads to the <a href=\"modelica://WearCosim.Joints.RevoluteClearance\">RevoluteClearance</a>
+<code>joint</code> and the joint's kinematic inputs to the bodies.</p>
 <h4>Reduced model and why it is exact under its assumptions</h4>
 <p>All five generalised coordinates q<sub>1</sub>..q<sub>5</sub> are prescribed, so the ideal mechanism is
 kinematically driven. The platform's x and y are set by chains 1 (axis X) and 2 (axis Y), its z by

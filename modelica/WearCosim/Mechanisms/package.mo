@@ -15,5 +15,11 @@ the same mechanism's kinematics and joint reaction in closed form.</p>
 <a href=\"modelica://WearCosim.Mechanisms.HybridMechanism3CPaRIdeal\">HybridMechanism3CPaRIdeal</a>: the seed's
 3-CPaR&amp;R1R2 mechanism with the clearance at D3 (SPEC 2.1), parameters in
 <a href=\"modelica://WearCosim.Mechanisms.HybridMechanismData\">HybridMechanismData</a>.</li>
-</ul></html>"));
+</ul>
+<p>The bodies and equations of motion of each clearance model live in a partial base class,
+<a href=\"modelica://WearCosim.Mechanisms.BaseSliderCrankClearance\">BaseSliderCrankClearance</a> and
+<a href=\"modelica://WearCosim.Mechanisms.BaseHybridMechanism3CPaRClearance\">BaseHybridMechanism3CPaRClearance</a>, with
+the joint's loads as plain variables: the clearance model binds them to its <code>joint</code>, the component models
+of <a href=\"modelica://WearCosim.Components.Mechanisms\">Components.Mechanisms</a> to inputs. One set of equations
+serves the monolithic examples and the compositions of component FMUs.</p></html>"));
 end Mechanisms;

@@ -11,7 +11,9 @@ constant or ramped spin, Rayleigh damping; element matrices identical to ROSS 2.
 <li><a href=\"modelica://WearCosim.Rotor.RubContact\">RubContact</a>: circular clearance with the stator's sector
 wear profile (the wear interface), penalty normal force with contact damping, tanh-regularised Coulomb friction.</li>
 <li><a href=\"modelica://WearCosim.Rotor.RotorStatorRub\">RotorStatorRub</a>: rotor + contact + rigid or elastic
-(mass-spring-damper) stator, wear interface at the top level.</li>
+(mass-spring-damper) stator, wear interface at the top level; contact and stator in
+<a href=\"modelica://WearCosim.Rotor.BaseRubStator\">BaseRubStator</a>, shared with the component
+<a href=\"modelica://WearCosim.Components.Rotor.RubStator\">Components.Rotor.RubStator</a>.</li>
 <li><a href=\"modelica://WearCosim.Rotor.JeffcottRub\">JeffcottRub</a>: single-disk Jeffcott rotor with the same
 contact (closed-form and energy checks).</li>
 </ul>

@@ -1,4 +1,4 @@
-"""Command line: ``wearcosim build | check | simulate | run | plot | study | demo``.
+"""Command line: ``wearcosim build | check | simulate | run | plot | study | demo | system``.
 
 One error path: every error a user can cause (a bad scenario, FMU, model, path, a full
 disk, ...) ends the command with one line ``error: ...`` on stderr and exit status 1 (2 for
@@ -170,6 +170,101 @@ def cmd_demo(args) -> int:
     return run_demo(Path(args.out))
 
 
+# ------------------------------------------------------------------ systems of FMUs (SSP)
+# ``wearcosim system check | pack | show``; ``system run`` (the masters) is added by the lead
+# next to these, in _add_system_parser.
+
+def _print_table(rows, header):
+    rows = [[str(c) for c in r] for r in rows]
+    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(header)]
+    print("  " + "  ".join(h.ljust(w) for h, w in zip(header, widths)).rstrip())
+    for r in rows:
+        print("  " + "  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip())
+
+
+def _print_problems(found) -> int:
+    for p in found:
+        print(f"error: {p}", file=sys.stderr)
+    return 1 if found else 0
+
+
+def cmd_system_check(args) -> int:
+    from .system.ssp import open_system
+    from .system.validate import problems
+    with open_system(args.file) as system:
+        found = problems(system)
+        n, m = len(system.components), len(system.connections)
+    if found:
+        return _print_problems(found)
+    print(f"{args.file}: OK ({n} component(s), {m} connection(s))")
+    return 0
+
+
+def cmd_system_pack(args) -> int:
+    from .system.ssp import open_system, write_ssp
+    from .system.validate import problems
+    out = Path(args.out)
+    if out.suffix.lower() != ".ssp":
+        return _err(f"-o {out}: an .ssp archive is written (name it *.ssp)")
+    if out.is_dir():
+        return _err(f"-o {out}: is a folder")
+    with open_system(args.file) as system:
+        found = problems(system)
+        if found:
+            _print_problems(found)
+            print(f"error: {args.file}: not packed ({len(found)} problem(s))", file=sys.stderr)
+            return 1
+        write_ssp(system, out)
+        n = len(system.components)
+    print(f"packed {out} ({n} component(s))")
+    return 0
+
+
+def cmd_system_show(args) -> int:
+    from .system.ssp import open_system
+    with open_system(args.file, extract=False) as s:
+        title = f"system {s.name!r}" + (f" ({s.ssd_name})" if s.ssd_name and s.ssd_name != s.name else "")
+        exp = ""
+        if s.start_time is not None or s.stop_time is not None:
+            stop = f"{s.stop_time:g}" if s.stop_time is not None else "?"
+            exp = f", default experiment {s.start_time if s.start_time is not None else 0:g} .. {stop} s"
+        print(f"{args.file}: {title}, SSP {s.version}, {len(s.components)} component(s), "
+              f"{len(s.connections)} connection(s){exp}")
+        print("components:")
+        _print_table([(c.name, c.source, c.implementation, len(c.parameters)) for c in s.components],
+                     ("name", "source", "implementation", "parameters"))
+        print("ports:")
+        ports = [("(system)", c.name, c.kind, c.type or "-", c.unit or "-") for c in s.connectors]
+        ports += [(comp.name, c.name, c.kind, c.type or "-", c.unit or "-")
+                  for comp in s.components for c in comp.connectors]
+        _print_table(ports, ("element", "connector", "kind", "type", "unit"))
+        print("connections:")
+        _print_table([(c.start, "->", c.end) for c in s.connections], ("start", "", "end"))
+        params = [(comp.name, k, v) for comp in s.components for k, v in comp.parameters.items()]
+        params += [("(system)", k, v) for k, v in s.parameters.items()]
+        if params:
+            print("parameters:")
+            _print_table(params, ("element", "name", "value"))
+    return 0
+
+
+def _add_system_parser(sub):
+    sy = sub.add_parser("system", help="systems of FMUs described in SSP (.ssd / .ssp): check, pack, show")
+    ssub = sy.add_subparsers(dest="system_cmd", required=True, metavar="SUBCOMMAND")
+    ck = ssub.add_parser("check", help="check a system against its FMUs (one 'error:' line per problem)")
+    ck.add_argument("file", metavar="FILE.ssd|FILE.ssp")
+    ck.set_defaults(func=cmd_system_check)
+    pk = ssub.add_parser("pack", help="bundle an .ssd and the FMUs it references into an .ssp archive")
+    pk.add_argument("file", metavar="FILE.ssd")
+    pk.add_argument("-o", "--out", required=True, metavar="OUT.ssp")
+    pk.set_defaults(func=cmd_system_pack)
+    sh = ssub.add_parser("show", help="components, ports and connections of a system, as tables")
+    sh.add_argument("file", metavar="FILE.ssd|FILE.ssp")
+    sh.set_defaults(func=cmd_system_show)
+    # ---- `wearcosim system run` goes here (the lead wires it to the masters)
+    return sy
+
+
 #: what a user can cause; anything else is a bug and says so (still one line without --debug)
 def _user_errors():
     import zipfile
@@ -252,6 +347,7 @@ def main(argv=None) -> int:
     d = sub.add_parser("demo", help="build the FMUs and run the default co-simulation into results/")
     d.add_argument("--out", default=str(ROOT / "results"))
     d.set_defaults(func=cmd_demo)
+    _add_system_parser(sub)
     args = p.parse_args(argv)
     # SIGTERM/SIGHUP (a killed job, a closed terminal) end like Ctrl-C: as an exception, so the
     # `finally` blocks and TemporaryDirectory of the build run (gcc's process groups killed,

@@ -134,6 +134,12 @@
  *    category (or logAll).  '%' and '#' in messages are escaped for the importer.
  *  - Memory: allocateMemory/freeMemory of the callbacks (calloc/free if the importer
  *    gives NULL); everything is freed by fmi2FreeInstance.
+ *  - Models with state outside v (config.h defines MDL_HAS_HOOKS: the strong-coupling
+ *    container, fmu/container/): the mdl_hook_* functions of model_api.h are called at
+ *    instantiation, reset, terminate, fmi2SetDebugLogging and free, the FMU state carries
+ *    the model's bytes after the runtime's block, and the event location evaluates the model
+ *    before each mdl_zc (model_api.h H1-H3).  Everything for them is inside
+ *    #ifdef MDL_HAS_HOOKS: other models compile to the same code as without it.
  */
 #if !defined(_WIN32) && !defined(_POSIX_C_SOURCE)
 #define _POSIX_C_SOURCE 200809L   /* clock_gettime (the exporter defines it on its command line) */
@@ -183,6 +189,27 @@
 #endif
 
 #define NARR(n) ((size_t)((n) > 0 ? (n) : 1))
+
+#ifdef MDL_HAS_HOOKS
+/* model_api.h hooks: the instance carries the model's data pointer after the RtCtx (rt_ctx.h
+   is model independent), and the size of the model's part of the FMU state being written */
+typedef struct {
+    RtCtx rt;                       /* first member: an RtCtx * is an RtCtxHooked * */
+    void *data;                     /* mdl_hook_instantiate's *data */
+    size_t stateExtra;              /* bytes of the model's part (mdl_hook_state_size) */
+} RtCtxHooked;
+#define RT_HOOKED(c) ((RtCtxHooked *)(c))
+#define RT_CTX_SIZE sizeof(RtCtxHooked)
+void *rt_model_data(RtCtx *ctx)
+{
+    return ctx ? RT_HOOKED(ctx)->data : NULL;
+}
+/* indicators come from the model's evaluation (model_api.h H2) */
+#define RT_ZC_NEEDS_EVAL 1
+#else
+#define RT_CTX_SIZE sizeof(RtCtx)
+#define RT_ZC_NEEDS_EVAL (N_W > 0)
+#endif
 
 /* ------------------------------------------------------------------------- */
 /* allowed-state masks                                                        */
@@ -609,6 +636,9 @@ fmi2Status fmi2SetDebugLogging(fmi2Component comp, fmi2Boolean loggingOn,
     }
     c->logMask = mask;
     c->loggingOn = loggingOn ? 1 : 0;
+#ifdef MDL_HAS_HOOKS
+    mdl_hook_debug_logging(c, c->loggingOn, nCategories, (const char *const *)categories);
+#endif
 END:
     return status;
 }
@@ -653,6 +683,10 @@ static void set_defaults(RtCtx *c)
 static void free_instance(RtCtx *c)
 {
     void (*fr)(void *) = c->cb.freeMemory;
+#ifdef MDL_HAS_HOOKS
+    mdl_hook_free(c);
+    RT_HOOKED(c)->data = NULL;
+#endif
     if (c->ode) rt_ode_free(c->ode);
     c->magic = 0;
     if (c->instanceName) fr(c->instanceName);
@@ -713,7 +747,7 @@ fmi2Component fmi2Instantiate(fmi2String instanceName, fmi2Type fmuType,
         return NULL;
     }
 
-    c = (RtCtx *)al(1, sizeof(RtCtx));
+    c = (RtCtx *)al(1, RT_CTX_SIZE);
     if (!c) goto oom;
     c->cb = *functions;
     c->cb.allocateMemory = al;
@@ -768,6 +802,14 @@ fmi2Component fmi2Instantiate(fmi2String instanceName, fmi2Type fmuType,
         goto oom;
 #endif
     set_defaults(c);
+#ifdef MDL_HAS_HOOKS
+    if (mdl_hook_instantiate(c, instanceName, fmuResourceLocation,
+                             fmuType == fmi2CoSimulation ? 1 : 0, loggingOn ? 1 : 0,
+                             &RT_HOOKED(c)->data) != 0) {
+        free_instance(c);          /* the model logged why */
+        return NULL;
+    }
+#endif
     return (fmi2Component)c;
 oom:
     if (functions->logger)
@@ -863,6 +905,9 @@ fmi2Status fmi2Terminate(fmi2Component comp)
              c->ode->method->name, c->ode->nstep, c->ode->naccept, c->ode->nreject,
              c->ode->nfev, c->ode->njev, c->ode->nlu, c->ode->nswitch, c->nEvents,
              c->ode->last_sub ? c->ode->last_sub->name : c->ode->sub->name);
+#ifdef MDL_HAS_HOOKS
+    mdl_hook_terminate(c);
+#endif
     c->state = RT_TERMINATED;
 END:
     return status;
@@ -873,6 +918,12 @@ fmi2Status fmi2Reset(fmi2Component comp)
     RT_BEGIN("fmi2Reset", M_Reset)
     set_defaults(c);
     c->state = RT_INSTANTIATED;
+#ifdef MDL_HAS_HOOKS
+    if (mdl_hook_reset(c) != 0) {
+        c->state = RT_ERROR;
+        FAIL("%s: the model could not be reset", FN);
+    }
+#endif
 END:
     return status;
 }
@@ -1189,13 +1240,37 @@ static size_t state_size(void)
     return sizeof(RtStateHeader) + state_guid_space() + (size_t)(NV + 2 * N_Z) * sizeof(double);
 }
 
+/* Sizes of FMU-state blocks.  STATE_TOTAL(c): of the block state_write writes;
+ * STATE_SIZE_OF(b): of a block already checked (state_check); STATE_MEM: the size bound
+ * given to state_check for a block in memory (a block this FMU allocated);
+ * STATE_SIZE_BAD(h): the header's totalSize is impossible.  With hooks (model_api.h H1) the
+ * runtime's part (state_size()) is followed by the model's bytes, so a block's size is its
+ * header's totalSize; otherwise every block has state_size() bytes. */
+#ifdef MDL_HAS_HOOKS
+static size_t state_block_size(const void *buf)
+{
+    RtStateHeader h;
+    memcpy(&h, buf, sizeof h);
+    return h.totalSize;
+}
+#define STATE_TOTAL(c) (state_size() + RT_HOOKED(c)->stateExtra)
+#define STATE_SIZE_OF(b) state_block_size(b)
+#define STATE_MEM (~(size_t)0)
+#define STATE_SIZE_BAD(h) ((h).totalSize < state_size() || ((h).totalSize - state_size()) % 8u != 0)
+#else
+#define STATE_TOTAL(c) state_size()
+#define STATE_SIZE_OF(b) state_size()
+#define STATE_MEM state_size()
+#define STATE_SIZE_BAD(h) ((h).totalSize != state_size())
+#endif
+
 static void state_write(const RtCtx *c, unsigned char *buf)
 {
     RtStateHeader h;
     memset(&h, 0, sizeof h);
     memcpy(h.magic, RT_STATE_MAGIC, 8);
     h.version = RT_STATE_VERSION;
-    h.totalSize = (unsigned int)state_size();
+    h.totalSize = (unsigned int)STATE_TOTAL(c);
     h.nv = (unsigned int)NV;
     h.guidLen = (unsigned int)(sizeof(MODEL_GUID) - 1);
     h.fmuType = (int)c->type;
@@ -1245,7 +1320,7 @@ static void state_write(const RtCtx *c, unsigned char *buf)
         memcpy(p, c->mEv, (size_t)N_Z * sizeof(double));
         memcpy(p + (size_t)N_Z * sizeof(double), c->zBand, (size_t)N_Z * sizeof(double));
     }
-    h.checksum = state_checksum(buf, state_size());
+    h.checksum = state_checksum(buf, STATE_TOTAL(c));   /* (with the model's part, H1) */
     memcpy(buf, &h, sizeof h);
 }
 
@@ -1262,7 +1337,7 @@ static const char *state_check(const RtCtx *c, const unsigned char *buf, size_t 
     if (memcmp(buf, RT_STATE_MAGIC, 8) != 0) return "not a wearcosim FMU state";
     memcpy(&h, buf, sizeof h);
     if (h.version != RT_STATE_VERSION) return "unsupported state version";
-    if (h.totalSize != state_size() || size < h.totalSize) return "size mismatch";
+    if (STATE_SIZE_BAD(h) || size < h.totalSize) return "size mismatch";
     if (h.nv != (unsigned int)NV || h.guidLen != sizeof(MODEL_GUID) - 1 ||
         memcmp(buf + sizeof h, MODEL_GUID, sizeof(MODEL_GUID) - 1) != 0)
         return "state belongs to a different FMU (GUID mismatch)";
@@ -1272,6 +1347,10 @@ static const char *state_check(const RtCtx *c, const unsigned char *buf, size_t 
     if (h.evHead < 0 || h.evHead >= RT_EV_HIST || h.evN < 0 || h.evN > RT_EV_HIST ||
         h.zenoRun < 0)
         return "corrupt event history";
+#ifdef MDL_HAS_HOOKS
+    if (mdl_hook_state_check((RtCtx *)c, buf + state_size(), h.totalSize - state_size()) != 0)
+        return "the model's part is invalid";
+#endif
     return NULL;
 }
 
@@ -1322,17 +1401,35 @@ fmi2Status fmi2GetFMUstate(fmi2Component comp, fmi2FMUstate *FMUstate)
     RT_BEGIN("fmi2GetFMUstate", M_FMUstate)
     if (!FMUstate) FAIL("%s: FMUstate is NULL", FN);
     buf = (unsigned char *)*FMUstate;
-    if (buf && state_check(c, buf, state_size()) != NULL)
+    if (buf && state_check(c, buf, STATE_MEM) != NULL)
         FAIL("%s: *FMUstate is not a state previously returned by this FMU", FN);
     cs_collapse_ahead(c);   /* a step reaching past the communication point -> restart */
     /* a saved v is complete: evaluate outputs the solver left stale (deterministic and
        leaves x unchanged, so continuing is the same with or without this call) */
     if (c->stale && ensure_eval(c) != 0)
         FAIL("%s: model evaluation failed at t=%.17g", FN, c->time);
+#ifdef MDL_HAS_HOOKS
+    if (mdl_hook_state_size(c, &RT_HOOKED(c)->stateExtra) != 0 ||
+        RT_HOOKED(c)->stateExtra % 8u != 0)
+        FAIL("%s: the model's state cannot be saved at t=%.17g", FN, c->time);
+    if (buf && STATE_SIZE_OF(buf) != STATE_TOTAL(c)) {   /* another size: a new block */
+        memset(buf, 0, 8);
+        rt_free(c, buf);
+        *FMUstate = buf = NULL;
+    }
+#endif
     if (!buf) {
-        buf = (unsigned char *)rt_calloc(c, state_size(), 1);
+        buf = (unsigned char *)rt_calloc(c, STATE_TOTAL(c), 1);
         if (!buf) FAIL("%s: out of memory", FN);
     }
+#ifdef MDL_HAS_HOOKS
+    if (mdl_hook_state_write(c, buf + state_size(), RT_HOOKED(c)->stateExtra) != 0) {
+        memset(buf, 0, 8);
+        rt_free(c, buf);
+        *FMUstate = NULL;
+        FAIL("%s: the model's state cannot be saved at t=%.17g", FN, c->time);
+    }
+#endif
     state_write(c, buf);
     *FMUstate = buf;
 END:
@@ -1343,8 +1440,13 @@ fmi2Status fmi2SetFMUstate(fmi2Component comp, fmi2FMUstate FMUstate)
 {
     const char *why;
     RT_BEGIN("fmi2SetFMUstate", M_FMUstate)
-    why = state_check(c, (const unsigned char *)FMUstate, state_size());
+    why = state_check(c, (const unsigned char *)FMUstate, STATE_MEM);
     if (why) FAIL("%s: invalid FMU state: %s", FN, why);
+#ifdef MDL_HAS_HOOKS
+    if (mdl_hook_state_read(c, (const unsigned char *)FMUstate + state_size(),
+                            STATE_SIZE_OF(FMUstate) - state_size()) != 0)
+        FAIL("%s: the model's part of the FMU state cannot be restored", FN);
+#endif
     state_read(c, (const unsigned char *)FMUstate);
 END:
     return status;
@@ -1354,7 +1456,7 @@ fmi2Status fmi2FreeFMUstate(fmi2Component comp, fmi2FMUstate *FMUstate)
 {
     RT_BEGIN("fmi2FreeFMUstate", M_FMUstate)
     if (!FMUstate || !*FMUstate) goto END;
-    if (state_check(c, (const unsigned char *)*FMUstate, state_size()) != NULL)
+    if (state_check(c, (const unsigned char *)*FMUstate, STATE_MEM) != NULL)
         FAIL("%s: not a state of this FMU", FN);
     memset(*FMUstate, 0, 8);   /* kill the magic: catches double free */
     rt_free(c, *FMUstate);
@@ -1369,9 +1471,9 @@ fmi2Status fmi2SerializedFMUstateSize(fmi2Component comp, fmi2FMUstate FMUstate,
     const char *why;
     RT_BEGIN("fmi2SerializedFMUstateSize", M_FMUstate)
     if (!size) FAIL("%s: size is NULL", FN);
-    why = state_check(c, (const unsigned char *)FMUstate, state_size());
+    why = state_check(c, (const unsigned char *)FMUstate, STATE_MEM);
     if (why) FAIL("%s: invalid FMU state: %s", FN, why);
-    *size = state_size();
+    *size = STATE_SIZE_OF(FMUstate);
 END:
     return status;
 }
@@ -1381,12 +1483,12 @@ fmi2Status fmi2SerializeFMUstate(fmi2Component comp, fmi2FMUstate FMUstate,
 {
     const char *why;
     RT_BEGIN("fmi2SerializeFMUstate", M_FMUstate)
-    why = state_check(c, (const unsigned char *)FMUstate, state_size());
+    why = state_check(c, (const unsigned char *)FMUstate, STATE_MEM);
     if (why) FAIL("%s: invalid FMU state: %s", FN, why);
-    if (!serializedState || size < state_size())
+    if (!serializedState || size < STATE_SIZE_OF(FMUstate))
         FAIL("%s: buffer too small (%lu < %lu bytes)", FN, (unsigned long)size,
-             (unsigned long)state_size());
-    memcpy(serializedState, FMUstate, state_size());
+             (unsigned long)STATE_SIZE_OF(FMUstate));
+    memcpy(serializedState, FMUstate, STATE_SIZE_OF(FMUstate));
 END:
     return status;
 }
@@ -1401,11 +1503,18 @@ fmi2Status fmi2DeSerializeFMUstate(fmi2Component comp, const fmi2Byte serialized
     why = state_check(c, (const unsigned char *)serializedState, size);
     if (why) FAIL("%s: invalid serialized state: %s", FN, why);
     buf = (unsigned char *)*FMUstate;
-    if (buf && state_check(c, buf, state_size()) != NULL)
+    if (buf && state_check(c, buf, STATE_MEM) != NULL)
         FAIL("%s: *FMUstate is not NULL and not a state of this FMU", FN);
-    if (!buf) buf = (unsigned char *)rt_calloc(c, state_size(), 1);
+#ifdef MDL_HAS_HOOKS
+    if (buf && STATE_SIZE_OF(buf) != STATE_SIZE_OF(serializedState)) {   /* another size */
+        memset(buf, 0, 8);
+        rt_free(c, buf);
+        *FMUstate = buf = NULL;
+    }
+#endif
+    if (!buf) buf = (unsigned char *)rt_calloc(c, STATE_SIZE_OF(serializedState), 1);
     if (!buf) FAIL("%s: out of memory", FN);
-    memcpy(buf, serializedState, state_size());
+    memcpy(buf, serializedState, STATE_SIZE_OF(serializedState));
     *FMUstate = buf;
 END:
     return status;
@@ -1793,7 +1902,8 @@ static int eval_interp(RtCtx *c, double t, double *zout)
 {
     int rc;
     cs_x_at(c, t);
-    if (N_W > 0) {                 /* the indicators need x and the Newton unknowns w only */
+    if (RT_ZC_NEEDS_EVAL) {        /* the indicators need x and the Newton unknowns w only
+                                      (hooks: the model's evaluation, model_api.h H2) */
         rc = mdl_deriv(c->v, t, NULL, c);
         if (rc != 0) return rc;
     }

@@ -128,6 +128,26 @@
  *     = true, canInterpolateInputs = false, maxOutputDerivativeOrder = 0,
  *     canRunAsynchronuously = false; ME: completedIntegratorStepNotNeeded = true.
  * ---------------------------------------------------------------------------------
+ * Optional hooks (config.h defines MDL_HAS_HOOKS; generated models never do, and the
+ * runtime then compiles exactly as without them): for hand-written models that keep state
+ * OUTSIDE v, i.e. the strong-coupling container of fmu/container/, whose component FMUs
+ * hold their own discrete states.  Such a model provides every mdl_hook_* function below
+ * and the runtime calls them at instantiation (with the resource location), reset,
+ * terminate, fmi2SetDebugLogging, free, and for the FMU state.  What changes for it:
+ *  H1 G7 is relaxed: the state outside v is saved and restored by the FMU-state hooks.
+ *     The FMU state is the runtime's block followed by the model's bytes (any length,
+ *     fixed by mdl_hook_state_size when the state is taken); the runtime's checksum covers
+ *     both, the serialized form is the block itself.  Solver trial points and restores of
+ *     v inside fmi2DoStep (event location, rejected steps, the moving-back test, undoing a
+ *     step) only move t and x: the model must set its outside state's time and continuous
+ *     states from (t, v) at every evaluation, never assume the previous evaluation's.
+ *  H2 mdl_zc may read the indicators the last mdl_eval/mdl_deriv/mdl_event stored in v: the
+ *     runtime evaluates (mdl_deriv) before every mdl_zc at a new (t, x), also on the dense
+ *     output during event location (otherwise done only when N_W > 0).
+ *  H3 Relation memories v[OFF_M..] are informative only (the event messages name the
+ *     indicator whose memory changed); the hysteresis-band test (3) of fmi2_runtime.c
+ *     measures no band for such a model (mdl_zc ignores the memories) and never watches.
+ * ---------------------------------------------------------------------------------
  */
 #ifndef WEARCOSIM_MODEL_API_H
 #define WEARCOSIM_MODEL_API_H
@@ -206,6 +226,32 @@ int  mdl_nl_jac_nz(const double *v, double t, double *Jnz);  /* MDL_NL_NNZ value
 /* nonlinear loops (only when N_W > 0) */
 int  mdl_nl_res(const double *v, double t, double *r);   /* N_W residuals at w = v[OFF_W..] */
 int  mdl_nl_jac(const double *v, double t, double *J);   /* N_W*N_W column-major dr/dw   */
+
+#ifdef MDL_HAS_HOOKS
+/* ---- optional hooks (see H1-H3 above), provided by the MODEL ---- */
+/* the model's own data of this instance (*data of mdl_hook_instantiate), provided by the runtime */
+void *rt_model_data(RtCtx *ctx);
+/* at fmi2Instantiate, after the start values are set: resourceLocation as given (may be
+   NULL), type 0 = Model Exchange / 1 = Co-Simulation; 0 ok (*data set), else the
+   instantiation fails (the reason logged with rt_log) */
+int  mdl_hook_instantiate(RtCtx *ctx, const char *instanceName, const char *resourceLocation,
+                          int type, int loggingOn, void **data);
+void mdl_hook_free(RtCtx *ctx);                 /* fmi2FreeInstance (also after a failed
+                                                   instantiation: data may be NULL)        */
+int  mdl_hook_reset(RtCtx *ctx);                /* fmi2Reset, after the start values: 0 ok */
+void mdl_hook_terminate(RtCtx *ctx);            /* fmi2Terminate                            */
+void mdl_hook_debug_logging(RtCtx *ctx, int loggingOn, size_t nCategories,
+                            const char *const categories[]);   /* fmi2SetDebugLogging (valid) */
+/* FMU state: mdl_hook_state_size takes a snapshot of the outside state and gives the
+   number of bytes (a multiple of 8) mdl_hook_state_write then writes; mdl_hook_state_check
+   validates such bytes (0 ok) without changing anything, mdl_hook_state_read applies
+   checked bytes (0 ok; on failure nothing may have changed).  Return codes != 0 are
+   reported as fmi2Error by the runtime (the model logs the reason). */
+int  mdl_hook_state_size(RtCtx *ctx, size_t *n);
+int  mdl_hook_state_write(RtCtx *ctx, unsigned char *buf, size_t n);
+int  mdl_hook_state_check(RtCtx *ctx, const unsigned char *buf, size_t n);
+int  mdl_hook_state_read(RtCtx *ctx, const unsigned char *buf, size_t n);
+#endif
 
 #ifdef WEARCOSIM_VIS_PUSHED_MODEL_API_H
 #pragma GCC visibility pop

@@ -1,0 +1,417 @@
+/*
+ * ct_eval.c -- the container's evaluation (container.h): the model_api.h functions that
+ * compute the right-hand side (mdl_deriv, mdl_eval, mdl_initialize, mdl_zc, mdl_jac,
+ * mdl_set_start) by calling the components' fmi2 functions through pointers, and the
+ * helpers the event code shares (value transfer, the action list, states in/out, leaving
+ * event mode, the recovery snapshots).
+ */
+#if !defined(_WIN32) && !defined(_POSIX_C_SOURCE)
+#define _POSIX_C_SOURCE 200809L
+#endif
+#include <math.h>
+#include <string.h>
+
+#include "container.h"
+
+/* ------------------------------------------------------------------------- */
+/* value transfer: runs of one type become one fmi2Set* / fmi2Get* call        */
+
+static int run_length(const CtVal *vals, int n)
+{
+    int j = 1;
+    while (j < n && vals[j].type == vals[0].type) j++;
+    return j;
+}
+
+int ct_set_values(CtData *d, CtComp *k, const CtVal *vals, int n, const double *v, double t)
+{
+    int i = 0;
+    while (i < n) {
+        const int m = run_length(vals + i, n - i);
+        const int type = vals[i].type;
+        const char *fn;
+        fmi2Status st;
+        double t0;
+        int q;
+        for (q = 0; q < m; q++) {
+            const double x = v[vals[i + q].slot];
+            d->vrbuf[q] = vals[i + q].vr;
+            if (type == MT_REAL) d->rbuf[q] = x;
+            else if (type == MT_INTEGER) d->ibuf[q] = (fmi2Integer)floor(x + 0.5);
+            else d->bbuf[q] = x != 0.0 ? fmi2True : fmi2False;
+        }
+        t0 = ct_call_begin(d);
+        if (type == MT_REAL) {
+            fn = "fmi2SetReal";
+            st = k->f.setReal(k->inst, d->vrbuf, (size_t)m, d->rbuf);
+        } else if (type == MT_INTEGER) {
+            fn = "fmi2SetInteger";
+            st = k->f.setInteger(k->inst, d->vrbuf, (size_t)m, d->ibuf);
+        } else {
+            fn = "fmi2SetBoolean";
+            st = k->f.setBoolean(k->inst, d->vrbuf, (size_t)m, d->bbuf);
+        }
+        if (ct_call_end(d, k, fn, t0, st, t)) return 1;
+        i += m;
+    }
+    return 0;
+}
+
+int ct_get_values(CtData *d, CtComp *k, const CtVal *vals, int n, double *v, double t)
+{
+    int i = 0;
+    while (i < n) {
+        const int m = run_length(vals + i, n - i);
+        const int type = vals[i].type;
+        const char *fn;
+        fmi2Status st;
+        double t0;
+        int q;
+        for (q = 0; q < m; q++) d->vrbuf[q] = vals[i + q].vr;
+        t0 = ct_call_begin(d);
+        if (type == MT_REAL) {
+            fn = "fmi2GetReal";
+            st = k->f.getReal(k->inst, d->vrbuf, (size_t)m, d->rbuf);
+        } else if (type == MT_INTEGER) {
+            fn = "fmi2GetInteger";
+            st = k->f.getInteger(k->inst, d->vrbuf, (size_t)m, d->ibuf);
+        } else {
+            fn = "fmi2GetBoolean";
+            st = k->f.getBoolean(k->inst, d->vrbuf, (size_t)m, d->bbuf);
+        }
+        if (ct_call_end(d, k, fn, t0, st, t)) return 1;
+        for (q = 0; q < m; q++) {
+            double x;
+            if (type == MT_REAL) x = d->rbuf[q];
+            else if (type == MT_INTEGER) x = (double)d->ibuf[q];
+            else x = d->bbuf[q] ? 1.0 : 0.0;
+            v[vals[i + q].slot] = x;
+        }
+        i += m;
+    }
+    return 0;
+}
+
+/* The action list (topological order, builder-checked): inputs <- v, outputs -> v.
+ * Without CT_ALLTYPES only Real values move (continuous time: discrete values only change
+ * in events).  With CT_MARK a component whose input value changed needs another event pass. */
+int ct_propagate(CtData *d, double *v, double t, int flags)
+{
+    int a;
+    for (a = 0; a < CT_N_ACT; a++) {
+        const CtAction *A = &ct_act[a];
+        CtComp *k = &d->comp[A->comp];
+        const CtVal *vals = ct_act_val + A->first;
+        if (A->discrete && !(flags & CT_ALLTYPES)) continue;
+        if (A->op == CT_SET) {
+            int i;
+            for (i = 0; i < A->n; i++) {
+                const double x = v[vals[i].slot];
+                double *last = &d->lastSet[A->first + i];
+                if ((flags & CT_MARK) && !(x == *last)) k->need = 1;
+                *last = x;
+            }
+            if (ct_set_values(d, k, vals, A->n, v, t)) return 1;
+        } else if (ct_get_values(d, k, vals, A->n, v, t)) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Parameters and start values (CtVal.kind in kinds) whose value differs from what the
+ * component has (its own start value until forwarded; NaN: unknown, always forwarded). */
+int ct_forward(CtData *d, const double *v, unsigned int kinds, double t)
+{
+    int i, j;
+    for (i = 0; i < CT_NCOMP; i++) {
+        CtComp *k = &d->comp[i];
+        for (j = k->info->fwdFirst; j < k->info->fwdFirst + k->info->fwdN; j++) {
+            const double x = v[ct_fwd[j].slot];
+            if (!(ct_fwd[j].kind & kinds)) continue;
+            if (x == d->lastFwd[j]) continue;
+            if (ct_set_values(d, k, &ct_fwd[j], 1, v, t)) return 1;
+            d->lastFwd[j] = x;
+        }
+    }
+    return 0;
+}
+
+/* the component's continuous states -> v (its X slice), remembered as what it has */
+int ct_read_states(CtData *d, CtComp *k, double *v, double t)
+{
+    const CtCompInfo *ci = k->info;
+    double t0;
+    fmi2Status st;
+    int j;
+    if (ci->nx == 0) return 0;
+    t0 = ct_call_begin(d);
+    if (d->phase == CT_PH_INIT) {     /* by value reference (container.h: ct_state_vr) */
+        st = k->f.getReal(k->inst, ct_state_vr + ci->xoff, (size_t)ci->nx, v + OFF_X + ci->xoff);
+        if (ct_call_end(d, k, "fmi2GetReal", t0, st, t)) return 1;
+    } else {
+        st = k->f.getContinuousStates(k->inst, v + OFF_X + ci->xoff, (size_t)ci->nx);
+        if (ct_call_end(d, k, "fmi2GetContinuousStates", t0, st, t)) return 1;
+    }
+    memcpy(d->xSet + ci->xoff, v + OFF_X + ci->xoff, (size_t)ci->nx * sizeof(double));
+    k->xValid = 1;
+    /* start values of states are not forwarded again (mdl_initialize is idempotent, G4) */
+    for (j = ci->fwdFirst; j < ci->fwdFirst + ci->fwdN; j++) {
+        const int s = ct_fwd[j].slot;
+        if (s >= OFF_X + ci->xoff && s < OFF_X + ci->xoff + ci->nx) d->lastFwd[j] = v[s];
+    }
+    return 0;
+}
+
+/* set a component that failed in continuous time back to its state after the last event */
+int ct_restore(CtData *d, CtComp *k, double t)
+{
+    double t0;
+    fmi2Status st;
+    if (!k->broken) return 0;
+    if (!k->snapValid) {
+        rt_log(d->ctx, 3, "logStatusError", "component %s failed earlier and has no state "
+               "to be set back to (t=%.17g)", k->info->name, t);
+        return 1;
+    }
+    t0 = ct_call_begin(d);
+    st = k->f.setFMUstate(k->inst, k->snap);
+    k->broken = 0;
+    if (ct_call_end(d, k, "fmi2SetFMUstate", t0, st, t)) {
+        k->broken = 1;
+        return 1;
+    }
+    k->timeSet = 0;
+    k->xValid = 0;
+    rt_log(d->ctx, 0, "logAll", "component %s set back to its state after the last event "
+           "(a call had failed at a solver trial point), t=%.17g", k->info->name, t);
+    return 0;
+}
+
+/* the recovery snapshots: each component's state as it enters continuous time */
+void ct_snapshot(CtData *d)
+{
+    int i;
+    for (i = 0; i < CT_NCOMP; i++) {
+        CtComp *k = &d->comp[i];
+        const double t0 = ct_call_begin(d);
+        const fmi2Status st = k->f.getFMUstate(k->inst, &k->snap);
+        k->snapValid = !ct_call_end(d, k, "fmi2GetFMUstate", t0, st, d->tEv);
+    }
+}
+
+/* continuous time: every component at (t, x) (calls skipped when it has them already) */
+int ct_states_in(CtData *d, const double *v, double t)
+{
+    int i;
+    for (i = 0; i < CT_NCOMP; i++) {
+        CtComp *k = &d->comp[i];
+        const CtCompInfo *ci = k->info;
+        double t0;
+        fmi2Status st;
+        if (k->broken && ct_restore(d, k, t)) return 1;
+        if (!k->timeSet || k->tSet != t) {
+            t0 = ct_call_begin(d);
+            st = k->f.setTime(k->inst, t);
+            if (ct_call_end(d, k, "fmi2SetTime", t0, st, t)) return 1;
+            k->timeSet = 1;
+            k->tSet = t;
+        }
+        if (ci->nx > 0 && (!k->xValid || memcmp(d->xSet + ci->xoff, v + OFF_X + ci->xoff,
+                                                 (size_t)ci->nx * sizeof(double)) != 0)) {
+            k->xValid = 0;
+            t0 = ct_call_begin(d);
+            st = k->f.setContinuousStates(k->inst, v + OFF_X + ci->xoff, (size_t)ci->nx);
+            if (ct_call_end(d, k, "fmi2SetContinuousStates", t0, st, t)) return 1;
+            memcpy(d->xSet + ci->xoff, v + OFF_X + ci->xoff, (size_t)ci->nx * sizeof(double));
+            k->xValid = 1;
+        }
+    }
+    return 0;
+}
+
+/* Leave event mode (lazily, container.h): discrete values that were set since the last pass
+ * are passed on, every component enters continuous-time mode, snapshots are taken. */
+int ct_leave_event(CtData *d, double *v, double t)
+{
+    int i;
+    if (ct_propagate(d, v, d->tEv, CT_ALLTYPES)) return 1;
+    for (i = 0; i < CT_NCOMP; i++) {
+        CtComp *k = &d->comp[i];
+        const double t0 = ct_call_begin(d);
+        const fmi2Status st = k->f.enterContinuousTimeMode(k->inst);
+        if (ct_call_end(d, k, "fmi2EnterContinuousTimeMode", t0, st, t)) return 1;
+        k->need = 0;
+    }
+    d->phase = CT_PH_CT;
+    ct_snapshot(d);
+    return 0;
+}
+
+/* derivatives, indicators and (outputs != 0) the outputs into v, after the action list */
+int ct_finish(CtData *d, double *v, double t, int outputs)
+{
+    int i;
+    for (i = 0; i < CT_NCOMP; i++) {
+        CtComp *k = &d->comp[i];
+        const CtCompInfo *ci = k->info;
+        double t0;
+        fmi2Status st;
+        if (ci->nx > 0 && d->phase == CT_PH_INIT) {   /* by value reference (ct_der_vr) */
+            t0 = ct_call_begin(d);
+            st = k->f.getReal(k->inst, ct_der_vr + ci->xoff, (size_t)ci->nx, v + OFF_DX + ci->xoff);
+            if (ct_call_end(d, k, "fmi2GetReal", t0, st, t)) return 1;
+        } else if (ci->nx > 0) {
+            t0 = ct_call_begin(d);
+            st = k->f.getDerivatives(k->inst, v + OFF_DX + ci->xoff, (size_t)ci->nx);
+            if (ct_call_end(d, k, "fmi2GetDerivatives", t0, st, t)) return 1;
+        }
+        if (ci->nz > 0 && d->phase != CT_PH_INIT) {   /* (none in initialization mode) */
+            t0 = ct_call_begin(d);
+            st = k->f.getEventIndicators(k->inst, v + OFF_ZV + ci->zoff, (size_t)ci->nz);
+            if (ct_call_end(d, k, "fmi2GetEventIndicators", t0, st, t)) return 1;
+        }
+        if (outputs && ci->outN > 0) {
+            const CtVal *vals = ct_out + ci->outFirst;
+            int n = ci->outN;
+            if (d->phase == CT_PH_CT) {   /* Real first (builder): the discrete ones wait */
+                int m = 0;
+                while (m < n && vals[m].type == MT_REAL) m++;
+                n = m;
+            }
+            if (n > 0 && ct_get_values(d, k, vals, n, v, t)) return 1;
+        }
+    }
+    if (outputs) {
+        for (i = 0; i < CT_N_COPY; i++) v[ct_copy[i].dst] = v[ct_copy[i].src];
+        v[CT_SLOT_DIAG + CT_DIAG_RHS] = d->nRhs;
+        v[CT_SLOT_DIAG + CT_DIAG_EVENTS] = d->nEvents;
+        v[CT_SLOT_DIAG + CT_DIAG_PASSES] = d->nPasses;
+        v[CT_SLOT_DIAG + CT_DIAG_CALLS] = d->nCalls;
+        v[CT_SLOT_DIAG + CT_DIAG_TCOMP] = d->tComp;
+        v[CT_SLOT_DIAG + CT_DIAG_TCONT] = d->tTotal - d->tComp;
+    }
+    return 0;
+}
+
+static int at_event(const CtData *d, const double *v, double t)
+{
+    int i;
+    if (t != d->tEv) return 0;
+    for (i = 0; i < CT_NCOMP; i++)
+        if (d->comp[i].info->nx > 0 && !d->comp[i].xValid) return 0;
+    return N_X == 0 || memcmp(d->xSet, v + OFF_X, (size_t)N_X * sizeof(double)) == 0;
+}
+
+/* the right-hand side at (t, v) */
+static int ct_eval(CtData *d, double *v, double t, int outputs)
+{
+    int flags = CT_ALLTYPES;
+    d->nRhs += 1.0;
+    if (d->phase == CT_PH_EVENT && !at_event(d, v, t) && ct_leave_event(d, v, t)) return 1;
+    if (d->phase == CT_PH_CT) {
+        if (ct_states_in(d, v, t)) return 1;
+        flags = 0;
+    } else if (d->phase != CT_PH_EVENT && d->phase != CT_PH_INIT) {
+        rt_log(d->ctx, 3, "logStatusError", "container: no evaluation possible before the "
+               "initialization or after fmi2Terminate (t=%.17g)", t);
+        return 1;
+    }
+    if (ct_propagate(d, v, t, flags)) return 1;
+    return ct_finish(d, v, t, outputs);
+}
+
+/* ------------------------------------------------------------------------- */
+/* model_api.h                                                                */
+
+void mdl_set_start(double *v)
+{
+    memcpy(v, ct_start, (size_t)NV * sizeof(double));
+}
+
+int mdl_eval(double *v, double t, RtCtx *ctx)
+{
+    CtData *d = ct_data(ctx);
+    int rc;
+    ct_timed_begin(d, v);
+    rc = ct_eval(d, v, t, 1);
+    ct_timed_end(d);
+    return rc;
+}
+
+int mdl_deriv(double *v, double t, double *z, RtCtx *ctx)
+{
+    CtData *d = ct_data(ctx);
+    int rc;
+    ct_timed_begin(d, v);
+    rc = ct_eval(d, v, t, 0);
+    if (rc == 0 && z) mdl_zc(v, t, z);
+    ct_timed_end(d);
+    return rc;
+}
+
+/* the indicators stored by the last evaluation (model_api.h H2); a component's time event
+   is the indicator tNext - t (+1 while it has none) */
+void mdl_zc(const double *v, double t, double *z)
+{
+    int i;
+    for (i = 0; i < N_Z; i++) z[i] = v[OFF_ZV + i];
+    for (i = 0; i < CT_NCOMP; i++) {
+        const double tn = v[OFF_TNEXT + i];
+        if (ct_comp[i].tev >= 0) z[ct_comp[i].tev] = isfinite(tn) ? tn - t : 1.0;
+    }
+}
+
+int mdl_jac(double *v, double t, double *J, RtCtx *ctx)
+{
+    (void)v; (void)t; (void)J; (void)ctx;
+    return -1;   /* finite differences of the runtime */
+}
+
+int mdl_initialize(double *v, double t, RtCtx *ctx)
+{
+    CtData *d = ct_data(ctx);
+    int i, rc = 1;
+    ct_timed_begin(d, v);
+    if (d->phase == CT_PH_INSTANTIATED) {
+        for (i = 0; i < CT_NCOMP; i++) {
+            CtComp *k = &d->comp[i];
+            const double t0 = ct_call_begin(d);
+            const fmi2Status st = k->f.setupExperiment(k->inst, fmi2False, 0.0, t, fmi2False, 0.0);
+            if (ct_call_end(d, k, "fmi2SetupExperiment", t0, st, t)) goto END;
+        }
+        if (ct_forward(d, v, CT_FWD_FIXED | CT_FWD_TUNABLE | CT_FWD_START, t)) goto END;
+        for (i = 0; i < CT_NCOMP; i++) {
+            CtComp *k = &d->comp[i];
+            const double t0 = ct_call_begin(d);
+            const fmi2Status st = k->f.enterInitializationMode(k->inst);
+            if (ct_call_end(d, k, "fmi2EnterInitializationMode", t0, st, t)) goto END;
+        }
+        d->phase = CT_PH_INIT;
+    } else if (d->phase == CT_PH_INIT) {
+        if (ct_forward(d, v, CT_FWD_FIXED | CT_FWD_TUNABLE | CT_FWD_START, t)) goto END;
+    } else {
+        rt_log(ctx, 3, "logStatusError", "container: initialization in a wrong phase (%d)",
+               d->phase);
+        goto END;
+    }
+    d->tEv = t;
+    /* states (they may feed inputs), inputs, states again (initial equations may use the
+       inputs), then everything else */
+    for (i = 0; i < CT_NCOMP; i++)
+        if (ct_read_states(d, &d->comp[i], v, t)) goto END;
+    if (ct_propagate(d, v, t, CT_ALLTYPES)) goto END;
+    for (i = 0; i < CT_NCOMP; i++)
+        if (ct_read_states(d, &d->comp[i], v, t)) goto END;
+    if (ct_propagate(d, v, t, CT_ALLTYPES)) goto END;
+    if (ct_finish(d, v, t, 1)) goto END;
+    for (i = 0; i < CT_NCOMP; i++) {
+        const CtCompInfo *ci = &ct_comp[i];
+        if (ci->calcN > 0 && ct_get_values(d, &d->comp[i], ct_calc + ci->calcFirst, ci->calcN, v, t))
+            goto END;
+    }
+    rc = 0;
+END:
+    ct_timed_end(d);
+    return rc;
+}

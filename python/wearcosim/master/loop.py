@@ -76,7 +76,11 @@ def sha256(path) -> str:
     return h.hexdigest()
 
 
-def resolve_fmu(sc: Scenario, build_dir: Path, log=print) -> Path:
+def resolve_fmu(sc: Scenario, build_dir: Path, log=print, out_dir: Path = None) -> Path:
+    """The FMU a scenario runs: its [fmu] path, its model (built on demand into ``build_dir``),
+    or the container FMU of its [system] (built into ``out_dir``/.containers)."""
+    if sc.system_file:
+        return _system_fmu(sc, Path(out_dir if out_dir is not None else build_dir), log)
     if sc.fmu_path:
         p = Path(sc.fmu_path)
         if not p.is_file():
@@ -85,6 +89,25 @@ def resolve_fmu(sc: Scenario, build_dir: Path, log=print) -> Path:
         return p
     from ..export.ondemand import ensure_fmu
     return ensure_fmu(sc.model, build_dir, package=sc.package or None, log=log)
+
+
+def _system_fmu(sc: Scenario, out_dir: Path, log) -> Path:
+    """The strongly coupled container of the scenario's system, checked first (one line per
+    problem); the wear component must be one of its components."""
+    from ..system.examples import ensure_fmus
+    from ..system.run import container_fmu
+    from ..system.ssp import open_system
+    from ..system.validate import problems
+    with open_system(sc.system_file) as system:
+        names = [c.name for c in system.components]
+        if sc.wear_component not in names:
+            raise MasterError(f"{sc.source}: system.wear_component {sc.wear_component!r} is not a component of "
+                              f"{sc.system_file} (components: {', '.join(names)})")
+        ensure_fmus(system, log)
+        found = problems(system)
+        if found:
+            raise MasterError(f"{sc.system_file}: {found[0]}" + (f" (and {len(found) - 1} more problems)" if len(found) > 1 else ""))
+        return container_fmu(system, out_dir / ".containers", log)
 
 
 def _mem_available() -> float:
@@ -416,7 +439,8 @@ class WearMaster:
 
     def _run(self, resume: bool) -> Path:
         sc = self.sc
-        fmu = resolve_fmu(sc, self.build_dir, log=(lambda *a: print(*a, file=sys.stderr)) if self.progress else (lambda *a: None))
+        fmu = resolve_fmu(sc, self.build_dir, log=(lambda *a: print(*a, file=sys.stderr)) if self.progress else (lambda *a: None),
+                          out_dir=self.out_dir)
         self.fmu = fmu
         self.fmu_sha = sha256(fmu)
         r = self._open(fmu)

@@ -30,6 +30,15 @@ Example::
     # clearance = 2.5e-4            # reference length c (m) if the FMU has no parameter 'c'
     force = false                   # go on past the limits (a warning is printed once)
 
+Instead of ``[fmu]``, a scenario may name a system of FMUs (an SSP ``.ssd``/``.ssp``) and the
+component that carries the wear interface; the system is strongly coupled into one container
+FMU (written into the output folder, ``.containers/``) and the master runs it like any FMU,
+with the wear interface under ``<wear_component>.``::
+
+    [system]
+    file = "systems/hybrid_dry_32pi.ssd"   # relative to the scenario file
+    wear_component = "joint"
+
 The wear of the last update window is always applied: with ``cycles = 4`` and
 ``update_cycles = 5`` the final profile holds the wear of the 4 cycles (extrapolated), not 0.
 """
@@ -45,6 +54,7 @@ SCHEMA = {
     "name": str,
     "description": str,
     "fmu": {"model": str, "path": str, "prefix": str, "package": str},
+    "system": {"file": str, "wear_component": str},
     "start": dict,
     "wear": {"k": float, "hardness": float, "cycles": int, "period": float, "omega": float,
              "update_cycles": int, "extrapolation": float, "smoothing": int},
@@ -71,6 +81,8 @@ class Scenario:
     fmu_path: str = ""
     package: str = ""
     prefix: str = ""
+    system_file: str = ""           # an SSP system instead of an FMU
+    wear_component: str = ""        # its component with the wear interface
     start: dict = field(default_factory=dict)
     k: float = 1e-4
     hardness: float = 1e9
@@ -137,8 +149,16 @@ def from_dict(data: dict, source: str = "<scenario>", base: Path = Path(".")) ->
     fmu = data.get("fmu", {})
     wear = data.get("wear", {})
     run = data.get("run", {})
-    if not fmu.get("model") and not fmu.get("path"):
-        raise ScenarioError(f"{source}: [fmu] needs 'model' (a Modelica class to build) or 'path' (an FMU)")
+    system = data.get("system", {})
+    if system and fmu:
+        raise ScenarioError(f"{source}: give [fmu] or [system], not both")
+    if system:
+        if not system.get("file") or not system.get("wear_component"):
+            raise ScenarioError(f"{source}: [system] needs 'file' (an .ssd or .ssp) and 'wear_component' "
+                                f"(the component with the wear interface)")
+    elif not fmu.get("model") and not fmu.get("path"):
+        raise ScenarioError(f"{source}: [fmu] needs 'model' (a Modelica class to build) or 'path' (an FMU), "
+                            f"or give [system]")
     for key in ("k", "hardness"):
         if key not in wear:
             raise ScenarioError(f"{source}: missing key 'wear.{key}'")
@@ -161,7 +181,10 @@ def from_dict(data: dict, source: str = "<scenario>", base: Path = Path(".")) ->
         name=name, source=source, description=data.get("description", ""),
         model=fmu.get("model", ""),
         fmu_path=str((base / fmu["path"]).resolve()) if fmu.get("path") else "",
-        package=fmu.get("package", ""), prefix=fmu.get("prefix", ""),
+        package=fmu.get("package", ""),
+        prefix=(system["wear_component"] + ".") if system else fmu.get("prefix", ""),
+        system_file=str((base / system["file"]).resolve()) if system else "",
+        wear_component=system.get("wear_component", ""),
         start=dict(data.get("start", {})),
         k=float(wear["k"]), hardness=float(wear["hardness"]), cycles=int(wear.get("cycles", 1)),
         period=period, update_cycles=int(wear.get("update_cycles", 1)),

@@ -4,7 +4,11 @@
   sweep scaling (the default ``python -m wearcosim.bench``);
 * :mod:`.peers_scipy` -- the peers: the example models written plainly in NumPy for
   ``scipy.integrate.solve_ivp``;
-* :mod:`.scale` -- how building grows with the model's size (N independent oscillators).
+* :mod:`.scale` -- how building grows with the model's size (N independent oscillators;
+  ``--rotors``: the finite-element rotors, 6, 24 and 33 elements);
+* :mod:`.systems` -- systems of FMUs: the strongly coupled container against the monolithic
+  FMU of the same physics (CPU, right-hand sides, time outside the components), and the
+  co-simulation master at a stable step.
 
 Nothing here is imported by the rest of the package.
 """

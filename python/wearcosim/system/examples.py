@@ -60,7 +60,7 @@ EXAMPLES = {e["name"]: e for e in [
          connections=_same("drive", "mesh", _HUB) + _same("mesh", "drive", _MESH_LOADS), wear="mesh"),
     dict(name="cardona_case2", description="Cardona's spatial gear pair, case 2 (backlash, rigid supports)",
          monolithic="WearCosim.Examples.Gears.CardonaCase2", stop=0.02,
-         components=[("drive", "CardonaDrive", {}), ("mesh", "CardonaMesh", {})],
+         components=[("drive", "CardonaDrive", {}), ("mesh", "CardonaMesh", {"data.b_in": 0.001968})],
          connections=_same("drive", "mesh", _HUB) + _same("mesh", "drive", _MESH_LOADS), wear="mesh"),
     dict(name="two_disk_rub", description="Two-disk flexible rotor rubbing on a misaligned rigid stator (seed 004)",
          monolithic="WearCosim.Examples.Rotor.TwoDiskRub", stop=1.5,

@@ -7,6 +7,12 @@ nonzeros, not with n^2.  Each size is built in a fresh process (peak memory is t
 process's own maximum resident set), with a time limit; the report gives build seconds (CPU
 of the builder and its compilers), peak memory, generated C size, and the growth ratios
 between consecutive sizes next to the ratio of the sizes (linear growth: equal ratios).
+
+``--rotors`` measures the finite-element rotors the same way: the two-disk example
+(``WearCosim.Examples.Rotor.TwoDiskRub``, 6 elements), the same rotor with four times the
+elements (``bench/models/TwoDiskRub24.mo``) and the 33-element rotor of ROSS's rubbing test
+(``bench/models/RossRubbingRotor.mo``, 2 disks, 2 anisotropic bearings), each as a ratio of
+the two-disk build.
 """
 from __future__ import annotations
 
@@ -40,15 +46,30 @@ end Oscillators;
 """
 
 
-def _child(n: int, out: str) -> None:
-    """Build the N-oscillator FMU in this (fresh) process and print one JSON line."""
-    from wearcosim.export.build import build_fmu
+MODELS = Path(__file__).resolve().parent / "models"
+#: rotor workloads: name -> (class, file or None for the library)
+ROTORS = {"TwoDiskRub": ("WearCosim.Examples.Rotor.TwoDiskRub", None),
+          "TwoDiskRub24": ("TwoDiskRub24", MODELS / "TwoDiskRub24.mo"),
+          "RossRubbingRotor": ("RossRubbingRotor", MODELS / "RossRubbingRotor.mo")}
+
+
+def _child(n, out: str) -> None:
+    """Build the N-oscillator FMU (``n`` a number) or a rotor of :data:`ROTORS` (``n`` its
+    name) in this (fresh) process and print one JSON line."""
+    from wearcosim.export.build import DEFAULT_PACKAGE, build_fmu
     d = Path(out)
-    mo = d / "Oscillators.mo"
-    mo.write_text(oscillators(n))
+    if str(n) in ROTORS:
+        model, mo = ROTORS[str(n)]
+        args = (model, DEFAULT_PACKAGE, d / "fmu") if mo is None else (model, mo.parent, d / "fmu")
+        kw = {} if mo is None else {"path": mo}
+    else:
+        n = int(n)
+        mo = d / "Oscillators.mo"
+        mo.write_text(oscillators(n))
+        args, kw = ("Oscillators", d, d / "fmu"), {"path": mo}
     t0, c0 = time.perf_counter(), resource.getrusage(resource.RUSAGE_SELF)
     k0 = resource.getrusage(resource.RUSAGE_CHILDREN)
-    r = build_fmu("Oscillators", d, d / "fmu", path=mo)
+    r = build_fmu(*args, **kw)
     c1, k1 = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (c1.ru_utime + c1.ru_stime - c0.ru_utime - c0.ru_stime) + (k1.ru_utime + k1.ru_stime - k0.ru_utime - k0.ru_stime)
     import zipfile
@@ -59,10 +80,11 @@ def _child(n: int, out: str) -> None:
                       "peak_rss_mb": max(c1.ru_maxrss, k1.ru_maxrss) / 1024, "c_bytes": csize}))
 
 
-def measure(n: int, timeout: float = 600.0) -> dict:
-    """Build N oscillators in a fresh process: a dict of figures, or {"n", "error"}."""
+def measure(n, timeout: float = 600.0) -> dict:
+    """Build N oscillators (or the rotor named ``n``) in a fresh process: a dict of figures,
+    or {"n", "error"}."""
     with tempfile.TemporaryDirectory(prefix="wearcosim-scale-") as tmp:
-        cmd = [sys.executable, "-c", "import sys; from wearcosim.bench.scale import _child; _child(int(sys.argv[1]), sys.argv[2])",
+        cmd = [sys.executable, "-c", "import sys; from wearcosim.bench.scale import _child; _child(sys.argv[1], sys.argv[2])",
                str(n), tmp]
         env = dict(os.environ, PYTHONPATH=str(ROOT / "python") + os.pathsep + os.environ.get("PYTHONPATH", ""))
         p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
@@ -97,14 +119,40 @@ def report(rows) -> list:
     return lines
 
 
+def report_rotors(rows) -> list:
+    lines = [f"{'rotor':>17} {'states':>7} {'build CPU s':>12} {'wall s':>8} {'peak MB':>9} {'C MB':>8}   vs TwoDiskRub"]
+    base = next((r for r in rows if r["n"] == "TwoDiskRub" and "error" not in r), None)
+    for r in rows:
+        if "error" in r:
+            lines.append(f"{r['n']:>17}  {r['error']}")
+            continue
+        g = (f"   CPU x{r['cpu'] / base['cpu']:.2f}, wall x{r['wall'] / base['wall']:.2f}, states x{r['states'] / base['states']:.2f}"
+             if base else "")
+        lines.append(f"{r['n']:>17} {r['states']:>7} {r['cpu']:>12.2f} {r['wall']:>8.2f} {r['peak_rss_mb']:>9.0f} "
+                     f"{r['c_bytes'] / 1e6:>8.2f}{g}")
+    return lines
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m wearcosim.bench.scale", description=__doc__.split("\n")[0])
-    ap.add_argument("sizes", nargs="*", type=int, default=[100, 1000, 5000])
+    ap.add_argument("sizes", nargs="*", type=int, default=None)
+    ap.add_argument("--rotors", action="store_true", help="build the rotor workloads instead (ratios to TwoDiskRub)")
     ap.add_argument("--timeout", type=float, default=600.0, help="seconds per build")
     ap.add_argument("--out", default=str(ROOT / "results" / "bench_scale.json"))
     a = ap.parse_args(argv)
     rows = []
-    for n in a.sizes:
+    if a.rotors:
+        for name in ROTORS:
+            print(f"building {name} ...", file=sys.stderr, flush=True)
+            rows.append(measure(name, a.timeout))
+            print(report_rotors(rows)[-1], flush=True)
+        print("\n".join(report_rotors(rows)))
+        out = a.out if a.out != str(ROOT / "results" / "bench_scale.json") else str(ROOT / "results" / "bench_scale_rotors.json")
+        from ..atomic import write_bytes
+        write_bytes(out, json.dumps(rows, indent=1).encode())
+        print(f"written {out}")
+        return 0
+    for n in a.sizes or [100, 1000, 5000]:
         print(f"building {n} oscillators ...", file=sys.stderr, flush=True)
         rows.append(measure(n, a.timeout))
         print(report(rows)[-1], flush=True)

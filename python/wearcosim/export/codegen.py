@@ -236,6 +236,11 @@ class Generated:
     model_name: str
     identifier: str
     deps: dict = None        # slot -> [slots of states/inputs it depends on] (ModelStructure)
+    split_eval: bool = False # wc_eval holds y and the discrete algebraics only; dx from wc_deriv
+
+
+#: above this many operations, wc_eval leaves the derivatives to wc_deriv (see build_functions)
+EVAL_SPLIT_INSTRUCTIONS = 40000
 
 
 def build_functions(causal: Causal) -> Generated:
@@ -291,6 +296,14 @@ def build_functions(causal: Causal) -> Generated:
         deps[k] = [k]
     F = {}
     F["eval"] = ca.Function("wc_eval", inputs, [eval_out], _FOPTS)
+    # a large model's mdl_eval takes its derivatives from wc_deriv (which computes them anyway)
+    # and wc_eval computes the other outputs only, so the derivative code is generated and
+    # compiled once instead of twice (the 33-element rotor: 74 000 operations each); below the
+    # threshold both stay whole, as before (examples unchanged)
+    split_eval = bool(states) and F["eval"].n_instructions() > EVAL_SPLIT_INSTRUCTIONS
+    if split_eval:
+        F["eval"] = ca.Function("wc_eval", inputs, [eval_out[len(states):] if eval_out.numel() > len(states)
+                                                    else ca.SX(0, 1)], _FOPTS)
     rels = dae.events.relations
     zc_out = fold(solved(ca.vertcat(*[r.indicator() for r in rels]))) if rels else ca.SX(0, 1)
     # the solver's stages: derivatives, then the event indicators at the same point (they share
@@ -383,7 +396,8 @@ def build_functions(causal: Causal) -> Generated:
     model_name = dae.model.name
     ident = model_name.replace(".", "_")
     guid = "{" + str(uuid.UUID(hashlib.md5(("wearcosim:" + model_name + str(L.NV) + "".join(s.name for s in L.slots)).encode()).hexdigest())) + "}"
-    return Generated(L, F, len(asserts), asserts, has_jac, {"calc_states": calc_states}, guid, model_name, ident, deps)
+    return Generated(L, F, len(asserts), asserts, has_jac, {"calc_states": calc_states}, guid, model_name, ident, deps,
+                     split_eval)
 
 
 def simultaneous_when_equations(fire_vec, targets: dict, when_eqs, solved, causal: Causal):
@@ -733,6 +747,7 @@ def render_c(gen: Generated, outdir: Path, experiment: dict):
         OFF_W=str(L.off["W"]), N_W=str(L.n["W"]),
         OFF_SOLVER=str(L.off["SOLVER"]), HAS_JACOBIAN="1" if gen.has_jac else "0",
         COST_DERIV=str(gen.functions["deriv"].n_instructions()),
+        EVAL_SPLIT="1" if gen.split_eval else "0",
         # the dense mdl_jac also writes the n^2 - nnz structural zeros: its cost (the count
         # the dense generated function had, so the auto method's switching is unchanged);
         # the sparse path (banded LU) costs the nonzeros' operations only

@@ -9,6 +9,7 @@ a half-written FMU behind.
 from __future__ import annotations
 
 import os
+import re
 import platform
 import shutil
 import signal
@@ -61,13 +62,33 @@ def copy_sources(gen_dir: Path, src_dir: Path):
     return sorted(generated, key=lambda n: n != "model.c") + [u.name for u in units]
 
 
+#: a compilation unit whose source (with the .inc files it includes) is larger than this is
+#: compiled at -O1: the generated units are straight-line arithmetic, where -O2's extra passes
+#: (scheduling, GCSE, value numbering over ~10^5 statements) double gcc's time and memory for
+#: a few per cent of run time (33-element rotor: 15 s -> 6 s per 1 MB unit).  IEEE semantics
+#: are the same at every level (no -ffast-math; ISO C99 disables FP contraction), so the
+#: results do not depend on it.  The library's examples have no unit this large (largest: 482 KB,
+#: TwoDiskRub's model.c), so their binaries are unchanged.
+LARGE_UNIT_BYTES = 640 * 1024
+_INCLUDE = re.compile(rb'^\s*#\s*include\s+"([^"]+\.inc)"', re.M)
+
+
+def unit_bytes(src_dir: Path, unit: str) -> int:
+    """Size of a compilation unit with the generated .inc files it includes."""
+    f = Path(src_dir) / unit
+    data = f.read_bytes()
+    return len(data) + sum((Path(src_dir) / m.decode()).stat().st_size for m in _INCLUDE.findall(data)
+                           if (Path(src_dir) / m.decode()).is_file())
+
+
 def compile_binary(src_dir: Path, units, identifier: str, out: Path, cc: str = None, opt: str = "-O2"):
     """Compile every unit to an object file, in parallel (one process per core: the generated
-    model.c and model_jac.c take most of the time), then link the shared library.  Returns the
-    link command."""
+    model.c and model_jac.c take most of the time), then link the shared library.  Units above
+    :data:`LARGE_UNIT_BYTES` are compiled at -O1.  Returns the link command."""
     cc = cc or os.environ.get("CC", "gcc")
     out.parent.mkdir(parents=True, exist_ok=True)
     flags = ["-fPIC", opt, "-fvisibility=hidden", "-std=c99", "-D_POSIX_C_SOURCE=200809L", "-I", str(src_dir)]
+    large = {u for u in units if opt == "-O2" and unit_bytes(src_dir, u) > LARGE_UNIT_BYTES}
     jobs = max(1, min(len(units), os.cpu_count() or 1))
     with tempfile.TemporaryDirectory(prefix="wearcosim-obj-") as tmp:
         # the compiler's own temporaries (cc*.s, cc*.o) go into this folder too, so a failed or
@@ -81,7 +102,8 @@ def compile_binary(src_dir: Path, units, identifier: str, out: Path, cc: str = N
             while pending or running:
                 while pending and len(running) < jobs:
                     i = pending.pop(0)
-                    cmd = [cc, "-c"] + flags + [str(src_dir / units[i]), "-o", objs[i]]
+                    uflags = [("-O1" if f == opt and units[i] in large else f) for f in flags]
+                    cmd = [cc, "-c"] + uflags + [str(src_dir / units[i]), "-o", objs[i]]
                     try:
                         running.append((units[i], subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                                                    text=True, env=env, start_new_session=True)))

@@ -16,6 +16,12 @@ function body is evaluated in ``noEvent`` mode.
 Event-generating relations (outside ``noEvent``/``smooth``/functions, with an operand that
 varies in continuous time) are handed to an :class:`EventSink` which replaces them by a
 relation-memory symbol: between events the relation is frozen; see ``events.py``.
+
+Arrays have value semantics: a subscripted assignment copies the variable's array the first
+time only (``Evaluator._owned``: copies nobody else can see are changed in place afterwards).
+A call whose arguments are all numbers (build-time parameter values) runs the function compiled
+to Python by :mod:`fasteval`, which gives the same results bit for bit, and falls back to this
+interpreter whenever it cannot.
 """
 from __future__ import annotations
 
@@ -196,17 +202,45 @@ def matmul(a, b):
     B = b if len(sb) == 2 else b.reshape(-1, 1)
     if A.shape[1] != B.shape[0]:
         raise ValueError(f"matrix product size mismatch {sa} * {sb}")
-    out = np.empty((A.shape[0], B.shape[1]), dtype=object)
-    for i in range(A.shape[0]):
-        for j in range(B.shape[1]):
-            acc = 0.0
-            for k in range(A.shape[1]):
-                acc = _binop("+", acc, _binop("*", A[i, k], B[k, j]))
-            out[i, j] = acc
+    if _plain_object(A) and _plain_object(B):
+        out = _matmul_plain(A, B)
+    else:
+        out = np.empty((A.shape[0], B.shape[1]), dtype=object)
+        for i in range(A.shape[0]):
+            for j in range(B.shape[1]):
+                acc = 0.0
+                for k in range(A.shape[1]):
+                    acc = _binop("+", acc, _binop("*", A[i, k], B[k, j]))
+                out[i, j] = acc
     if len(sa) == 1:
         return out.reshape(-1)
     if len(sb) == 1:
         return out.reshape(-1)
+    return out
+
+
+_PLAIN = (float, int)
+
+
+def _plain_object(a) -> bool:
+    """An object array whose elements are all Python ``float``/``int`` (not bool, not numpy
+    scalars, not SX): the elements ``matmul`` may multiply and add with the array machinery."""
+    return a.dtype == object and all(type(x) in _PLAIN for x in a.flat)
+
+
+def _matmul_plain(A, B):
+    """``A*B`` of two 2-D object arrays of Python numbers, in exactly the loop's order:
+    element (i, j) is ``((0.0 + A[i,0]*B[0,j]) + A[i,1]*B[1,j]) + ...`` -- the object ufuncs
+    call the same Python ``*`` and ``+`` on the same operands (what ``_binop`` does for two
+    numbers), vectorised over (i, j) instead of one ``_binop`` call per product."""
+    m, K = A.shape
+    n = B.shape[1]
+    out = np.empty((m, n), dtype=object)
+    out[...] = 0.0
+    if m == 0 or n == 0:
+        return out
+    for k in range(K):
+        out = out + np.multiply.outer(A[:, k], B[k, :])
     return out
 
 
@@ -255,6 +289,12 @@ class Evaluator:
         self.structural_hook = None
         self.loc = model.loc
         self._fdepth = 0
+        # copy-on-write of arrays in function/algorithm environments: a subscripted
+        # assignment copies the variable's array once, registers the copy here as owned
+        # (only that environment slot refers to it) and then assigns in place while it stays
+        # owned.  Any read that yields the array (whole or a slice, a numpy view) revokes it.
+        # id -> array: holding the array keeps its id from being recycled.
+        self._owned: dict = {}
 
     # ------------------------------------------------------------------ helpers
     def fail(self, msg, kind="unsupported"):
@@ -294,6 +334,12 @@ class Evaluator:
             return self.time
         if env is not None and e.name in env:
             base = env[e.name]
+            if self._owned and isinstance(base, np.ndarray):
+                # the array (or a view of it) may now be held elsewhere: no longer exclusive
+                out = self.index(base, [self.eval(s, env) for s in e.subs]) if e.subs else base
+                if isinstance(out, np.ndarray):
+                    self._owned.pop(id(base), None)
+                return out
         else:
             base = self.resolve(e.name, self.loc)
         if not e.subs:
@@ -350,12 +396,15 @@ class Evaluator:
         return out
 
     def _e_Un(self, e, env):
-        a = self.eval(e.a, env)
-        if e.op == "-":
+        return self.unary(e.op, self.eval(e.a, env))
+
+    def unary(self, op, a):
+        """``op a`` of a value."""
+        if op == "-":
             return _elementwise(lambda x: -x if is_num(x) else _fold(-x), a)
-        if e.op == "not":
+        if op == "not":
             return _elementwise(lambda x: (not x) if is_num(x) else ca.logic_not(x), a)
-        self.fail(f"unary operator {e.op}")
+        self.fail(f"unary operator {op}")
 
     def _e_Bin(self, e, env):
         op = e.op
@@ -370,6 +419,10 @@ class Evaluator:
             return self.events.relation(op, a, b, self.loc)
         a = self.eval(e.a, env)
         b = self.eval(e.b, env)
+        return self.binary(op, a, b)
+
+    def binary(self, op, a, b):
+        """``a op b`` of two values (no event generation: relations are plain comparisons)."""
         try:
             if op == "*":
                 return matmul(a, b)
@@ -479,6 +532,11 @@ class Evaluator:
         if name == "homotopy":
             return self.eval(args[0], env)
         vals = [self.eval(a, env) for a in args]
+        return self.builtin(name, vals)
+
+    def builtin(self, name, vals):
+        """Built-in function ``name`` applied to the argument values ``vals`` (those that
+        need no special evaluation of their arguments: not der/pre/noEvent/...)."""
         if name in _UNARY:
             return _un(name, vals[0])
         if name == "atan2":
@@ -605,6 +663,14 @@ class Evaluator:
                 fenv[v.name] = None  # filled below (defaults may use earlier inputs)
             else:
                 self.fail(f"missing argument '{v.name}' in call of {f.name}", "type")
+        if _all_numeric(args):
+            # compiled numeric evaluation (fasteval); None: not translatable or it failed at
+            # run time, then the interpreter below gives the result or the error
+            from . import fasteval
+            outs = fasteval.call(self.model, f, args)
+            if outs is not None:
+                return outs
+        outermost = self._fdepth == 0
         saved = (self.noevent, self.loc)
         self.noevent += 1
         self._fdepth += 1
@@ -628,6 +694,9 @@ class Evaluator:
         finally:
             self.noevent, self.loc = saved
             self._fdepth -= 1
+            if outermost:
+                # the results go to the caller's world, which reads them without revoking
+                self._owned.clear()
         return [fenv[o.name] for o in f.outputs]
 
     def exec_block(self, stmts, env):
@@ -704,6 +773,8 @@ class Evaluator:
             else:
                 self.exec_if(blocks[1:], other, env)
             return
+        # both branches start from the same arrays: none of them is exclusive any more
+        self._owned.clear()
         env_t = dict(env)
         env_f = dict(env)
         try:
@@ -711,6 +782,7 @@ class Evaluator:
             self.exec_if(blocks[1:], other, env_f)
         except (Break_, Return_):
             self.fail("break/return under a time-varying condition is not supported")
+        self._owned.clear()
         for k in set(env_t) | set(env_f):
             if k not in env_t or k not in env_f:
                 continue
@@ -729,8 +801,11 @@ class Evaluator:
         base = env[t.name]
         if not isinstance(base, np.ndarray):
             self.fail(f"subscripted assignment to scalar '{t.name}'", "type")
-        base = base.copy()
         subs = [self.eval(s, env) for s in t.subs]
+        if id(base) not in self._owned:
+            # possibly shared (an input, an alias, a view, a value read elsewhere): copy once
+            base = base.copy()
+            self._owned[id(base)] = base
         if len(subs) == 1 and _numeric(subs[0]) is None and not isinstance(subs[0], (slice, np.ndarray)):
             for k in range(base.shape[0]):
                 base[k] = if_else(_binop("==", subs[0], k + 1), val, base[k])
@@ -757,6 +832,20 @@ def _minmax(name, x, y):
     if nx is not None and ny is not None:
         return min(nx, ny) if name == "min" else max(nx, ny)
     return (ca.fmin if name == "min" else ca.fmax)(as_sx(x), as_sx(y))
+
+
+def _all_numeric(args) -> bool:
+    """Every argument is a plain number or an array of plain numbers (no SX, no tuples)."""
+    for a in args:
+        if isinstance(a, np.ndarray):
+            if a.dtype == object:
+                if not all(map(is_num, a.flat)):
+                    return False
+            elif a.dtype.kind not in "biuf":
+                return False
+        elif not is_num(a):
+            return False
+    return True
 
 
 def _numeric(v):

@@ -60,5 +60,33 @@ def no_temp_leftovers():
     assert not left, f"left behind in the temp folder {TMP}: {left}"
 
 
+def _reset_fmpy_logger():
+    """FMPy's variadic logger proxy (``fmpy.logging``) keeps ONE process-wide callback:
+    ``simulate_fmu(logger=f)`` leaves it pointing at f's ctypes callback, which is freed when
+    ``simulate_fmu`` returns, and the next FMU logging through FMPy's default callbacks (any
+    error message) calls freed memory (a segfault that kills the whole run).  Point it at a
+    callback that lives as long as the session, around every test."""
+    from ctypes import byref
+
+    from fmpy.fmi2 import fmi2CallbackFunctions, fmi2CallbackLoggerTYPE, printLogMessage
+    from fmpy.logging import addLoggerProxy
+    global _PRINT
+    if _PRINT is None:
+        _PRINT = fmi2CallbackLoggerTYPE(printLogMessage)
+    cb = fmi2CallbackFunctions()
+    cb.logger = _PRINT
+    addLoggerProxy(byref(cb))
+
+
+_PRINT = None
+
+
+@pytest.fixture(autouse=True)
+def fmpy_logger_proxy():
+    _reset_fmpy_logger()
+    yield
+    _reset_fmpy_logger()
+
+
 def pytest_sessionfinish(session, exitstatus):
     shutil.rmtree(TMP, ignore_errors=True)

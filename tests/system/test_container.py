@@ -32,12 +32,11 @@ import sys
 import zipfile
 from pathlib import Path
 
-from ctypes import byref
 
 import numpy as np
 import pytest
 from fmpy import read_model_description, simulate_fmu
-from fmpy.fmi2 import FMU2Slave, fmi2CallbackFunctions, fmi2CallbackLoggerTYPE, printLogMessage
+from fmpy.fmi2 import FMU2Slave
 
 from wctest import ROOT, unzipped
 from wearcosim.export.build import build_fmu
@@ -47,28 +46,6 @@ from wearcosim.system.model import Component, Connection, Connector, System
 FIX = Path(__file__).resolve().parent / "fixtures" / "container"
 PKG = FIX / "ContainerTests.mo"
 TOL = 1e-9
-
-
-#: FMPy's default message printer as a ctypes callback that lives as long as the session
-_PRINT = fmi2CallbackLoggerTYPE(printLogMessage)
-
-
-def _reset_fmpy_logger():
-    """FMPy's variadic logger proxy (``fmpy.logging``) keeps ONE process-wide callback:
-    ``simulate_fmu(logger=f)`` leaves it pointing at f's ctypes callback, which is freed when
-    ``simulate_fmu`` returns, and the next FMU logging through FMPy's default callbacks (any
-    error message) calls freed memory.  Point it at a callback that lives."""
-    from fmpy.logging import addLoggerProxy
-    cb = fmi2CallbackFunctions()
-    cb.logger = _PRINT
-    addLoggerProxy(byref(cb))
-
-
-@pytest.fixture(autouse=True)
-def fmpy_logger_proxy():
-    _reset_fmpy_logger()
-    yield
-    _reset_fmpy_logger()
 
 
 @pytest.fixture(scope="module")

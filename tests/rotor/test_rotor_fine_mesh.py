@@ -30,8 +30,17 @@ def test_four_times_the_elements_matches_ross_critical_speeds(fmu24):
     p = dict(R.TWO_DISK, n_el=24, le=0.025, disk_nodes=(8, 16), bearing_nodes=(0, 24))
     ross = R.ross_rotor(p)
     ref = np.asarray(ross.run_critical_speed(num_modes=16, rtol=1e-8).wd())[:4]
-    ours = R.critical_speeds(
-        lambda W: R.whirl_eigs(R.fmu_linearise(fmu24, {**NO_CONTACT, "rotor.Omega0": W})).imag, 4, tol=1e-12)
+    # the state matrix is affine in the spin speed (only the gyroscopic term Omega*M^-1*G*v
+    # carries it): two linearisations of the FMU give A(Omega) = A0 + Omega*(A1 - A0) exactly
+    lin0 = R.fmu_linearise(fmu24, {**NO_CONTACT, "rotor.Omega0": 0.0})
+    lin1 = R.fmu_linearise(fmu24, {**NO_CONTACT, "rotor.Omega0": 1000.0})
+    G = (lin1.A - lin0.A) / 1000.0
+    lin500 = R.fmu_linearise(fmu24, {**NO_CONTACT, "rotor.Omega0": 500.0})
+    np.testing.assert_allclose(lin500.A, lin0.A + 500.0 * G, rtol=0, atol=1e-6 * np.abs(lin0.A).max())
+
+    def whirl_at(W):
+        return R.whirl_eigs(R.Linearisation(lin0.A + W * G, lin0.states)).imag
+    ours = R.critical_speeds(whirl_at, 4, tol=1e-12)
     assert 250 < ref[0] < 270 and ref[3] > 900            # the same rotor as the 6-element example
     np.testing.assert_allclose(ours, ref, rtol=1e-6)
     # the finer mesh moves the critical speeds, the first one least (a converging mesh)

@@ -30,3 +30,19 @@ def unzipped(fmu):
         yield d
     finally:
         shutil.rmtree(d, ignore_errors=True)
+
+
+def built_once(tmp_path_factory, folder: Path, models, name: str) -> dict:
+    """{model: FMU} of the single-file fixture models ``folder/<model>.mo``, built once per
+    session into the session's base temp folder ``<name>/`` (shared by every module that asks
+    for the same name)."""
+    from wearcosim.export.build import build_fmu
+    out = tmp_path_factory.getbasetemp() / name
+    out.mkdir(exist_ok=True)
+    built = {}
+    for m in models:
+        f = out / f"{m}.fmu"
+        if not f.exists():
+            build_fmu(m, path=Path(folder) / f"{m}.mo", out_dir=out)
+        built[m] = f
+    return built

@@ -214,6 +214,9 @@ int ct_read_states(CtData *d, CtComp *k, double *v, double t);
 int ct_states_in(CtData *d, const double *v, double t);
 int ct_finish(CtData *d, double *v, double t, int outputs);
 int ct_leave_event(CtData *d, double *v, double t);
+/* every component through one mode change; need: the value of each component's `need` after it */
+enum { CT_ENTER_EVENT, CT_ENTER_CT, CT_EXIT_INIT };
+int ct_all_modes(CtData *d, int change, int need, double t);
 int ct_restore(CtData *d, CtComp *k, double t);
 void ct_snapshot(CtData *d);
 

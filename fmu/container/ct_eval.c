@@ -230,19 +230,36 @@ int ct_states_in(CtData *d, const double *v, double t)
     return 0;
 }
 
+int ct_all_modes(CtData *d, int change, int need, double t)
+{
+    int i;
+    for (i = 0; i < CT_NCOMP; i++) {
+        CtComp *k = &d->comp[i];
+        const char *fn;
+        fmi2Status st;
+        const double t0 = ct_call_begin(d);
+        if (change == CT_ENTER_EVENT) {
+            fn = "fmi2EnterEventMode";
+            st = k->f.enterEventMode(k->inst);
+        } else if (change == CT_ENTER_CT) {
+            fn = "fmi2EnterContinuousTimeMode";
+            st = k->f.enterContinuousTimeMode(k->inst);
+        } else {
+            fn = "fmi2ExitInitializationMode";
+            st = k->f.exitInitializationMode(k->inst);
+        }
+        if (ct_call_end(d, k, fn, t0, st, t)) return 1;
+        k->need = need;
+    }
+    return 0;
+}
+
 /* Leave event mode (lazily, container.h): discrete values that were set since the last pass
  * are passed on, every component enters continuous-time mode, snapshots are taken. */
 int ct_leave_event(CtData *d, double *v, double t)
 {
-    int i;
     if (ct_propagate(d, v, d->tEv, CT_ALLTYPES)) return 1;
-    for (i = 0; i < CT_NCOMP; i++) {
-        CtComp *k = &d->comp[i];
-        const double t0 = ct_call_begin(d);
-        const fmi2Status st = k->f.enterContinuousTimeMode(k->inst);
-        if (ct_call_end(d, k, "fmi2EnterContinuousTimeMode", t0, st, t)) return 1;
-        k->need = 0;
-    }
+    if (ct_all_modes(d, CT_ENTER_CT, 0, t)) return 1;
     d->phase = CT_PH_CT;
     ct_snapshot(d);
     return 0;

@@ -55,15 +55,8 @@ static int forward_tunable(CtData *d, double *v, double t)
 
 static int enter_event(CtData *d, double *v, double t)
 {
-    int i;
     if (ct_states_in(d, v, t)) return 1;
-    for (i = 0; i < CT_NCOMP; i++) {
-        CtComp *k = &d->comp[i];
-        const double t0 = ct_call_begin(d);
-        const fmi2Status st = k->f.enterEventMode(k->inst);
-        if (ct_call_end(d, k, "fmi2EnterEventMode", t0, st, t)) return 1;
-        k->need = 1;
-    }
+    if (ct_all_modes(d, CT_ENTER_EVENT, 1, t)) return 1;
     d->phase = CT_PH_EVENT;
     d->tEv = t;
     if (d->fwdPending && forward_tunable(d, v, t)) return 1;
@@ -74,13 +67,7 @@ static int exit_initialization(CtData *d, double *v, double t)
 {
     int i;
     if (ct_propagate(d, v, t, CT_ALLTYPES)) return 1;
-    for (i = 0; i < CT_NCOMP; i++) {
-        CtComp *k = &d->comp[i];
-        const double t0 = ct_call_begin(d);
-        const fmi2Status st = k->f.exitInitializationMode(k->inst);
-        if (ct_call_end(d, k, "fmi2ExitInitializationMode", t0, st, t)) return 1;
-        k->need = 1;
-    }
+    if (ct_all_modes(d, CT_EXIT_INIT, 1, t)) return 1;
     d->phase = CT_PH_EVENT;
     d->tEv = t;
     for (i = 0; i < CT_NCOMP; i++)

@@ -268,17 +268,17 @@ def cmd_system_run(args) -> int:
             return _err(f"{args.file}: no default experiment stop time: give --stop")
         record = [r.strip() for r in args.record.split(",") if r.strip()] or None
         cache = out / ".containers"         # the container FMU is written where the user said, nowhere else
-        extra = {"algorithm": args.algorithm} if args.master == "cosim" else {}
+        options = {"algorithm": args.algorithm} if args.master == "cosim" else {}
         t, values, info = simulate(system, stop, args.step, master=args.master, tolerance=args.tolerance,
-                                   record=record, cache_dir=cache, **extra)
+                                   record=record, cache_dir=cache, **options)
     names = list(values)
     data = np.column_stack([t] + [values[n] for n in names])
     lines = [",".join(["time"] + names)] + [",".join(f"{x:.17g}" for x in row) for row in data]
     dest = out / f"{Path(args.file).stem}.csv"
     out.mkdir(parents=True, exist_ok=True)
     write_bytes(dest, ("\n".join(lines) + "\n").encode())
-    extra = f", {info['nRhs']} right-hand sides, {info['nEvents']} events" if info.get("nRhs") is not None else ""
-    print(f"simulated {args.file} ({args.master}): {len(t)} points, {len(names)} variables -> {dest}{extra}")
+    counts = f", {info['nRhs']} right-hand sides, {info['nEvents']} events" if info.get("nRhs") is not None else ""
+    print(f"simulated {args.file} ({args.master}): {len(t)} points, {len(names)} variables -> {dest}{counts}")
     return 0
 
 

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from wctest import built_once
 from wearcosim.cli import main
 
 FIX = Path(__file__).parent / "fixtures" / "ssp"
@@ -23,18 +24,8 @@ MODELS = ("Mass", "SpringDamper", "Gain", "Counter", "Mixed")
 
 @pytest.fixture(scope="session")
 def fmus(tmp_path_factory):
-    """The fixture models built once per session (shared with test_ssp.py through the
-    session's base temp folder)."""
-    from wearcosim.export.build import build_fmu
-    out = tmp_path_factory.getbasetemp() / "ssp-fmus"
-    out.mkdir(exist_ok=True)
-    built = {}
-    for m in MODELS:
-        f = out / f"{m}.fmu"
-        if not f.exists():
-            build_fmu(m, path=FIX / f"{m}.mo", out_dir=out)
-        built[m] = f
-    return built
+    """The fixture models built once per session (shared with test_ssp.py)."""
+    return built_once(tmp_path_factory, FIX, MODELS, "ssp-fmus")
 
 
 # ------------------------------------------------------------------ writing SSDs by hand

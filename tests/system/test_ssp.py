@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from wearcosim.atomic import stale_temporaries
+from wctest import built_once
 from wearcosim.cli import main
 from wearcosim.system import ssp, validate
 from wearcosim.system.model import Component, Connection, Connector, SSPError, System
@@ -28,18 +29,8 @@ MODELS = ("Mass", "SpringDamper", "Gain", "Counter", "Mixed")
 
 @pytest.fixture(scope="session")
 def fmus(tmp_path_factory):
-    """The fixture models built once per session (shared with test_bad_systems.py through the
-    session's base temp folder)."""
-    from wearcosim.export.build import build_fmu
-    out = tmp_path_factory.getbasetemp() / "ssp-fmus"
-    out.mkdir(exist_ok=True)
-    built = {}
-    for m in MODELS:
-        f = out / f"{m}.fmu"
-        if not f.exists():
-            build_fmu(m, path=FIX / f"{m}.mo", out_dir=out)
-        built[m] = f
-    return built
+    """The fixture models built once per session (shared with test_bad_systems.py)."""
+    return built_once(tmp_path_factory, FIX, MODELS, "ssp-fmus")
 
 
 def lay_out(folder: Path, fmus: dict, *files) -> Path:

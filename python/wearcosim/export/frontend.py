@@ -220,16 +220,16 @@ def sources(path: Path) -> Sources:
     plus the libraries they refer to (:func:`referenced_libraries`, found on MODELICAPATH or
     bundled), each given to rumoca as a source root of its own."""
     path = Path(path)
-    if (path.parent / "package.mo").exists():
+    in_package = (path.parent / "package.mo").exists()
+    if in_package:
         files, root = _package_files(path)
-        texts = [f.read_text(encoding="utf-8", errors="replace") for f in files]
-        libs = referenced_libraries(texts, own=root.name)
-        lib_files = [f for lib in libs for f in _package_tree(lib)]
-        return Sources(path, True, root, files, libs, files + lib_files)
-    text = path.read_text(encoding="utf-8", errors="replace") if path.is_file() else ""
-    libs = referenced_libraries([text])
+    else:
+        files, root = ([path] if path.is_file() else []), path.parent
+    libs = referenced_libraries([f.read_text(encoding="utf-8", errors="replace") for f in files],
+                                own=root.name if in_package else None)
     lib_files = [f for lib in libs for f in _package_tree(lib)]
-    return Sources(path, False, path.parent, [path], libs, [path] + lib_files)
+    return Sources(path, in_package, root, files if in_package else [path], libs,
+                   (files if in_package else [path]) + lib_files)
 
 
 @contextmanager

@@ -48,7 +48,6 @@ def system_digest(system: System) -> str:
 
 def container_fmu(system: System, cache_dir, log=print) -> Path:
     """The container FMU of ``system`` in ``cache_dir`` (built when missing)."""
-    from ..atomic import stale_temporaries  # noqa: F401  (same cleanup conventions as the master)
     from .container import build_container
     cache_dir = Path(cache_dir)
     cache_dir.mkdir(parents=True, exist_ok=True)

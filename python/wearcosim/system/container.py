@@ -138,17 +138,19 @@ def _ident(name: str) -> str:
 
 
 def _read_component(comp, index: int) -> _Comp:
-    from fmpy import platform, read_model_description, sharedLibraryExtension
+    from fmpy import platform, sharedLibraryExtension
+
+    from .validate import interface
     where = f"component '{comp.name}'"
     if comp.path is None:
         raise ContainerError(f"{where}: no FMU file (source {comp.source!r} not resolved)")
     path = Path(comp.path)
     if not path.is_file():
         raise ContainerError(f"{where}: no such FMU file: {path}")
-    try:
-        md = read_model_description(str(path), validate=False)
-    except Exception as exc:      # noqa: BLE001 - any reading problem is the user's FMU
-        raise ContainerError(f"{where} ({path.name}): cannot read modelDescription.xml: {exc}") from None
+    it = interface(path)          # archive checks + modelDescription.xml, cached per file version
+    if it.error:
+        raise ContainerError(f"{where} ({path.name}): cannot read the FMU: {it.error}")
+    md = it.md
     where = f"component '{comp.name}' ({path.name})"
     if not str(md.fmiVersion).startswith("2."):
         raise ContainerError(f"{where}: FMI {md.fmiVersion}; the container takes FMI 2.0 components")

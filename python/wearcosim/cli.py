@@ -56,7 +56,7 @@ def cmd_build(args) -> int:
                     p = openmodelica.build_fmu(m, package_dir, out)
                     print(f"built {p} (OpenModelica)")
                 else:
-                    r = build_fmu(m, package_dir, out, path=args.file)
+                    r = build_fmu(m, package_dir, out, path=args.file, expose_protected=args.expose_protected)
                     print(f"built {r.fmu}  [{r.seconds:.2f} s, {r.n_states} states, "
                           f"{r.n_event_indicators} event indicators]")
             except ExportError as exc:
@@ -350,6 +350,8 @@ def main(argv=None) -> int:
     b.add_argument("--backend", choices=["auto", "native", "openmodelica"], default="native",
                    help="native: our exporter (default); openmodelica: OMPython + omc; auto: omc if on PATH")
     b.add_argument("--keep-going", action="store_true", help="continue after a model fails")
+    b.add_argument("--expose-protected", action="store_true",
+                   help="make protected parameters ScalarVariables too (default: hidden, as in Dymola)")
     b.set_defaults(func=cmd_build)
     c = sub.add_parser("check", help="validate FMUs (FMPy validation; --wear-interface too)")
     c.add_argument("fmus", nargs="+")

@@ -46,15 +46,16 @@ def short_name(model: str) -> str:
 
 
 def build_fmu(model: str, package_dir=DEFAULT_PACKAGE, out_dir=DEFAULT_OUT, path=None,
-              identifier: str = None, keep_dir=None) -> BuildResult:
-    """Build ``<out_dir>/<ShortName>.fmu`` for class ``model``."""
+              identifier: str = None, keep_dir=None, expose_protected: bool = False) -> BuildResult:
+    """Build ``<out_dir>/<ShortName>.fmu`` for class ``model``.  Protected parameters are
+    not ScalarVariables of the FMU unless ``expose_protected`` (as in Dymola's default)."""
     t0 = time.perf_counter()
     package_dir = Path(package_dir)
     path = Path(path) if path else model_path(package_dir, model)
     irm = frontend.load(path, model)
     d = _dae.build(irm)
     c = _causalize.causalize(d)
-    gen = codegen.build_functions(c)
+    gen = codegen.build_functions(c, expose_protected)
     ident = identifier or short_name(model)
     gen.identifier = ident
     exp = irm.experiment

@@ -137,8 +137,14 @@ def _bounds(sv):
     return (-math.inf if lo is None else lo), (math.inf if hi is None else hi)
 
 
-def layout(causal: Causal) -> Layout:
+def layout(causal: Causal, expose_protected: bool = False) -> Layout:
+    """Slots of the value vector, in slices.  Protected parameters are not ScalarVariables
+    unless ``expose_protected``: evaluated ones (folded into the code) get no slot, the
+    others keep their slot as internal (their values are still computed at initialisation)."""
     dae = causal.dae
+
+    def hidden(sv):
+        return sv.base.protected and not expose_protected
     L = Layout()
     S = list(dae.scalars.values())
 
@@ -156,14 +162,17 @@ def layout(causal: Causal) -> Layout:
                             description=f"Time derivative of {s.name}",
                             unit=(s.base.unit + "/s") if s.base.unit else "", derivative_of=k)
                        for k, s in enumerate(states)])
-    params = [mk(s, "MK_PARAM_FIXED", causality="parameter") for s in S if s.kind == "param" and not s.structural]
+    params = [mk(s, "MK_INTERNAL" if hidden(s) else "MK_PARAM_FIXED", causality="parameter")
+              for s in S if s.kind == "param" and not s.structural]
     for p in params:
         p.causality = "parameter"
-    calcs = [mk(s, "MK_CALC_PARAM") for s in S if s.kind == "calc" and not s.structural]
+    calcs = [mk(s, "MK_INTERNAL" if hidden(s) else "MK_CALC_PARAM") for s in S if s.kind == "calc" and not s.structural]
     for p in calcs:
         p.causality = "calculatedParameter"
     consts = []
     for s in S:
+        if hidden(s) and (s.kind == "const" or s.structural):
+            continue     # its value is folded into the code; nothing reads the slot
         if s.kind == "const" or (s.kind in ("param", "calc") and s.structural):
             val = s.value if s.kind == "const" else dae.param_values.get(s.name)
             sl = mk(s, "MK_CALC_PARAM")
@@ -243,9 +252,9 @@ class Generated:
 EVAL_SPLIT_INSTRUCTIONS = 40000
 
 
-def build_functions(causal: Causal) -> Generated:
+def build_functions(causal: Causal, expose_protected: bool = False) -> Generated:
     dae = causal.dae
-    L = layout(causal)
+    L = layout(causal, expose_protected)
     V = ca.vertcat(*[s.sym for s in L.slots])
     t, INIT = dae.t, dae.init_flag
     inputs = [V, t, INIT]

@@ -179,7 +179,9 @@ struct CtData {
                                     at the next event */
     double xSet[NARR_CT(N_X)];   /* the states the components have (valid per xValid) */
     double lastFwd[NARR_CT(CT_N_FWD)];     /* the value the component has (NaN: unknown) */
-    double lastSet[NARR_CT(CT_N_ACTVAL)];  /* value last set per action value (NaN: never) */
+    double lastSet[NARR_CT(CT_N_ACTVAL)];  /* value last set per action value, what the
+                                              component has (NaN: never set, or unknown) */
+    CtVal changed[NARR_CT(CT_MAXVALS)];    /* the values of one action that changed */
     /* call buffers */
     fmi2ValueReference vrbuf[NARR_CT(CT_MAXVALS)];
     double rbuf[NARR_CT(CT_MAXVALS)];
@@ -217,6 +219,7 @@ int ct_leave_event(CtData *d, double *v, double t);
 /* every component through one mode change; need: the value of each component's `need` after it */
 enum { CT_ENTER_EVENT, CT_ENTER_CT, CT_EXIT_INIT };
 int ct_all_modes(CtData *d, int change, int need, double t);
+void ct_forget_inputs(CtData *d, const CtComp *k);
 int ct_restore(CtData *d, CtComp *k, double t);
 void ct_snapshot(CtData *d);
 

@@ -94,7 +94,10 @@ int ct_get_values(CtData *d, CtComp *k, const CtVal *vals, int n, double *v, dou
 
 /* The action list (topological order, builder-checked): inputs <- v, outputs -> v.
  * Without CT_ALLTYPES only Real values move (continuous time: discrete values only change
- * in events).  With CT_MARK a component whose input value changed needs another event pass. */
+ * in events).  With CT_MARK a component whose input value changed needs another event pass.
+ * Only the inputs whose value differs from what the component has (lastSet) are set: a
+ * wear profile connected to a joint stays the same over a whole cycle, its kinematics change
+ * at every right-hand side. */
 int ct_propagate(CtData *d, double *v, double t, int flags)
 {
     int a;
@@ -104,14 +107,16 @@ int ct_propagate(CtData *d, double *v, double t, int flags)
         const CtVal *vals = ct_act_val + A->first;
         if (A->discrete && !(flags & CT_ALLTYPES)) continue;
         if (A->op == CT_SET) {
-            int i;
+            int i, m = 0;
             for (i = 0; i < A->n; i++) {
                 const double x = v[vals[i].slot];
                 double *last = &d->lastSet[A->first + i];
-                if ((flags & CT_MARK) && !(x == *last)) k->need = 1;
+                if (x == *last) continue;
+                if (flags & CT_MARK) k->need = 1;
                 *last = x;
+                d->changed[m++] = vals[i];
             }
-            if (ct_set_values(d, k, vals, A->n, v, t)) return 1;
+            if (m > 0 && ct_set_values(d, k, d->changed, m, v, t)) return 1;
         } else if (ct_get_values(d, k, vals, A->n, v, t)) {
             return 1;
         }
@@ -163,6 +168,16 @@ int ct_read_states(CtData *d, CtComp *k, double *v, double t)
     return 0;
 }
 
+/* the component's inputs are no longer known to be lastSet (its FMU state was set back):
+   the next propagation sets them all */
+void ct_forget_inputs(CtData *d, const CtComp *k)
+{
+    int a, i;
+    for (a = 0; a < CT_N_ACT; a++)
+        if (ct_act[a].op == CT_SET && &d->comp[ct_act[a].comp] == k)
+            for (i = 0; i < ct_act[a].n; i++) d->lastSet[ct_act[a].first + i] = NAN;
+}
+
 /* set a component that failed in continuous time back to its state after the last event */
 int ct_restore(CtData *d, CtComp *k, double t)
 {
@@ -183,6 +198,7 @@ int ct_restore(CtData *d, CtComp *k, double t)
     }
     k->timeSet = 0;
     k->xValid = 0;
+    ct_forget_inputs(d, k);
     rt_log(d->ctx, 0, "logAll", "component %s set back to its state after the last event "
            "(a call had failed at a solver trial point), t=%.17g", k->info->name, t);
     return 0;

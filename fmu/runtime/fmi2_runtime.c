@@ -400,6 +400,13 @@ static const char *var_name(fmi2ValueReference vr)
 /* ------------------------------------------------------------------------- */
 /* model evaluation helpers                                                   */
 
+/* the values of v no longer follow from x, u, p, t: the next read evaluates */
+static void invalidate(RtCtx *c)
+{
+    c->dirty = 1;
+    c->have = 0;
+}
+
 /* (re)compute everything the current state needs; 0 ok, else model error code */
 static int ensure_eval(RtCtx *c)
 {
@@ -421,6 +428,79 @@ static int ensure_eval(RtCtx *c)
     if (rc == MDL_TERMINATE) { c->terminateRequested = 1; rc = 0; }
     if (rc == 0) c->dirty = c->stale = 0;
     return rc;
+}
+
+/* ------------------------------------------------------------------------- */
+/* evaluation in parts (model_api.h): ME continuous-time mode only, where an importer that
+   couples FMUs reads outputs, sets inputs and then asks for derivatives at every
+   right-hand side; the whole mdl_eval stays the path everywhere else */
+#ifndef MDL_HAS_OUT
+#define MDL_HAS_OUT 0
+#endif
+#ifndef N_DALG          /* hand-written models: every discrete variable is a state of events */
+#define N_DALG 0
+#endif
+#if N_W == 0 && !defined(MDL_HAS_HOOKS)
+#define RT_PARTS 1
+#else
+#define RT_PARTS 0
+#endif
+enum { RT_HAVE_DX = 1, RT_HAVE_Z = 2, RT_HAVE_OUT = 4 };
+
+static int by_parts(const RtCtx *c)
+{
+    return RT_PARTS && c->dirty && !c->stale && c->state == RT_CT_MODE;
+}
+
+/* make part (RT_HAVE_DX: dx and z by mdl_deriv; RT_HAVE_OUT: the outputs and z by
+   mdl_out) current; 0 ok, else the model's error code */
+static int eval_part(RtCtx *c, int part)
+{
+    int rc = 0;
+    if (c->have & part) return 0;
+    if (part == RT_HAVE_OUT) {
+#if MDL_HAS_OUT
+        rc = mdl_out(c->v, c->time, c->zPart, c);
+#endif
+    } else {
+        rc = mdl_deriv(c->v, c->time, c->zPart, c);
+    }
+    if (rc == MDL_TERMINATE) { c->terminateRequested = 1; rc = 0; }
+    if (rc == 0) c->have |= part | RT_HAVE_Z;
+    return rc;
+}
+
+#if MDL_HAS_OUT
+static int is_out_slot(fmi2ValueReference vr)
+{
+    int lo = 0, hi = N_OUT - 1;
+    while (lo <= hi) {
+        const int mid = (lo + hi) / 2;
+        if (mdl_out_slot[mid] == (int)vr) return 1;
+        if (mdl_out_slot[mid] < (int)vr) lo = mid + 1;
+        else hi = mid - 1;
+    }
+    return 0;
+}
+#endif
+
+/* the parts a get of these variables needs (RT_HAVE_*), -1: a whole evaluation */
+static int parts_for(const fmi2ValueReference vr[], size_t nvr)
+{
+    size_t i;
+    int need = 0;
+    for (i = 0; i < nvr; i++) {
+        const int k = mdl_var[vr[i]].kind;
+        if (k == MK_STATE || k == MK_INPUT || k == MK_PARAM_FIXED || k == MK_PARAM_TUNABLE ||
+            k == MK_CALC_PARAM || (k == MK_DISCRETE && vr[i] >= (fmi2ValueReference)(OFF_D + N_DALG)))
+            continue;
+        if (k == MK_DERIV) { need |= RT_HAVE_DX; continue; }
+#if MDL_HAS_OUT
+        if (is_out_slot(vr[i])) { need |= RT_HAVE_OUT; continue; }
+#endif
+        return -1;
+    }
+    return need;
 }
 
 static void copy_pre(RtCtx *c)
@@ -652,7 +732,7 @@ static void set_defaults(RtCtx *c)
     c->stopDefined = 0;
     c->tolerance = DEFAULT_TOLERANCE;
     c->toleranceDefined = 0;
-    c->dirty = 1;
+    invalidate(c);
     c->terminateRequested = 0;
     c->lastSuccessfulTime = c->time;
     c->meEventPasses = 0;
@@ -697,6 +777,7 @@ static void free_instance(RtCtx *c)
     if (c->zr) fr(c->zr);
     if (c->zm) fr(c->zm);
     if (c->zf) fr(c->zf);
+    if (c->zPart) fr(c->zPart);
     if (c->xe) fr(c->xe);
     if (c->xNominal) fr(c->xNominal);
     if (c->mEv) fr(c->mEv);
@@ -767,13 +848,14 @@ fmi2Component fmi2Instantiate(fmi2String instanceName, fmi2Type fmuType,
     c->zr = (double *)al(NARR(N_Z), sizeof(double));
     c->zm = (double *)al(NARR(N_Z), sizeof(double));
     c->zf = (double *)al(NARR(N_Z), sizeof(double));
+    c->zPart = (double *)al(NARR(N_Z), sizeof(double));
     c->xe = (double *)al(NARR(N_X), sizeof(double));
     c->xNominal = (double *)al(NARR(N_X), sizeof(double));
     c->mEv = (double *)al(NARR(N_Z), sizeof(double));
     c->zBand = (double *)al(NARR(N_Z), sizeof(double));
     c->vScratch = (double *)al(NARR(NV), sizeof(double));
     if (!c->instanceName || !c->v || !c->z || !c->zOld || !c->zl || !c->zr || !c->zm ||
-        !c->zf || !c->xe || !c->xNominal || !c->mEv || !c->zBand || !c->vScratch)
+        !c->zf || !c->zPart || !c->xe || !c->xNominal || !c->mEv || !c->zBand || !c->vScratch)
         goto oom;
     memcpy(c->instanceName, instanceName, len + 1);
     {
@@ -854,7 +936,7 @@ fmi2Status fmi2EnterInitializationMode(fmi2Component comp)
     RT_BEGIN("fmi2EnterInitializationMode", M_EnterInitializationMode)
     c->time = c->tStart;
     c->state = RT_INIT_MODE;
-    c->dirty = 1;
+    invalidate(c);
     rc = ensure_eval(c);
     if (rc != 0) {
         c->state = RT_ERROR;
@@ -968,9 +1050,14 @@ static fmi2Status get_values(RtCtx *c, const char *fn, const fmi2ValueReference 
                              size_t nvr, void *values, int type)
 {
     size_t i;
-    int rc;
+    int rc, need;
     if (!check_vrs(c, fn, vr, nvr, values, type)) return fmi2Error;
-    rc = ensure_eval(c);
+    need = by_parts(c) ? parts_for(vr, nvr) : -1;
+    if (need < 0) rc = ensure_eval(c);
+    else {
+        rc = (need & RT_HAVE_OUT) ? eval_part(c, RT_HAVE_OUT) : 0;
+        if (rc == 0 && (need & RT_HAVE_DX)) rc = eval_part(c, RT_HAVE_DX);
+    }
     if (rc != 0) {
         rlog(c, fmi2Error, RT_LOG_ERROR, "%s: model evaluation failed at t=%.17g (code %d)",
              fn, c->time, rc);
@@ -1072,7 +1159,7 @@ static fmi2Status set_values(RtCtx *c, const char *fn, const fmi2ValueReference 
     }
     if (!anyChanged) return fmi2OK;
     /* 3. consequences */
-    c->dirty = 1;
+    invalidate(c);
     band_clear(c);   /* the indicators may jump: a band watch (test 3) no longer applies */
     if (paramChanged && (c->state & (RT_EVENT_MODE | RT_CT_MODE | RT_STEP_COMPLETE))) {
         int rc = mdl_calc_params(c->v, c);
@@ -1363,6 +1450,7 @@ static void state_read(RtCtx *c, const unsigned char *buf)
     c->toleranceDefined = h.toleranceDefined;
     c->terminateRequested = h.terminateRequested;
     c->dirty = h.dirty;
+    c->have = 0;
     c->stale = 0;
     c->csEventPending = h.csEventPending;
     c->time = h.time;
@@ -1652,7 +1740,7 @@ fmi2Status fmi2SetTime(fmi2Component comp, fmi2Real time)
     RT_BEGIN("fmi2SetTime", M_SetTime)
     if (!require_type(c, FN, fmi2ModelExchange)) { status = fmi2Error; goto END; }
     if (!isfinite(time)) FAIL("%s: time = %g is not finite", FN, time);
-    if (time != c->time) { c->time = time; c->dirty = 1; }
+    if (time != c->time) { c->time = time; invalidate(c); }
 END:
     return status;
 }
@@ -1669,7 +1757,7 @@ fmi2Status fmi2SetContinuousStates(fmi2Component comp, const fmi2Real x[], size_
             FAIL("%s: state %s (vr=%d) = %g is not a finite number at t=%.17g", FN,
                  var_name((fmi2ValueReference)(OFF_X + i)), (int)(OFF_X + i), x[i], c->time);
     for (i = 0; i < nx; i++) c->v[OFF_X + i] = x[i];
-    c->dirty = 1;
+    invalidate(c);
 END:
     return status;
 }
@@ -1682,7 +1770,7 @@ fmi2Status fmi2GetDerivatives(fmi2Component comp, fmi2Real derivatives[], size_t
     if (!require_type(c, FN, fmi2ModelExchange)) { status = fmi2Error; goto END; }
     if (nx != (size_t)N_X) FAIL("%s: nx = %lu, expected %d", FN, (unsigned long)nx, N_X);
     if (nx > 0 && !derivatives) FAIL("%s: derivatives is NULL", FN);
-    rc = ensure_eval(c);
+    rc = by_parts(c) ? eval_part(c, RT_HAVE_DX) : ensure_eval(c);
     if (rc != 0) {
         c->state = RT_ERROR;
         FAIL("%s: model evaluation failed at t=%.17g (code %d)", FN, c->time, rc);
@@ -1694,17 +1782,19 @@ END:
 
 fmi2Status fmi2GetEventIndicators(fmi2Component comp, fmi2Real eventIndicators[], size_t ni)
 {
-    int rc;
+    int rc, parts;
     RT_BEGIN("fmi2GetEventIndicators", M_GetEventIndicators)
     if (!require_type(c, FN, fmi2ModelExchange)) { status = fmi2Error; goto END; }
     if (ni != (size_t)N_Z) FAIL("%s: ni = %lu, expected %d", FN, (unsigned long)ni, N_Z);
     if (ni > 0 && !eventIndicators) FAIL("%s: eventIndicators is NULL", FN);
-    rc = ensure_eval(c);
+    parts = by_parts(c);
+    rc = !parts ? ensure_eval(c) : (c->have & RT_HAVE_Z) ? 0 : eval_part(c, RT_HAVE_DX);
     if (rc != 0) {
         c->state = RT_ERROR;
         FAIL("%s: model evaluation failed at t=%.17g (code %d)", FN, c->time, rc);
     }
-    if (ni > 0) mdl_zc(c->v, c->time, eventIndicators);
+    if (ni > 0 && parts) memcpy(eventIndicators, c->zPart, ni * sizeof(double));
+    else if (ni > 0) mdl_zc(c->v, c->time, eventIndicators);
     if (ni > 0 && c->state == RT_CT_MODE) {        /* test (3) on the importer's trajectory */
         const int k = band_check(c, eventIndicators);
         if (k >= 0) {
@@ -1972,6 +2062,7 @@ static void cs_restore_accepted(RtCtx *c, int use_old)
     }
     c->quiet++;
     c->dirty = mdl_eval(c->v, c->time, c) != 0;
+    c->have = 0;
     c->stale = 0;
     c->quiet--;
 }
@@ -2028,7 +2119,7 @@ static fmi2Status cs_event(RtCtx *c, const char *fn, double tev)
     ev_begin(c);
     rc = event_iteration(c, 0, &flags);
     if (rc != 0) {
-        c->dirty = 1;
+        invalidate(c);
         return cs_discard(c, fn, "event handling failed at t=%.17g", tev);
     }
     c->stale = 0;
@@ -2129,7 +2220,7 @@ static fmi2Status cs_integrate(RtCtx *c, const char *fn, double tEnd)
     }
     if (N_X == 0 && N_Z == 0) {   /* nothing continuous: just advance the time */
         c->time = tEnd;
-        c->dirty = 1;
+        invalidate(c);
         rc = ensure_eval(c);
         if (rc != 0) return cs_discard(c, fn, "model evaluation failed at t=%.17g", tEnd);
         c->lastSuccessfulTime = tEnd;
@@ -2258,7 +2349,7 @@ static fmi2Status cs_integrate(RtCtx *c, const char *fn, double tEnd)
                 cs_x_at(c, tev);
                 rc = mdl_eval(c->v, tev, c);
                 if (rc != 0) {
-                    c->dirty = 1;
+                    invalidate(c);
                     return cs_discard(c, fn, "model evaluation failed at the event t=%.17g",
                                       tev);
                 }

@@ -128,6 +128,18 @@
  *     = true, canInterpolateInputs = false, maxOutputDerivativeOrder = 0,
  *     canRunAsynchronuously = false; ME: completedIntegratorStepNotNeeded = true.
  * ---------------------------------------------------------------------------------
+ * Evaluation in parts (Model Exchange, continuous-time mode, models without nonlinear
+ * loops or hooks).  An importer that couples FMUs reads some outputs of each, sets the
+ * inputs of the others, then asks for derivatives and indicators: a whole mdl_eval per
+ * read would evaluate each FMU twice per right-hand side.  So, while x, u or t have
+ * changed since the last whole evaluation, the runtime evaluates only what is asked:
+ *   fmi2GetDerivatives, fmi2GetEventIndicators   mdl_deriv (dx and z in one call)
+ *   fmi2Get* of outputs in mdl_out_slot          mdl_out (those outputs and z)
+ *   fmi2Get* of states, inputs, parameters, discrete states   no evaluation
+ *   fmi2Get* of anything else                    mdl_eval, as before
+ * and keeps what each part made current until the next set.  The values are those of the
+ * whole evaluation (same expressions, same operations); only the work differs.
+ * ---------------------------------------------------------------------------------
  * Optional hooks (config.h defines MDL_HAS_HOOKS; generated models never do, and the
  * runtime then compiles exactly as without them): for hand-written models that keep state
  * OUTSIDE v, i.e. the strong-coupling container of fmu/container/, whose component FMUs
@@ -210,6 +222,15 @@ int  mdl_initialize(double *v, double t, RtCtx *ctx); /* initial equations -> x,
 int  mdl_eval(double *v, double t, RtCtx *ctx);        /* dx, y (and w via rt_newton)    */
 int  mdl_deriv(double *v, double t, double *z, RtCtx *ctx); /* dx (w), z; y may be stale */
 void mdl_zc(const double *v, double t, double *z);     /* N_Z event indicators           */
+/* Optional (config.h: MDL_HAS_OUT 1, N_OUT): the outputs alone.  Writes the N_OUT slots
+   mdl_out_slot[] (ascending; computed variables with causality output) from the current
+   x, u, p, d, m, t and, if z is not NULL, the N_Z event indicators (the values mdl_zc
+   gives); no asserts are checked; 0 ok, >0 a non-finite output (logged).  Defined only
+   for models without nonlinear loops (N_W == 0). */
+#if defined(MDL_HAS_OUT) && MDL_HAS_OUT
+extern const int mdl_out_slot[];
+int  mdl_out(double *v, double t, double *z, RtCtx *ctx);
+#endif
 int  mdl_event(double *v, double t, int initial, RtCtx *ctx, int *flags);
 int  mdl_jac(double *v, double t, double *J, RtCtx *ctx); /* dense N_X*N_X column-major
                                                             d(dx)/dx; -1: not available */

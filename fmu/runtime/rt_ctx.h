@@ -65,6 +65,10 @@ struct RtCtx {
     int stale;                      /* CS: only x, dx, w are current (the solver's stages
                                        evaluate derivatives alone, mdl_deriv); y and the
                                        discrete algebraics are evaluated before a read */
+    int have;                       /* ME continuous-time mode, while dirty: the parts an
+                                       evaluation in parts made current (RT_HAVE_*,
+                                       model_api.h "Evaluation in parts") */
+    double *zPart;                  /* N_Z: the indicators of that evaluation */
     int terminateRequested;         /* the model called terminate() */
     double lastSuccessfulTime;      /* CS */
     int meEventPasses;              /* ME: consecutive NewDiscreteStates needing more */

@@ -246,6 +246,7 @@ class Generated:
     identifier: str
     deps: dict = None        # slot -> [slots of states/inputs it depends on] (ModelStructure)
     split_eval: bool = False # wc_eval holds y and the discrete algebraics only; dx from wc_deriv
+    out_slots: list = None   # slots wc_out computes (the outputs), None: no wc_out (nonlinear loops)
 
 
 #: above this many operations, wc_eval leaves the derivatives to wc_deriv (see build_functions)
@@ -321,6 +322,15 @@ def build_functions(causal: Causal, expose_protected: bool = False) -> Generated
     F["deriv"] = ca.Function("wc_deriv", inputs, [ca.vertcat(eval_out[:len(states)] if states else ca.SX(0, 1), zc_out)],
                              _FOPTS)
     F["zc"] = ca.Function("wc_zc", inputs, [zc_out], _FOPTS)
+    # the outputs alone, with the event indicators (mdl_out): what an importer coupling this FMU
+    # to others reads at every right-hand side before it can set this FMU's inputs; without
+    # nonlinear loops only (the outputs would need the Newton solve that mdl_eval does)
+    out_slots = []
+    if not causal.w:
+        out_slots = [k for k in list(range(L.off["Y"], L.off["Y"] + L.n["Y"])) + list(range(L.off["D"], L.off["D"] + L.n["DALG"]))
+                     if L.slots[k].causality == "output"]
+        outs = [sol[L.slots[k].name] for k in out_slots]
+        F["out"] = ca.Function("wc_out", inputs, [ca.vertcat(fold(ca.vertcat(*outs)) if outs else ca.SX(0, 1), zc_out)], _FOPTS)
     F["rel"] = ca.Function("wc_rel", inputs, [fold(solved(ca.vertcat(*[r.value() for r in rels]))) if rels else ca.SX(0, 1)], _FOPTS)
 
     # when-clauses
@@ -406,7 +416,7 @@ def build_functions(causal: Causal, expose_protected: bool = False) -> Generated
     ident = model_name.replace(".", "_")
     guid = "{" + str(uuid.UUID(hashlib.md5(("wearcosim:" + model_name + str(L.NV) + "".join(s.name for s in L.slots)).encode()).hexdigest())) + "}"
     return Generated(L, F, len(asserts), asserts, has_jac, {"calc_states": calc_states}, guid, model_name, ident, deps,
-                     split_eval)
+                     split_eval, out_slots if "out" in F else None)
 
 
 def simultaneous_when_equations(fire_vec, targets: dict, when_eqs, solved, causal: Causal):
@@ -737,6 +747,7 @@ def render_c(gen: Generated, outdir: Path, experiment: dict):
         WRAPPERS=wrappers, EXTERN_DECLS=extern_decls,
         ASSERT_TABLE=",\n".join(amsgs) if amsgs else "    {NULL, NULL, 0}",
         N_ASSERT=str(gen.n_asserts),
+        OUT_SLOTS=ints(gen.out_slots or []),
         N_DISC=str(L.n["D"] - L.n["DALG"]),
         JAC_COLIND=ints(jac_colind), JAC_ROW=ints(jac_row),
         NL_COLIND=ints(nl_colind), NL_ROW=ints(nl_row),
@@ -757,6 +768,7 @@ def render_c(gen: Generated, outdir: Path, experiment: dict):
         OFF_SOLVER=str(L.off["SOLVER"]), HAS_JACOBIAN="1" if gen.has_jac else "0",
         COST_DERIV=str(gen.functions["deriv"].n_instructions()),
         EVAL_SPLIT="1" if gen.split_eval else "0",
+        HAS_OUT="1" if gen.out_slots is not None else "0", N_OUT=str(len(gen.out_slots or [])),
         # the dense mdl_jac also writes the n^2 - nnz structural zeros: its cost (the count
         # the dense generated function had, so the auto method's switching is unchanged);
         # the sparse path (banded LU) costs the nonzeros' operations only

@@ -70,6 +70,8 @@ typedef struct {
     int outFirst, outN;      /* outputs read by mdl_eval: ct_out[outFirst ..] */
     int fwdFirst, fwdN;      /* values forwarded to it: ct_fwd[fwdFirst ..] */
     int calcFirst, calcN;    /* calculated parameters read back: ct_calc[calcFirst ..] */
+    int dd;                  /* 1: its Model Exchange interface provides directional
+                                derivatives (the container's Jacobian is built from them) */
     unsigned int logCats;    /* bit k: it declares log category k (rt_ctx.h order);
                                 0: it declares none, categories are forwarded as given */
 } CtCompInfo;
@@ -89,6 +91,7 @@ typedef struct {
     unsigned char op;        /* CT_SET: component inputs <- v; CT_GET: v <- component outputs */
     unsigned char type;      /* MT_* of all its values */
     unsigned char discrete;  /* 1: values of discrete variability (also Real): events only */
+    unsigned char contig;    /* 1: its slots are consecutive (one memcmp finds "unchanged") */
     unsigned short comp;
     int first, n;            /* its values ct_act_val[first .. first+n-1] */
 } CtAction;
@@ -143,6 +146,7 @@ typedef struct {
     fmi2GetDerivativesTYPE *getDerivatives;
     fmi2GetEventIndicatorsTYPE *getEventIndicators;
     fmi2GetContinuousStatesTYPE *getContinuousStates;
+    fmi2GetDirectionalDerivativeTYPE *getDirectionalDerivative;
 } CtFmi;
 
 #define CT_MSG 512
@@ -182,6 +186,11 @@ struct CtData {
     double lastSet[NARR_CT(CT_N_ACTVAL)];  /* value last set per action value, what the
                                               component has (NaN: never set, or unknown) */
     CtVal changed[NARR_CT(CT_MAXVALS)];    /* the values of one action that changed */
+    /* mdl_jac: directional derivatives through the action list (CT_MAXDD: the most knowns
+       or unknowns of one component's call) */
+    double dv[NARR_CT(NV)];
+    fmi2ValueReference ddKnown[NARR_CT(CT_MAXDD)], ddUnknown[NARR_CT(CT_MAXDD)];
+    double ddSeed[NARR_CT(CT_MAXDD)], ddOut[NARR_CT(CT_MAXDD)];
     /* call buffers */
     fmi2ValueReference vrbuf[NARR_CT(CT_MAXVALS)];
     double rbuf[NARR_CT(CT_MAXVALS)];

@@ -108,6 +108,9 @@ int ct_propagate(CtData *d, double *v, double t, int flags)
         if (A->discrete && !(flags & CT_ALLTYPES)) continue;
         if (A->op == CT_SET) {
             int i, m = 0;
+            if (A->contig && A->n > 0 && memcmp(v + vals[0].slot, d->lastSet + A->first,
+                                                (size_t)A->n * sizeof(double)) == 0)
+                continue;          /* nothing changed (e.g. a wear profile within a cycle) */
             for (i = 0; i < A->n; i++) {
                 const double x = v[vals[i].slot];
                 double *last = &d->lastSet[A->first + i];
@@ -395,10 +398,72 @@ void mdl_zc(const double *v, double t, double *z)
     }
 }
 
+/* out = d(unknowns)/d(knowns) * seeds for component ci: the unknowns d->ddUnknown[0 .. nu-1]
+   (set by the caller), the knowns its states and the Real inputs the action list sets, the
+   seeds their entries of d->dv; a call only when some seed is not zero */
+static int ct_dd(CtData *d, int ci, int nu, double *out, double t)
+{
+    CtComp *k = &d->comp[ci];
+    const CtCompInfo *info = k->info;
+    int a, i, nk = 0, any = 0;
+    double t0;
+    fmi2Status st;
+    for (i = 0; i < info->nx; i++) {
+        d->ddKnown[nk] = ct_state_vr[info->xoff + i];
+        d->ddSeed[nk] = d->dv[OFF_X + info->xoff + i];
+        any |= d->ddSeed[nk++] != 0.0;
+    }
+    for (a = 0; a < CT_N_ACT; a++) {
+        const CtAction *A = &ct_act[a];
+        if (A->op != CT_SET || A->comp != ci || A->type != MT_REAL || A->discrete) continue;
+        for (i = 0; i < A->n; i++) {
+            d->ddKnown[nk] = ct_act_val[A->first + i].vr;
+            d->ddSeed[nk] = d->dv[ct_act_val[A->first + i].slot];
+            any |= d->ddSeed[nk++] != 0.0;
+        }
+    }
+    if (!any) {
+        for (i = 0; i < nu; i++) out[i] = 0.0;
+        return 0;
+    }
+    t0 = ct_call_begin(d);
+    st = k->f.getDirectionalDerivative(k->inst, d->ddUnknown, (size_t)nu, d->ddKnown, (size_t)nk,
+                                       d->ddSeed, out);
+    return ct_call_end(d, k, "fmi2GetDirectionalDerivative", t0, st, t);
+}
+
+/* The container's Jacobian d(dx)/dx, column by column: a unit seed on one state goes through
+   the action list as the right-hand side does (each output read becomes a directional
+   derivative of that component with respect to its states and connected inputs), then each
+   component's derivatives.  Only when every component provides directional derivatives
+   (else -1: the runtime's finite differences); the components are at (t, x) (G3). */
 int mdl_jac(double *v, double t, double *J, RtCtx *ctx)
 {
-    (void)v; (void)t; (void)J; (void)ctx;
-    return -1;   /* finite differences of the runtime */
+    CtData *d = ct_data(ctx);
+    int col, a, i, rc = 0;
+    (void)v;
+    if (!CT_ALL_DD || d->phase != CT_PH_CT || N_X == 0) return -1;
+    ct_timed_begin(d, v);
+    for (col = 0; col < N_X && rc == 0; col++) {
+        memset(d->dv, 0, sizeof d->dv);
+        d->dv[OFF_X + col] = 1.0;
+        for (a = 0; a < CT_N_ACT && rc == 0; a++) {
+            const CtAction *A = &ct_act[a];
+            const CtVal *vals = ct_act_val + A->first;
+            if (A->op != CT_GET || A->type != MT_REAL || A->discrete) continue;
+            for (i = 0; i < A->n; i++) d->ddUnknown[i] = vals[i].vr;
+            rc = ct_dd(d, A->comp, A->n, d->ddOut, t);
+            for (i = 0; i < A->n && rc == 0; i++) d->dv[vals[i].slot] = d->ddOut[i];
+        }
+        for (i = 0; i < CT_NCOMP && rc == 0; i++) {
+            const CtCompInfo *ci = &ct_comp[i];
+            if (ci->nx == 0) continue;
+            memcpy(d->ddUnknown, ct_der_vr + ci->xoff, (size_t)ci->nx * sizeof(fmi2ValueReference));
+            rc = ct_dd(d, i, ci->nx, J + (size_t)col * N_X + ci->xoff, t);
+        }
+    }
+    ct_timed_end(d);
+    return rc ? 1 : 0;
 }
 
 int mdl_initialize(double *v, double t, RtCtx *ctx)

@@ -234,6 +234,7 @@ static int load_component(CtData *d, CtComp *k, int loggingOn)
     LOAD(getDerivatives, "fmi2GetDerivatives");
     LOAD(getEventIndicators, "fmi2GetEventIndicators");
     LOAD(getContinuousStates, "fmi2GetContinuousStates");
+    if (ci->dd) LOAD(getDirectionalDerivative, "fmi2GetDirectionalDerivative");
     k->cb.logger = ct_logger;
     k->cb.allocateMemory = ct_calloc;
     k->cb.freeMemory = ct_free;

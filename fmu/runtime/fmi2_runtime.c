@@ -405,6 +405,7 @@ static void invalidate(RtCtx *c)
 {
     c->dirty = 1;
     c->have = 0;
+    c->ddValid = 0;
 }
 
 /* (re)compute everything the current state needs; 0 ok, else model error code */
@@ -412,6 +413,7 @@ static int ensure_eval(RtCtx *c)
 {
     int rc = 0;
     if (!c->dirty && !c->stale) return 0;
+    c->ddValid = 0;     /* initialization may change states and discrete values */
     switch (c->state) {
     case RT_INIT_MODE:
         rc = mdl_calc_params(c->v, c);
@@ -484,6 +486,74 @@ static int is_out_slot(fmi2ValueReference vr)
 }
 #endif
 
+#ifndef MDL_HAS_DD
+#define MDL_HAS_DD 0
+#endif
+#if MDL_HAS_DD
+/* row of d(dx, outputs)/d(x, u) of unknown vr; DD_STATE: a state (an output that is a
+   state: its own seed), DD_ZERO: a discrete variable (derivative 0), -1: not an unknown */
+enum { DD_STATE = -2, DD_ZERO = -3 };
+static int dd_row_of(fmi2ValueReference vr)
+{
+    int lo = 0, hi = N_OUT - 1;
+    if (vr >= (fmi2ValueReference)OFF_DX && vr < (fmi2ValueReference)(OFF_DX + N_X)) return (int)(vr - OFF_DX);
+    if (vr >= (fmi2ValueReference)OFF_X && vr < (fmi2ValueReference)(OFF_X + N_X)) return DD_STATE;
+    if (vr >= (fmi2ValueReference)(OFF_D + N_DALG) && vr < (fmi2ValueReference)(OFF_D + N_D)) return DD_ZERO;
+    while (lo <= hi) {
+        const int mid = (lo + hi) / 2;
+        if (mdl_out_slot[mid] == (int)vr) return N_X + mid;
+        if (mdl_out_slot[mid] < (int)vr) lo = mid + 1;
+        else hi = mid - 1;
+    }
+    return -1;
+}
+
+/* out[0 .. N_X+N_OUT-1] = central difference of (dx, outputs) along the seed dv over the
+   knowns vr, evaluated on a copy of v (the instance's values stay as they are): for rows
+   where the generated Jacobian has a non-finite entry (a point without derivative) */
+static int dd_differences(RtCtx *c, const fmi2ValueReference vr[], size_t n, const fmi2Real dv[],
+                          double *out)
+{
+    const int m = N_X + N_OUT;
+    double *w = c->vScratch, *fp = c->ddAcc + 2 * NARR(m), h = INFINITY;
+    size_t i;
+    int side, k, rc = 0;
+    for (i = 0; i < n; i++) {      /* each known moves by at most sqrt(eps)*max(|x|, 1e-6) */
+        const double x = fabs(c->v[vr[i]]), s = fabs(dv[i]);
+        if (s > 0 && 1.4901161193847656e-08 * (x > 1e-6 ? x : 1e-6) / s < h)
+            h = 1.4901161193847656e-08 * (x > 1e-6 ? x : 1e-6) / s;
+    }
+    if (!isfinite(h)) {            /* a zero seed: a zero derivative */
+        memset(out, 0, (size_t)NARR(m) * sizeof(double));
+        return 0;
+    }
+    c->quiet++;
+    for (side = 0; side < 2 && rc == 0; side++) {
+        double *f = side == 0 ? fp : out;
+        memcpy(w, c->v, (size_t)NV * sizeof(double));
+        for (i = 0; i < n; i++) w[vr[i]] += (side == 0 ? h : -h) * dv[i];
+        rc = mdl_deriv(w, c->time, NULL, c);
+#if MDL_HAS_OUT
+        if (rc == 0) rc = mdl_out(w, c->time, NULL, c);
+#endif
+        if (rc == MDL_TERMINATE) rc = 0;
+        for (k = 0; k < N_X; k++) f[k] = w[OFF_DX + k];
+        for (k = 0; k < N_OUT; k++) f[N_X + k] = w[mdl_out_slot[k]];
+    }
+    c->quiet--;
+    for (k = 0; k < m; k++) out[k] = (fp[k] - out[k]) / (2 * h);
+    return rc;
+}
+
+/* column of known vr, -1 if none */
+static int dd_col_of(fmi2ValueReference vr)
+{
+    if (vr >= (fmi2ValueReference)OFF_X && vr < (fmi2ValueReference)(OFF_X + N_X)) return (int)(vr - OFF_X);
+    if (vr >= (fmi2ValueReference)OFF_U && vr < (fmi2ValueReference)(OFF_U + N_U)) return N_X + (int)(vr - OFF_U);
+    return -1;
+}
+#endif
+
 /* the parts a get of these variables needs (RT_HAVE_*), -1: a whole evaluation */
 static int parts_for(const fmi2ValueReference vr[], size_t nvr)
 {
@@ -528,6 +598,7 @@ static int event_iteration(RtCtx *c, int initial, int *flags_out)
         int flags = 0;
         int rc;
         copy_pre(c);
+        c->ddValid = 0;
         rc = mdl_event(c->v, c->time, initial, c, &flags);
         if (rc == MDL_TERMINATE) { flags |= MDL_EV_TERMINATE; rc = 0; }
         if (rc != 0) return 1;
@@ -778,6 +849,10 @@ static void free_instance(RtCtx *c)
     if (c->zm) fr(c->zm);
     if (c->zf) fr(c->zf);
     if (c->zPart) fr(c->zPart);
+#if MDL_HAS_DD
+    if (c->ddJ) fr(c->ddJ);
+    if (c->ddAcc) fr(c->ddAcc);
+#endif
     if (c->xe) fr(c->xe);
     if (c->xNominal) fr(c->xNominal);
     if (c->mEv) fr(c->mEv);
@@ -849,6 +924,11 @@ fmi2Component fmi2Instantiate(fmi2String instanceName, fmi2Type fmuType,
     c->zm = (double *)al(NARR(N_Z), sizeof(double));
     c->zf = (double *)al(NARR(N_Z), sizeof(double));
     c->zPart = (double *)al(NARR(N_Z), sizeof(double));
+#if MDL_HAS_DD
+    c->ddJ = (double *)al(NARR(MDL_DD_NNZ), sizeof(double));
+    c->ddAcc = (double *)al(4 * NARR(N_X + N_OUT), sizeof(double));  /* exact, bad, f+, f-/out */
+    if (!c->ddJ || !c->ddAcc) goto oom;
+#endif
     c->xe = (double *)al(NARR(N_X), sizeof(double));
     c->xNominal = (double *)al(NARR(N_X), sizeof(double));
     c->mEv = (double *)al(NARR(N_Z), sizeof(double));
@@ -1451,6 +1531,7 @@ static void state_read(RtCtx *c, const unsigned char *buf)
     c->terminateRequested = h.terminateRequested;
     c->dirty = h.dirty;
     c->have = 0;
+    c->ddValid = 0;
     c->stale = 0;
     c->csEventPending = h.csEventPending;
     c->time = h.time;
@@ -1615,9 +1696,69 @@ fmi2Status fmi2GetDirectionalDerivative(fmi2Component comp,
                                         const fmi2Real dvKnown[], fmi2Real dvUnknown[])
 {
     RT_BEGIN("fmi2GetDirectionalDerivative", M_GetDirectionalDerivative)
+#if MDL_HAS_DD
+    {
+        /* dvUnknown = J[unknowns, knowns] * dvKnown, J = d(dx, outputs)/d(x, u) from the
+           generated sparse Jacobian (mdl_dd) at the current point */
+        size_t i;
+        int rc, p;
+        if ((nUnknown > 0 && (!vUnknown_ref || !dvUnknown)) || (nKnown > 0 && (!vKnown_ref || !dvKnown)))
+            FAIL("%s: NULL pointer argument", FN);
+        for (i = 0; i < nUnknown; i++)
+            if (dd_row_of(vUnknown_ref[i]) == -1)
+                FAIL("%s: unknown %s (vr=%u) is neither a state derivative nor an output", FN,
+                     vUnknown_ref[i] < (fmi2ValueReference)NV ? var_name(vUnknown_ref[i]) : "?",
+                     vUnknown_ref[i]);
+        for (i = 0; i < nKnown; i++) {
+            const int j = dd_col_of(vKnown_ref[i]);
+            if (j < 0)
+                FAIL("%s: known %s (vr=%u) is neither a state nor an input", FN,
+                     vKnown_ref[i] < (fmi2ValueReference)NV ? var_name(vKnown_ref[i]) : "?",
+                     vKnown_ref[i]);
+            if (!isfinite(dvKnown[i])) FAIL("%s: seed %lu is not finite", FN, (unsigned long)i);
+        }
+        if (c->state == RT_INIT_MODE && (rc = ensure_eval(c)) != 0)
+            FAIL("%s: initialization failed at t=%.17g (model code %d)", FN, c->time, rc);
+        const int m = N_X + N_OUT;
+        double *acc = c->ddAcc, *bad = c->ddAcc + NARR(m);   /* bad[r] != 0: row r differences */
+        int nbad = 0;
+        if (!c->ddValid) {
+            (void)mdl_dd(c->v, c->time, c->ddJ, c);
+            c->ddValid = 1;
+        }
+        memset(acc, 0, 2 * NARR(m) * sizeof(double));
+        for (i = 0; i < nKnown; i++) {
+            const int j = dd_col_of(vKnown_ref[i]);
+            for (p = mdl_dd_colind[j]; p < mdl_dd_colind[j + 1]; p++) {
+                if (isfinite(c->ddJ[p])) acc[mdl_dd_row[p]] += c->ddJ[p] * dvKnown[i];
+                else if (dvKnown[i] != 0.0) bad[mdl_dd_row[p]] = 1.0;
+            }
+        }
+        for (i = 0; i < nUnknown; i++) {
+            const int r = dd_row_of(vUnknown_ref[i]);
+            if (r >= 0 && bad[r] != 0.0) nbad++;
+        }
+        if (nbad > 0) {            /* the rows asked for that have no exact value */
+            double *fd = c->ddAcc + 3 * NARR(m);
+            if ((rc = dd_differences(c, vKnown_ref, nKnown, dvKnown, fd)) != 0)
+                FAIL("%s: the model cannot be evaluated near t=%.17g for differences (code %d)", FN, c->time, rc);
+            for (p = 0; p < m; p++)
+                if (bad[p] != 0.0) acc[p] = fd[p];
+        }
+        for (i = 0; i < nUnknown; i++) {
+            const int r = dd_row_of(vUnknown_ref[i]);
+            size_t q;
+            dvUnknown[i] = r >= 0 ? c->ddAcc[r] : 0.0;
+            if (r == DD_STATE)
+                for (q = 0; q < nKnown; q++)
+                    if (vKnown_ref[q] == vUnknown_ref[i]) dvUnknown[i] += dvKnown[q];
+        }
+    }
+#else
     (void)vUnknown_ref; (void)nUnknown; (void)vKnown_ref; (void)nKnown; (void)dvKnown;
     (void)dvUnknown;
     FAIL("%s: not supported (providesDirectionalDerivative=false)", FN);
+#endif
 END:
     return status;
 }
@@ -1646,6 +1787,7 @@ fmi2Status fmi2NewDiscreteStates(fmi2Component comp, fmi2EventInfo *eventInfo)
     rc = ensure_eval(c);
     if (rc == 0) {
         copy_pre(c);
+        c->ddValid = 0;
         rc = mdl_event(c->v, c->time, 0, c, &flags);
         if (rc == MDL_TERMINATE) { flags |= MDL_EV_TERMINATE; rc = 0; }
     }
@@ -2403,6 +2545,7 @@ fmi2Status fmi2DoStep(fmi2Component comp, fmi2Real currentCommunicationPoint,
     double tol;
     RT_BEGIN("fmi2DoStep", M_DoStep)
     (void)noSetFMUStatePriorToCurrentPoint;
+    c->ddValid = 0;                /* the step moves x and t */
     if (!require_type(c, FN, fmi2CoSimulation)) { status = fmi2Error; goto END; }
     if (!isfinite(currentCommunicationPoint) || !isfinite(communicationStepSize) ||
         communicationStepSize < 0)

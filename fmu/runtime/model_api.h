@@ -124,7 +124,7 @@
  *  G11 modelDescription.xml: LogCategories logEvents, logStatusWarning,
  *     logStatusDiscard, logStatusError, logAll; numberOfEventIndicators = N_Z;
  *     canGetAndSetFMUstate = canSerializeFMUstate = true;
- *     providesDirectionalDerivative = false; CS: canHandleVariableCommunicationStepSize
+ *     providesDirectionalDerivative = MDL_HAS_DD; CS: canHandleVariableCommunicationStepSize
  *     = true, canInterpolateInputs = false, maxOutputDerivativeOrder = 0,
  *     canRunAsynchronuously = false; ME: completedIntegratorStepNotNeeded = true.
  * ---------------------------------------------------------------------------------
@@ -230,6 +230,18 @@ void mdl_zc(const double *v, double t, double *z);     /* N_Z event indicators  
 #if defined(MDL_HAS_OUT) && MDL_HAS_OUT
 extern const int mdl_out_slot[];
 int  mdl_out(double *v, double t, double *z, RtCtx *ctx);
+#endif
+/* Optional (config.h: MDL_HAS_DD 1, MDL_DD_NNZ): the structural nonzeros of
+   d(dx, outputs)/d(x, u) at the current values of v, in the CCS order of mdl_dd_colind
+   [N_X+N_U+1] / mdl_dd_row[MDL_DD_NNZ] (rows: dx, then the outputs of mdl_out_slot;
+   columns: x, then the input slots); 0 ok.  An entry may be non-finite where the
+   expression has no derivative (sqrt at 0 of a contact half-width without contact, e/|e| at
+   e = 0): for the rows that need such an entry the runtime takes central differences along
+   the seed of mdl_deriv and mdl_out.  Requires MDL_HAS_OUT; fmi2GetDirectionalDerivative is built on it
+   (else it is refused). */
+#if defined(MDL_HAS_DD) && MDL_HAS_DD
+extern const int mdl_dd_colind[], mdl_dd_row[];
+int  mdl_dd(const double *v, double t, double *Jnz, RtCtx *ctx);
 #endif
 int  mdl_event(double *v, double t, int initial, RtCtx *ctx, int *flags);
 int  mdl_jac(double *v, double t, double *J, RtCtx *ctx); /* dense N_X*N_X column-major

@@ -69,6 +69,11 @@ struct RtCtx {
                                        evaluation in parts made current (RT_HAVE_*,
                                        model_api.h "Evaluation in parts") */
     double *zPart;                  /* N_Z: the indicators of that evaluation */
+    double *ddJ, *ddAcc;            /* MDL_DD_NNZ, N_X + N_OUT: fmi2GetDirectionalDerivative
+                                       (allocated only when the model has mdl_dd) */
+    int ddValid;                    /* ddJ holds the Jacobian at the current x, u, p, d, m, t
+                                       (an importer assembling a Jacobian asks for many
+                                       directions at one point); cleared whenever v changes */
     int terminateRequested;         /* the model called terminate() */
     double lastSuccessfulTime;      /* CS */
     int meEventPasses;              /* ME: consecutive NewDiscreteStates needing more */

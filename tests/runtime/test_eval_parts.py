@@ -6,7 +6,9 @@ order of the calls, every value must be exactly the value of a whole evaluation 
 point: random call sequences on one instance against a second instance that forces a whole
 evaluation (a get of every variable) before each read.  Models written here as a user would:
 a driven mass on a spring with a one-sided stop (feedthrough output, acceleration output, a
-relation), and the same with a nonlinear algebraic loop (no evaluation in parts: the fallback)."""
+relation), and the same with a nonlinear algebraic loop (no evaluation in parts: the fallback).
+Directional derivatives are among the reads: an instance that keeps its Jacobian between
+directions at one point must give what an instance computing it afresh gives.""" 
 from __future__ import annotations
 
 import ctypes
@@ -120,11 +122,21 @@ def test_random_call_orders_give_the_values_of_a_whole_evaluation(fmus, name, se
                     if set_f:
                         inst.setReal([vr["F"]], [f])
                 reads = [("out", outs), ("der", None), ("z", None), ("states", [vr["x"], vr["v"]]),
-                         ("dvr", ders), ("mixed", outs[:1] + [vr["x"]]), ("other", others)]
+                         ("dvr", ders), ("mixed", outs[:1] + [vr["x"]]), ("other", others), ("dd", None)]
                 rng.shuffle(reads)
                 for what, refs in reads[:rng.randint(1, len(reads))]:
                     b.getReal(real)                                   # a whole evaluation first
-                    if what in ("der", "z"):
+                    if what == "dd":
+                        if not md.modelExchange.providesDirectionalDerivative:
+                            continue
+                        # a: the Jacobian it may have kept from an earlier direction at this point;
+                        # b: set to the same states first, so its Jacobian is computed afresh
+                        b.setContinuousStates((ctypes.c_double * 2)(*x), 2)
+                        seed = [rng.gauss(0, 1) for _ in range(3)]
+                        knowns = [vr["x"], vr["v"], vr["F"]]
+                        got = a.getDirectionalDerivative(ders + outs, knowns, seed)
+                        want = b.getDirectionalDerivative(ders + outs, knowns, seed)
+                    elif what in ("der", "z"):
                         n = 2 if what == "der" else nz
                         got, want = (ctypes.c_double * n)(), (ctypes.c_double * n)()
                         getattr(a, "getDerivatives" if what == "der" else "getEventIndicators")(got, n)

@@ -48,7 +48,7 @@ from .symbolic import to_num
 TEMPLATES = Path(__file__).resolve().parents[3] / "fmu" / "templates"
 
 # generated functions compiled in their own unit (model_jac.c)
-SEPARATE_UNIT = ("jac",)
+SEPARATE_UNIT = ("jac", "dd")
 
 # options of every generated CasADi function: common subexpression elimination.  The model
 # equations repeat subexpressions that CasADi's expression graph keeps as separate nodes (the
@@ -392,6 +392,15 @@ def build_functions(causal: Causal, expose_protected: bool = False) -> Generated
         F["nlres"] = ca.Function("wc_nlres", inputs, [r], _FOPTS)
         nlj = ca.jacobian(r, wv)
         F["nljac"] = ca.Function("wc_nljac", inputs, [nlj], _jac_opts(nlj))
+    # directional derivatives (fmi2GetDirectionalDerivative): the Jacobian of the derivatives and
+    # the outputs (rows: dx, then out_slots) with respect to the states and the inputs (columns:
+    # x, then every input slot), sparse; for models without nonlinear loops whose derivative code
+    # is not split (a large model would compile its derivative Jacobian twice)
+    if "out" in F and not split_eval and (states or L.n["U"]):
+        knowns = [s.sym for s in states] + [s.sym for s in L.slots[L.off["U"]:L.off["U"] + L.n["U"]]]
+        rows = ca.vertcat(eval_out[:len(states)] if states else ca.SX(0, 1), F["out"].call(inputs)[0][:len(out_slots)])
+        dd = ca.jacobian(rows, ca.vertcat(*knowns))
+        F["dd"] = ca.Function("wc_dd", inputs, [dd], _jac_opts(dd))
     calcs = L.slots[L.off["P"] + L.n["P_INDEP"]:L.off["P"] + L.n["P_INDEP"] + L.n["P_CALC"]]
     # calculated parameters may depend on each other: substitute to a fixed point
     calc_expr = [s.start for s in calcs]
@@ -728,7 +737,7 @@ def render_c(gen: Generated, outdir: Path, experiment: dict):
         starts.append(_cnum(n if n is not None else 0.0))
     def pattern(key, n):
         """CCS pattern (colind[n+1], row[nnz]) of the sparse output of function key."""
-        if key in gen.functions and gen.functions[key].sparsity_out(0).size() == (n, n):
+        if key in gen.functions and gen.functions[key].sparsity_out(0).size()[1] == n:
             sp = gen.functions[key].sparsity_out(0)
             return list(sp.colind()), list(sp.row())
         return [0] * (n + 1), []
@@ -737,6 +746,7 @@ def render_c(gen: Generated, outdir: Path, experiment: dict):
         return ",".join(str(int(i)) for i in a) if a else "0"
     jac_colind, jac_row = pattern("jac", L.n["X"]) if gen.has_jac else ([0] * (L.n["X"] + 1), [])
     nl_colind, nl_row = pattern("nljac", L.n["W"])
+    dd_colind, dd_row = pattern("dd", L.n["X"] + L.n["U"])
     amsgs = []
     for c, m, lvl, loc in gen.assert_msgs:
         amsgs.append(f"    {{{_cstr(m)}, {_cstr(str(loc))}, {1 if lvl == 'error' else 0}}}")
@@ -748,6 +758,7 @@ def render_c(gen: Generated, outdir: Path, experiment: dict):
         ASSERT_TABLE=",\n".join(amsgs) if amsgs else "    {NULL, NULL, 0}",
         N_ASSERT=str(gen.n_asserts),
         OUT_SLOTS=ints(gen.out_slots or []),
+        DD_COLIND=ints(dd_colind), DD_ROW=ints(dd_row),
         N_DISC=str(L.n["D"] - L.n["DALG"]),
         JAC_COLIND=ints(jac_colind), JAC_ROW=ints(jac_row),
         NL_COLIND=ints(nl_colind), NL_ROW=ints(nl_row),
@@ -769,6 +780,7 @@ def render_c(gen: Generated, outdir: Path, experiment: dict):
         COST_DERIV=str(gen.functions["deriv"].n_instructions()),
         EVAL_SPLIT="1" if gen.split_eval else "0",
         HAS_OUT="1" if gen.out_slots is not None else "0", N_OUT=str(len(gen.out_slots or [])),
+        HAS_DD="1" if "dd" in gen.functions else "0", DD_NNZ=str(len(dd_row)),
         # the dense mdl_jac also writes the n^2 - nnz structural zeros: its cost (the count
         # the dense generated function had, so the auto method's switching is unchanged);
         # the sparse path (banded LU) costs the nonzeros' operations only
@@ -793,7 +805,8 @@ def render_xml(gen: Generated, experiment: dict, description: str = "", source_f
                f'generationTool="wearcosim" variableNamingConvention="structured" '
                f'numberOfEventIndicators="{n_ev}">')
     caps = ('canGetAndSetFMUstate="true" canSerializeFMUstate="true" '
-            'providesDirectionalDerivative="false" canNotUseMemoryManagementFunctions="true"')
+            f'providesDirectionalDerivative="{"true" if "dd" in gen.functions else "false"}" '
+            'canNotUseMemoryManagementFunctions="true"')
     out.append(f'  <ModelExchange modelIdentifier={quoteattr(gen.identifier)} {caps} '
                f'completedIntegratorStepNotNeeded="true">')
     out.append(_source_files(source_files))

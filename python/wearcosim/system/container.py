@@ -567,6 +567,8 @@ def _plan(system: System, name: str, identifier: str) -> _Plan:
                    nx=len(c.states), xoff=xoff, nz=c.nz, zoff=zoff, tev=tev.get(c.index, -1),
                    outFirst=len(P.outs), outN=len(outs), fwdFirst=len(P.fwds), fwdN=len(fw),
                    calcFirst=len(P.calcs), calcN=len(cl),
+                   dd=int(bool(c.md.modelExchange.providesDirectionalDerivative)),
+                   n_in_real=sum(len(a[3]) for a in P.actions if a[0] == 0 and a[2] == c.index and a[1] == "Real" and not a[4]),
                    logCats=sum(1 << i for i, n in enumerate(LOG_CATEGORIES) if n in cats))
         P.outs += outs
         P.fwds += fw
@@ -721,6 +723,8 @@ def _render_config(P: _Plan, guid: str) -> str:
     n = dict(L.n)
     end_y = off["Y"] + n["Y"]
     exp = P.experiment
+    all_dd = int(all(r["dd"] for r in P.comp_rows))
+    maxdd = max([r["nx"] + r["n_in_real"] for r in P.comp_rows] + [len(a[3]) for a in P.actions] + [1])
     maxvals = max([len(a[3]) for a in P.actions] + [r["outN"] for r in P.comp_rows] +
                   [r["calcN"] for r in P.comp_rows] + [1])
     macros = [
@@ -737,7 +741,7 @@ def _render_config(P: _Plan, guid: str) -> str:
         ("OFF_SOLVER_METHOD", "(OFF_SOLVER + 0)"), ("OFF_SOLVER_RTOL", "(OFF_SOLVER + 1)"),
         ("OFF_SOLVER_ATOL", "(OFF_SOLVER + 2)"), ("OFF_SOLVER_HMAX", "(OFF_SOLVER + 3)"),
         ("OFF_SOLVER_MAXSTEPS", "(OFF_SOLVER + 4)"), ("OFF_SOLVER_MAXSTEPTIME", "(OFF_SOLVER + 5)"),
-        ("HAS_JACOBIAN", 0),
+        ("HAS_JACOBIAN", all_dd), ("CT_ALL_DD", all_dd), ("CT_MAXDD", maxdd),
         ("DEFAULT_START_TIME", _cnum(exp.get("startTime", 0.0))),
         ("DEFAULT_STOP_TIME", _cnum(exp.get("stopTime", 1.0))),
         ("DEFAULT_TOLERANCE", _cnum(exp.get("tolerance", 1e-6))),
@@ -778,15 +782,16 @@ def _render_tables(P: _Plan) -> str:
         comp_rows.append("{" + ", ".join([_cstr(r["name"]), _cstr(r["folder"]), _cstr(r["identifier"]),
                                           _cstr(r["guid"])] +
                                          [str(r[k]) for k in ("nx", "xoff", "nz", "zoff", "tev", "outFirst", "outN",
-                                                              "fwdFirst", "fwdN", "calcFirst", "calcN")] +
+                                                              "fwdFirst", "fwdN", "calcFirst", "calcN", "dd")] +
                                          [f"{r['logCats']}u"]) + "}")
     arr("const CtCompInfo ct_comp[]", comp_rows, None)
     acts, vals = [], []
     for op, t, ci, entries, disc in P.actions:
-        acts.append(f"{{{'CT_GET' if op else 'CT_SET'}, MT_{t.upper()}, {int(disc)}, {ci}, {len(vals)}, "
+        contig = int(all(entries[i + 1][1] == entries[i][1] + 1 for i in range(len(entries) - 1)))
+        acts.append(f"{{{'CT_GET' if op else 'CT_SET'}, MT_{t.upper()}, {int(disc)}, {contig}, {ci}, {len(vals)}, "
                     f"{len(entries)}}}   /* {P.comps[ci].name} */")
         vals += [f"{{{vr}u, {slot}, MT_{t.upper()}, 0}}   /* {L.slots[slot].name or slot} */" for vr, slot in entries]
-    arr("const CtAction ct_act[]", acts, "{0, 0, 0, 0, 0, 0}")
+    arr("const CtAction ct_act[]", acts, "{0, 0, 0, 0, 0, 0, 0}")
     arr("const CtVal ct_act_val[]", vals, "{0u, 0, 0, 0}")
     arr("const CtVal ct_out[]", [f"{{{vr}u, {slot}, MT_{t.upper()}, 0}}   /* {L.slots[slot].name} */"
                                  for vr, slot, t in P.outs], "{0u, 0, 0, 0}")

@@ -852,6 +852,7 @@ static void free_instance(RtCtx *c)
 #if MDL_HAS_DD
     if (c->ddJ) fr(c->ddJ);
     if (c->ddAcc) fr(c->ddAcc);
+    if (c->ddJx) fr(c->ddJx);
 #endif
     if (c->xe) fr(c->xe);
     if (c->xNominal) fr(c->xNominal);
@@ -927,7 +928,8 @@ fmi2Component fmi2Instantiate(fmi2String instanceName, fmi2Type fmuType,
 #if MDL_HAS_DD
     c->ddJ = (double *)al(NARR(MDL_DD_NNZ), sizeof(double));
     c->ddAcc = (double *)al(4 * NARR(N_X + N_OUT), sizeof(double));  /* exact, bad, f+, f-/out */
-    if (!c->ddJ || !c->ddAcc) goto oom;
+    c->ddJx = (double *)al(NARR(MDL_JAC_NNZ), sizeof(double));
+    if (!c->ddJ || !c->ddAcc || !c->ddJx) goto oom;
 #endif
     c->xe = (double *)al(NARR(N_X), sizeof(double));
     c->xNominal = (double *)al(NARR(N_X), sizeof(double));
@@ -1722,8 +1724,12 @@ fmi2Status fmi2GetDirectionalDerivative(fmi2Component comp,
         const int m = N_X + N_OUT;
         double *acc = c->ddAcc, *bad = c->ddAcc + NARR(m);   /* bad[r] != 0: row r differences */
         int nbad = 0;
-        if (!c->ddValid) {
+        if (!c->ddValid) {      /* d(dx)/dx from the solver's Jacobian, the rest from mdl_dd */
             (void)mdl_dd(c->v, c->time, c->ddJ, c);
+#if N_X > 0
+            (void)mdl_jac_nz(c->v, c->time, c->ddJx, c);   /* -1 if some entry is not finite:
+                                                              handled entry by entry below */
+#endif
             c->ddValid = 1;
         }
         memset(acc, 0, 2 * NARR(m) * sizeof(double));
@@ -1733,6 +1739,13 @@ fmi2Status fmi2GetDirectionalDerivative(fmi2Component comp,
                 if (isfinite(c->ddJ[p])) acc[mdl_dd_row[p]] += c->ddJ[p] * dvKnown[i];
                 else if (dvKnown[i] != 0.0) bad[mdl_dd_row[p]] = 1.0;
             }
+#if N_X > 0
+            if (j < N_X)
+                for (p = mdl_jac_colind[j]; p < mdl_jac_colind[j + 1]; p++) {
+                    if (isfinite(c->ddJx[p])) acc[mdl_jac_row[p]] += c->ddJx[p] * dvKnown[i];
+                    else if (dvKnown[i] != 0.0) bad[mdl_jac_row[p]] = 1.0;
+                }
+#endif
         }
         for (i = 0; i < nUnknown; i++) {
             const int r = dd_row_of(vUnknown_ref[i]);

@@ -232,7 +232,8 @@ extern const int mdl_out_slot[];
 int  mdl_out(double *v, double t, double *z, RtCtx *ctx);
 #endif
 /* Optional (config.h: MDL_HAS_DD 1, MDL_DD_NNZ): the structural nonzeros of
-   d(dx, outputs)/d(x, u) at the current values of v, in the CCS order of mdl_dd_colind
+   d(dx, outputs)/d(x, u) WITHOUT its block d(dx)/dx (that one is mdl_jac_nz's, which the
+   runtime adds) at the current values of v, in the CCS order of mdl_dd_colind
    [N_X+N_U+1] / mdl_dd_row[MDL_DD_NNZ] (rows: dx, then the outputs of mdl_out_slot;
    columns: x, then the input slots); 0 ok.  An entry may be non-finite where the
    expression has no derivative (sqrt at 0 of a contact half-width without contact, e/|e| at

@@ -69,8 +69,9 @@ struct RtCtx {
                                        evaluation in parts made current (RT_HAVE_*,
                                        model_api.h "Evaluation in parts") */
     double *zPart;                  /* N_Z: the indicators of that evaluation */
-    double *ddJ, *ddAcc;            /* MDL_DD_NNZ, N_X + N_OUT: fmi2GetDirectionalDerivative
-                                       (allocated only when the model has mdl_dd) */
+    double *ddJ, *ddAcc, *ddJx;     /* MDL_DD_NNZ, 4*(N_X + N_OUT), MDL_JAC_NNZ:
+                                       fmi2GetDirectionalDerivative (allocated only when the
+                                       model has mdl_dd) */
     int ddValid;                    /* ddJ holds the Jacobian at the current x, u, p, d, m, t
                                        (an importer assembling a Jacobian asks for many
                                        directions at one point); cleared whenever v changes */

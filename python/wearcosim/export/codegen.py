@@ -394,12 +394,15 @@ def build_functions(causal: Causal, expose_protected: bool = False) -> Generated
         F["nljac"] = ca.Function("wc_nljac", inputs, [nlj], _jac_opts(nlj))
     # directional derivatives (fmi2GetDirectionalDerivative): the Jacobian of the derivatives and
     # the outputs (rows: dx, then out_slots) with respect to the states and the inputs (columns:
-    # x, then every input slot), sparse; for models without nonlinear loops whose derivative code
-    # is not split (a large model would compile its derivative Jacobian twice)
-    if "out" in F and not split_eval and (states or L.n["U"]):
-        knowns = [s.sym for s in states] + [s.sym for s in L.slots[L.off["U"]:L.off["U"] + L.n["U"]]]
-        rows = ca.vertcat(eval_out[:len(states)] if states else ca.SX(0, 1), F["out"].call(inputs)[0][:len(out_slots)])
-        dd = ca.jacobian(rows, ca.vertcat(*knowns))
+    # x, then every input slot), sparse, WITHOUT the block d(dx)/dx that wc_jac computes already
+    # (the runtime adds it from mdl_jac_nz); for models without nonlinear loops whose derivative
+    # code is not split
+    if "out" in F and has_jac and not split_eval and (states or L.n["U"]):
+        us = ca.vertcat(*[s.sym for s in L.slots[L.off["U"]:L.off["U"] + L.n["U"]]]) if L.n["U"] else ca.SX(0, 1)
+        outs_e = F["out"].call(inputs)[0][:len(out_slots)]
+        top = ca.horzcat(ca.SX(len(states), len(states)),
+                         ca.jacobian(eval_out[:len(states)], us) if states else ca.SX(0, us.shape[0]))
+        dd = ca.vertcat(top, ca.jacobian(outs_e, ca.vertcat(xs, us)))
         F["dd"] = ca.Function("wc_dd", inputs, [dd], _jac_opts(dd))
     calcs = L.slots[L.off["P"] + L.n["P_INDEP"]:L.off["P"] + L.n["P_INDEP"] + L.n["P_CALC"]]
     # calculated parameters may depend on each other: substitute to a fixed point

@@ -129,9 +129,13 @@ def test_kill_and_resume_gives_identical_profile(pressed_fmu, tmp_path):
         from_ckpt += had_ckpt
     p = subprocess.run(cmd[:-2] + ["--resume"], env=env, capture_output=True, text=True, timeout=600)
     assert p.returncode == 0, p.stderr
-    _, _, w_ref = store.read_results(ref)
-    _, _, w = store.read_results(out / "kill.h5")
+    _, s_ref, w_ref = store.read_results(ref)
+    _, s, w = store.read_results(out / "kill.h5")
     assert np.array_equal(w["final"], w_ref["final"])
+    for k in s_ref:                                  # the streamed series too, cut back and continued
+        assert np.array_equal(s[k], s_ref[k]), k
+    for k in ("depth", "simulated_cycles"):
+        assert np.array_equal(w[k], w_ref[k]), k
     assert kills == n_kills and from_ckpt == n_kills - 1, (kills, from_ckpt)
     assert sorted(x.name for x in out.iterdir()) == ["kill.h5"]     # no .tmp, no lock, no checkpoint
     print(f"killed {kills} times, {from_ckpt} of the resumes from a checkpoint")
@@ -244,3 +248,30 @@ def test_fixed_parameter_profile_is_rewritten_by_reinitialisation(pressed_fmu, t
     np.testing.assert_allclose(s_fx["phi"], s_in["phi"], rtol=1e-9)
     assert np.all(np.diff(s_fx["phi"]) > 0)                     # no restart of the state at updates
     np.testing.assert_allclose(w_fx["final"], w_in["final"], rtol=1e-9, atol=1e-18)
+
+
+def test_checkpoint_cost_does_not_grow_with_the_run(pressed_fmu, tmp_path):
+    """The checkpoint holds the FMU state, the profile, the pending wear and the streams'
+    lengths, not the series (they stream to disk): its size is the same after cycle 2 and after
+    cycle 40, and the run's memory does not hold the series either."""
+    sizes = {}
+
+    def hook(m, st):
+        if m.ckpt_path.exists():
+            sizes[st.cycle] = m.ckpt_path.stat().st_size
+    m = WearMaster(scenario(pressed_fmu, name="o1", wear={"cycles": 40, "update_cycles": 1}), tmp_path,
+                   progress=False, hook=hook)
+    m.checkpoint_seconds = 0.0
+    path = m.run()
+    assert len(sizes) >= 30 and max(sizes.values()) - min(sizes.values()) <= 64, sizes
+    _, series, _ = store.read_results(path)
+    assert series["time"].size > 40 * 10
+    assert not (tmp_path / ".o1.spool").exists() and not m.ckpt_path.exists()
+
+
+def test_checkpoint_of_the_older_layout_is_refused_clearly(pressed_fmu, tmp_path):
+    from wearcosim.master.loop import MasterError
+    sc = scenario(pressed_fmu, name="old", wear={"cycles": 3})
+    store.save_checkpoint(tmp_path / "old.ckpt", {"depth": np.zeros(36), "series/time": np.zeros(5)}, {"cycle": 1})
+    with pytest.raises(MasterError, match="older wearcosim.*--restart"):
+        WearMaster(sc, tmp_path, progress=False).run(resume=True)

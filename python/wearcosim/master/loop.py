@@ -11,10 +11,14 @@
    reset + re-initialise + restore the state, for FMUs built elsewhere);
 6. continue with the next cycle until the requested number of cycles.
 
-After a wear update a checkpoint (FMU state serialised by the FMU itself, profile,
-recorded series) is written atomically (at most once per ``checkpoint_seconds`` of wall
-time); ``resume=True`` continues from it and gives the same final profile, bit for bit, as an
-uninterrupted run.  The checkpoint is removed when the run has completed and its results
+The recorded series and profiles stream to disk as the run goes (:class:`store.Spool`, one
+append-only file per stream in ``.<name>.spool/``): memory does not grow with the number of
+cycles.  After a wear update a checkpoint (FMU state serialised by the FMU itself, profile,
+pending wear, counters and the durable length of each stream -- not the series themselves,
+so its cost does not grow with the run) is written atomically (at most once per
+``checkpoint_seconds`` of wall time); ``resume=True`` cuts the streams back to the lengths
+the checkpoint recorded and continues, giving the same results, bit for bit, as an
+uninterrupted run.  The results file is written from the streams at the end.  The checkpoint is removed when the run has completed and its results
 are durable; a plain run refuses to start over an interrupted run's checkpoint (resume it,
 or ``restart=True`` to discard it).
 
@@ -45,7 +49,7 @@ import os
 import shutil
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -110,18 +114,6 @@ def _system_fmu(sc: Scenario, out_dir: Path, log) -> Path:
         return container_fmu(system, out_dir / ".containers", log)
 
 
-def _mem_available() -> float:
-    """Bytes of memory available to a new allocation (MemAvailable), or inf if unknown."""
-    try:
-        with open("/proc/meminfo") as f:
-            for line in f:
-                if line.startswith("MemAvailable:"):
-                    return float(line.split()[1]) * 1024
-    except OSError:
-        pass
-    return math.inf
-
-
 def _size(b: float) -> str:
     for unit in ("B", "KB", "MB", "GB", "TB"):
         if b < 1024 or unit == "TB":
@@ -167,8 +159,7 @@ class RunState:
     cycle: int = 0                                   # cycles completed
     depth: np.ndarray = None                         # current wear profile (m)
     pending: np.ndarray = None                       # wear accumulated since the last update
-    profiles: list = field(default_factory=list)     # [(cycle, depth copy)]
-    series: dict = field(default_factory=dict)       # name -> list of arrays (per cycle)
+    spool: object = None                             # store.Spool: series, profile cycles, profiles
 
 
 class WearMaster:
@@ -176,9 +167,9 @@ class WearMaster:
     ``step_finished``), e.g. for progress or to stop early by raising."""
 
     #: a checkpoint is written after a wear update when at least this much wall time has passed
-    #: since the previous one (and after the last update): the checkpoint holds the whole
-    #: recorded series, so writing it after every one of thousands of short cycles would cost
-    #: O(n^2); a resumed run repeats at most these seconds of work, deterministically
+    #: since the previous one (and after the last update): each one fsyncs the streams, so
+    #: this bounds the disk flushes of thousands of short cycles; a resumed run repeats at
+    #: most these seconds of work, deterministically
     checkpoint_seconds = 1.0
 
     #: a run whose duration is estimated above this many seconds (after its first cycle) says so
@@ -194,13 +185,14 @@ class WearMaster:
         self.hook = hook
         self.results_path = self.out_dir / f"{sc.name}.h5"
         self.ckpt_path = self.out_dir / f"{sc.name}.ckpt"
+        self.spool_path = self.out_dir / f".{sc.name}.spool"
         self.stopped = ""
         self._warned = False
 
     # ------------------------------------------------------------------ pre-flight
     def estimate_bytes(self) -> int:
-        """Bytes of the recorded series of the whole run (uncompressed: what the master holds in
-        memory and at most what the results file and the checkpoint take on disk)."""
+        """Bytes of the recorded series of the whole run (uncompressed: what the streams take on
+        disk and at most what the results file takes)."""
         sc = self.sc
         per_cycle = -(-sc.steps_per_cycle // sc.decimate) * (1 + len(sc.record)) * 8
         return (sc.transient_cycles + sc.cycles) * per_cycle
@@ -223,13 +215,8 @@ class WearMaster:
             free = shutil.disk_usage(out).free
             if 2 * need > free:
                 raise MasterError(f"{sc.source}: the run records about {_size(need)} of series "
-                                  f"(results + checkpoint: {_size(2 * need)}) but {out} has {_size(free)} free; "
+                                  f"(streams + results: {_size(2 * need)}) but {out} has {_size(free)} free; "
                                   f"reduce wear.cycles, run.record or run.steps_per_cycle, or raise run.decimate")
-            mem = _mem_available()
-            if 2 * need > mem:
-                raise MasterError(f"{sc.source}: the run would hold about {_size(2 * need)} of recorded series "
-                                  f"in memory but {_size(mem)} is available; reduce wear.cycles, run.record or "
-                                  f"run.steps_per_cycle, or raise run.decimate")
         except BaseException:
             lock.release()
             raise
@@ -376,32 +363,34 @@ class WearMaster:
     # ------------------------------------------------------------------ checkpoint
     def _mark(self, r, st: RunState):
         """Everything a checkpoint needs at this wear update: the FMU's serialised state and
-        the lengths of the growing lists (cheap; the file is written by ``_write_mark``)."""
+        the streams' lengths (cheap; the file is written by ``_write_mark``)."""
         s = r.get_state()
         try:
             blob = np.frombuffer(r.serialize_state(s), dtype=np.uint8).copy()
         finally:
             r.free_state(s)
         return {"blob": blob, "cycle": st.cycle, "k": r.k, "depth": st.depth.copy(),
-                "pending": st.pending.copy(), "n_profiles": len(st.profiles),
-                "n_chunks": {k: len(v) for k, v in st.series.items()}}
+                "pending": st.pending.copy(), "lengths": dict(st.spool.lengths)}
 
     def _write_mark(self, mark, st: RunState):
-        prof = st.profiles[:mark["n_profiles"]]
-        arrays = {"depth": mark["depth"], "pending": mark["pending"], "fmu_state": mark["blob"],
-                  "profile_cycles": np.array([c for c, _ in prof], dtype=np.int64),
-                  "profiles": np.array([p for _, p in prof]).reshape(len(prof), -1)}
-        for k, chunks in st.series.items():
-            chunks = chunks[:mark["n_chunks"][k]]
-            arrays["series/" + k] = np.concatenate(chunks) if chunks else np.zeros(0)
-        meta = {"cycle": mark["cycle"], "k": mark["k"], "scenario": self.sc.raw, "fmu_sha256": self.fmu_sha}
+        """The checkpoint of ``mark``: the streams made durable first (at least up to the
+        mark's lengths), then the small checkpoint file (O(1) in the run's length)."""
+        t0 = time.perf_counter()
+        arrays = {"depth": mark["depth"], "pending": mark["pending"], "fmu_state": mark["blob"]}
+        meta = {"cycle": mark["cycle"], "k": mark["k"], "scenario": self.sc.raw, "fmu_sha256": self.fmu_sha,
+                "layout": 2, "lengths": mark["lengths"]}
         try:
+            st.spool.sync()
             store.save_checkpoint(self.ckpt_path, arrays, meta)
         except OSError as exc:
             raise MasterError(f"cannot write the checkpoint {self.ckpt_path}: {exc.strerror or exc}") from None
+        self.checkpoint_costs.append(time.perf_counter() - t0)      # (the benchmark reports them)
 
     def _load_checkpoint(self, r) -> RunState:
         arrays, meta = store.load_checkpoint(self.ckpt_path)
+        if meta.get("layout") != 2:
+            raise MasterError(f"{self.ckpt_path}: a checkpoint of an older wearcosim (it holds the series); "
+                              f"start over with --restart")
         if meta.get("fmu_sha256") != self.fmu_sha:
             raise MasterError(f"{self.ckpt_path}: checkpoint was made with another FMU; start over with --restart")
         if meta.get("scenario") != self.sc.raw:
@@ -413,11 +402,14 @@ class WearMaster:
             r.free_state(s)
         r.k = int(meta["k"])
         st = RunState(cycle=int(meta["cycle"]), depth=arrays["depth"].copy(), pending=arrays["pending"].copy())
-        st.profiles = [(int(c), p.copy()) for c, p in zip(arrays["profile_cycles"], arrays["profiles"])]
-        for k, v in arrays.items():
-            if k.startswith("series/"):
-                st.series[k[7:]] = [v]
+        try:
+            st.spool = store.Spool(self.spool_path, self._streams(), meta["lengths"])
+        except (OSError, store.CheckpointError) as exc:
+            raise MasterError(f"{self.ckpt_path}: {exc}") from None
         return st
+
+    def _streams(self):
+        return ["time"] + list(self.sc.record) + ["profile_cycles", "profiles"]
 
     # ------------------------------------------------------------------ the loop
     def run(self, resume: bool = False, restart: bool = False) -> Path:
@@ -433,6 +425,8 @@ class WearMaster:
                     raise MasterError(f"{self.ckpt_path}: an interrupted run of '{sc.name}' left this checkpoint; "
                                       f"continue it with --resume, or start over with --restart")
                 self.ckpt_path.unlink()
+            if not self.ckpt_path.exists():          # streams of a run killed before its first checkpoint
+                shutil.rmtree(self.spool_path, ignore_errors=True)
             return self._run(resume)
         finally:
             lock.release()
@@ -445,6 +439,7 @@ class WearMaster:
         self.fmu_sha = sha256(fmu)
         r = self._open(fmu)
         mark, written, st = None, True, None
+        self.checkpoint_costs = []
         try:
             if resume and self.ckpt_path.exists():
                 try:
@@ -454,8 +449,12 @@ class WearMaster:
                                       f"delete the checkpoint or run with --restart") from None
             else:
                 st = RunState(depth=np.zeros(self.ports.n), pending=np.zeros(self.ports.n))
-                st.profiles = [(0, st.depth.copy())]
-                st.series = {k: [] for k in ["time"] + list(sc.record)}
+                try:
+                    st.spool = store.Spool(self.spool_path, self._streams())
+                except OSError as exc:
+                    raise MasterError(f"cannot create {self.spool_path}: {exc.strerror or exc}") from None
+                st.spool.append("profile_cycles", [0])
+                st.spool.append("profiles", st.depth)
             if self.ports.update != "reset":     # (fixed parameters: the restored state carries them)
                 r.set_reals(self.depth_vrs, st.depth)
             N = sc.steps_per_cycle
@@ -472,9 +471,9 @@ class WearMaster:
                 if worn:
                     st.pending += archard_depth(self.surface, th, Fn, b, vs, sc.step, sc.k, sc.hardness)
                 sel = slice(None, None, sc.decimate)
-                st.series["time"].append(tbuf[sel].copy())
+                st.spool.append("time", tbuf[sel])
                 for i, name in enumerate(sc.record):
-                    st.series[name].append(buf[sel, 4 + i].copy())
+                    st.spool.append(name, buf[sel, 4 + i])
                 st.cycle += 1
                 wear_cycles = st.cycle - sc.transient_cycles
                 # every update_cycles wear cycles, and the last (partial) window at the end
@@ -490,7 +489,8 @@ class WearMaster:
                     st.depth = new
                     st.pending = np.zeros_like(st.pending)
                     self._write_profile(r, st.depth)
-                    st.profiles.append((wear_cycles, st.depth.copy()))
+                    st.spool.append("profile_cycles", [wear_cycles])
+                    st.spool.append("profiles", st.depth)
                     mark = self._mark(r, st)
                     written = False
                     now = time.perf_counter()
@@ -519,13 +519,20 @@ class WearMaster:
                 r.terminate()
             except Exception:
                 pass
+            if st is not None and st.spool is not None and not self.stopped and sys.exc_info()[0] is not None:
+                st.spool.close()                  # kept on disk for --resume with the checkpoint
         if self.stopped:       # the series of every simulated cycle, the last accepted profile
             path = self._write(st)
+            if self.ckpt_path.exists():
+                st.spool.close()                      # the checkpoint's streams: kept for --resume
+            else:
+                st.spool.remove()
             kept = f"; checkpoint of the last accepted update: {self.ckpt_path} (--resume --force goes on)" \
                 if self.ckpt_path.exists() else ""
             raise LimitExceeded(f"{self.stopped}; results up to the last accepted update: {path}{kept}")
         path = self._write(st)
         self.ckpt_path.unlink(missing_ok=True)          # the results are durable: nothing to resume
+        st.spool.remove()
         return path
 
     def _estimate(self, remaining: int, first: float):
@@ -550,12 +557,11 @@ class WearMaster:
     def _write(self, st: RunState) -> Path:
         import platform
         sc = self.sc
-        if not st.profiles:
-            st.profiles = [(0, st.depth.copy())]
-        series = {k: (np.concatenate(v) if v else np.zeros(0)) for k, v in st.series.items()}
-        profiles = {"cycles": np.array([c for c, _ in st.profiles]) * sc.extrapolation,
-                    "simulated_cycles": np.array([c for c, _ in st.profiles]),
-                    "depth": np.array([p for _, p in st.profiles]),
+        pc = st.spool.read("profile_cycles").astype(np.int64)
+        depth = st.spool.read("profiles").reshape(len(pc), -1)
+        profiles = {"cycles": pc * sc.extrapolation,
+                    "simulated_cycles": pc,
+                    "depth": depth,
                     "sector_centres": self.surface.centres(),
                     "final": st.depth}
         meta = {"scenario": sc.raw, "scenario_file": sc.source, "fmu": str(self.fmu), "fmu_sha256": self.fmu_sha,
@@ -567,6 +573,6 @@ class WearMaster:
                 "clearance": self.clearance if self.clearance is not None else 0.0,
                 "completed": not self.stopped, "stopped": self.stopped}
         try:
-            return store.write_results(self.results_path, meta, series, profiles)
+            return store.write_results_streamed(self.results_path, meta, st.spool, ["time"] + list(sc.record), profiles)
         except OSError as exc:
             raise MasterError(f"cannot write the results {self.results_path}: {exc.strerror or exc}") from None

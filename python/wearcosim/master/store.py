@@ -13,6 +13,8 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import os
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -66,6 +68,103 @@ def write_results(path, meta: dict, series: dict, profiles: dict, attrs: dict = 
             g = f.create_group("series")
             for k, v in series.items():
                 g.create_dataset(k, data=np.asarray(v), compression="gzip", compression_opts=4)
+            w = f.create_group("wear")
+            for k, v in profiles.items():
+                w.create_dataset(k, data=np.asarray(v))
+    return path
+
+
+class Spool:
+    """The recorded streams of a running wear run, on disk: one append-only file of raw
+    float64 values per stream in ``folder``.  Memory stays bounded whatever the run's length;
+    :meth:`sync` makes what was appended durable (flush + fsync) and is what a checkpoint
+    waits for; a resumed run opens the spool with the lengths its checkpoint recorded and
+    continues from exactly there (whatever a killed run appended after that is cut off).
+    At the end the results file is written from the streams chunk by chunk."""
+
+    def __init__(self, folder, names, lengths: dict = None):
+        self.folder = Path(folder)
+        self.folder.mkdir(parents=True, exist_ok=True)
+        self.names = list(names)
+        self._files = {}
+        self.lengths = {}
+        for n in self.names:
+            path = self._path(n)
+            if lengths is None:
+                path.unlink(missing_ok=True)
+                size = 0
+            else:
+                size = int(lengths.get(n, 0))
+                have = path.stat().st_size // 8 if path.exists() else 0
+                if have < size:
+                    raise CheckpointError(f"{path}: holds {have} values but the checkpoint counts {size}; "
+                                          f"the recorded streams are incomplete (start over with --restart)")
+            f = open(path, "ab")
+            f.truncate(size * 8)
+            f.seek(size * 8)
+            self._files[n] = f
+            self.lengths[n] = size
+
+    def _path(self, name):
+        return self.folder / (name.replace("/", "%2F") + ".f64")
+
+    def append(self, name, values):
+        a = np.ascontiguousarray(values, dtype="<f8")
+        self._files[name].write(a.tobytes())
+        self.lengths[name] += a.size
+
+    def sync(self) -> dict:
+        """Flush and fsync every stream; the lengths now durable."""
+        for f in self._files.values():
+            f.flush()
+            os.fsync(f.fileno())
+        return dict(self.lengths)
+
+    def chunks(self, name, size: int = 1 << 18):
+        """The stream's values in chunks of at most ``size``."""
+        self._files[name].flush()
+        n = self.lengths[name]
+        with open(self._path(name), "rb") as f:
+            done = 0
+            while done < n:
+                k = min(size, n - done)
+                yield np.frombuffer(f.read(8 * k), dtype="<f8")
+                done += k
+
+    def read(self, name) -> np.ndarray:
+        return np.concatenate(list(self.chunks(name))) if self.lengths[name] else np.zeros(0)
+
+    def close(self):
+        for f in self._files.values():
+            f.close()
+        self._files = {}
+
+    def remove(self):
+        self.close()
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+
+def write_results_streamed(path, meta: dict, spool: Spool, series_names, profiles: dict, attrs: dict = None):
+    """:func:`write_results` with the series taken from ``spool`` chunk by chunk (resizable,
+    compressed datasets: memory bounded by the chunk size, whatever the run's length)."""
+    import h5py
+    path = Path(path)
+    with atomic_path(path) as tmp:
+        with h5py.File(tmp, "w") as f:
+            m = f.create_group("meta")
+            for k, v in meta.items():
+                m.attrs[k] = json.dumps(v) if not isinstance(v, (str, int, float)) else v
+            for k, v in (attrs or {}).items():
+                f.attrs[k] = v
+            g = f.create_group("series")
+            for k in series_names:
+                n = spool.lengths[k]
+                ds = g.create_dataset(k, shape=(n,), dtype="f8", chunks=(min(max(n, 1), 1 << 16),),
+                                      compression="gzip", compression_opts=4)
+                done = 0
+                for c in spool.chunks(k):
+                    ds[done:done + c.size] = c
+                    done += c.size
             w = f.create_group("wear")
             for k, v in profiles.items():
                 w.create_dataset(k, data=np.asarray(v))

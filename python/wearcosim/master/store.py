@@ -159,8 +159,10 @@ def write_results_streamed(path, meta: dict, spool: Spool, series_names, profile
             g = f.create_group("series")
             for k in series_names:
                 n = spool.lengths[k]
+                # gzip (readable by every HDF5 tool) at level 1 after the byte shuffle: half the
+                # time of level 4 and a smaller file on simulation data
                 ds = g.create_dataset(k, shape=(n,), dtype="f8", chunks=(min(max(n, 1), 1 << 16),),
-                                      compression="gzip", compression_opts=4)
+                                      compression="gzip", compression_opts=1, shuffle=True)
                 done = 0
                 for c in spool.chunks(k):
                     ds[done:done + c.size] = c

@@ -18,9 +18,10 @@ from dataclasses import dataclass
 import numpy as np
 
 
-def _ellipse_cdf(u):
-    """Integral of sqrt(1 - s^2) from -1 to u (u clipped to [-1, 1]); total pi/2."""
-    u = np.clip(u, -1.0, 1.0)
+def _ellipse_cdf(x, b=None):
+    """Integral of sqrt(1 - s^2) from -1 to u = x / b (u clipped to [-1, 1]); total pi/2.
+    Given ``b``, the division is done here: ``_ellipse_cdf(x, b) == _ellipse_cdf(x / b)``."""
+    u = np.clip(x if b is None else x / b, -1.0, 1.0)
     return 0.5 * (u * np.sqrt(1.0 - u * u) + np.arcsin(u)) + np.pi / 4
 
 
@@ -108,15 +109,43 @@ def archard_depth(surface: SectorSurface, pos, Fn, b, vslip, dt, k: float, H: fl
     """Wear depth increment per sector (m) accumulated over the samples.
 
     ``dt`` is the duration each sample stands for (scalar or array); ``ds = |vslip| dt``.
+    The sum over samples of ``k/H * ds * p_i`` (:func:`sector_pressure`), accumulated per
+    sector (``bincount``) without forming the samples x sectors matrix: only the samples in
+    contact and sliding are visited (the master calls this once per cycle).
     """
     if H <= 0:
         raise ValueError("hardness H must be > 0")
     if k < 0:
         raise ValueError("wear coefficient k must be >= 0")
-    p = sector_pressure(surface, pos, Fn, b)
-    ds = np.abs(np.atleast_1d(np.asarray(vslip, dtype=float))) * np.broadcast_to(np.asarray(dt, dtype=float), np.shape(np.atleast_1d(vslip)))
-    ds = np.where(np.isfinite(ds), ds, 0.0)
-    return (k / H) * (ds[:, None] * p).sum(axis=0)
+    vs = np.atleast_1d(np.asarray(vslip, dtype=float))
+    ds = np.abs(vs) * np.broadcast_to(np.asarray(dt, dtype=float), vs.shape)
+    pos = np.atleast_1d(np.asarray(pos, dtype=float))
+    Fn = np.atleast_1d(np.asarray(Fn, dtype=float))
+    b = np.atleast_1d(np.asarray(b, dtype=float))
+    n, arc = surface.n, surface.arc
+    ok = (Fn > 0) & (b > 0) & np.isfinite(Fn) & np.isfinite(b) & np.isfinite(pos) & np.isfinite(ds) & (ds > 0)
+    acc = np.zeros(n)
+    if not ok.any():
+        return acc
+    xc = surface.position_to_arc(pos[ok])
+    bb = b[ok]
+    w = ds[ok] * 2 * Fn[ok] / (np.pi * surface.length)      # ds * p0 * b
+    reach = min(int(np.ceil(np.max(bb) / arc)) + 1, n // 2)
+    i0 = np.floor(xc / arc).astype(int)
+    offs = np.arange(-reach, reach + 1 - (n % 2 == 0 and reach == n // 2))
+    # the ellipse's cdf at the boundaries of the sectors around each contact point (one per
+    # boundary, shared by the two sectors beside it), all samples at once
+    i = i0[:, None] + offs[None, :]                                    # (m, offsets)
+    edges = np.concatenate([i, i[:, -1:] + 1], axis=1) * arc - xc[:, None]
+    cdf = _ellipse_cdf(edges, bb[:, None])
+    f = w[:, None] * np.diff(cdf, axis=1)
+    if surface.circular:
+        idx = np.mod(i, n)
+    else:
+        f = np.where((i >= 0) & (i < n), f, 0.0)
+        idx = np.clip(i, 0, n - 1)
+    acc += np.bincount(idx.ravel(), weights=f.ravel(), minlength=n)
+    return (k / H) * acc / arc
 
 
 def wear_volume(surface: SectorSurface, h) -> float:

@@ -275,3 +275,29 @@ def test_checkpoint_of_the_older_layout_is_refused_clearly(pressed_fmu, tmp_path
     store.save_checkpoint(tmp_path / "old.ckpt", {"depth": np.zeros(36), "series/time": np.zeros(5)}, {"cycle": 1})
     with pytest.raises(MasterError, match="older wearcosim.*--restart"):
         WearMaster(sc, tmp_path, progress=False).run(resume=True)
+
+
+def test_record_every_nth_cycle_with_summaries_of_all(pressed_fmu, tmp_path):
+    """run.record_every = 5 over 12 cycles: the full series of cycles 0, 5, 10 and the last (11),
+    one summary value per cycle (peak and mean force, maximum depth, worn volume) with the cycle
+    index as dimension scale, units on the datasets; the wear equals the run recording
+    everything (recording does not change the physics)."""
+    import h5py
+    every = WearMaster(scenario(pressed_fmu, name="every", wear={"cycles": 12}, run={"record_every": 5}), tmp_path,
+                       progress=False).run()
+    full = WearMaster(scenario(pressed_fmu, name="full", wear={"cycles": 12}), tmp_path, progress=False).run()
+    _, s5, w5 = store.read_results(every)
+    _, s1, w1 = store.read_results(full)
+    assert np.array_equal(w5["final"], w1["final"])
+    per = s1["time"].size // 12
+    assert s5["time"].size == 4 * per
+    for k, c in enumerate((0, 5, 10, 11)):
+        assert np.array_equal(s5["Fn"][k * per:(k + 1) * per], s1["Fn"][c * per:(c + 1) * per])
+    summ = store.read_summary(every)
+    assert list(summ["cycle"]) == list(range(12)) and np.flatnonzero(summ["recorded"]).tolist() == [0, 5, 10, 11]
+    assert np.allclose(summ["peak_Fn"][5], s1["Fn"][5 * per:6 * per].max())
+    assert summ["max_depth"][-1] == w1["final"].max() and np.all(np.diff(summ["worn_volume"]) >= 0)
+    with h5py.File(every) as f:
+        assert f["summary/peak_Fn"].attrs["units"] == "N" and f["series/time"].attrs["units"] == "s"
+        assert f["summary/peak_Fn"].dims[0][0].name == "/summary/cycle"
+        assert f["series/Fn"].dims[0][0].name == "/series/time"

@@ -195,7 +195,8 @@ class WearMaster:
         disk and at most what the results file takes)."""
         sc = self.sc
         per_cycle = -(-sc.steps_per_cycle // sc.decimate) * (1 + len(sc.record)) * 8
-        return (sc.transient_cycles + sc.cycles) * per_cycle
+        total = sc.transient_cycles + sc.cycles
+        return (-(-total // sc.record_every) + 1) * per_cycle + total * len(self.SUMMARY) * 8
 
     def _prepare_out_dir(self):
         """Writable folder, lock, leftovers of killed runs removed, enough disk and memory."""
@@ -294,6 +295,11 @@ class WearMaster:
         if missing:
             raise MasterError(f"{sc.source}: run.record names unknown variables: {', '.join(missing)}")
         self.read_vrs = r.vr(self.contact_names + list(sc.record))
+        self.units = {}
+        for v in getattr(r.md, "modelVariables", []):
+            u = getattr(v, "unit", None) or (getattr(v.declaredType, "unit", None) if getattr(v, "declaredType", None) else None)
+            if u and v.name in sc.record:
+                self.units[v.name] = u
         self.depth_vrs = r.vr(self.ports.depth_names)
         self._set_guard_reference()
 
@@ -408,8 +414,11 @@ class WearMaster:
             raise MasterError(f"{self.ckpt_path}: {exc}") from None
         return st
 
+    #: one value per cycle (results /summary, every cycle also when run.record_every > 1)
+    SUMMARY = ("recorded", "peak_Fn", "mean_Fn", "max_depth", "worn_volume")
+
     def _streams(self):
-        return ["time"] + list(self.sc.record) + ["profile_cycles", "profiles"]
+        return ["time"] + list(self.sc.record) + ["profile_cycles", "profiles"] + list(self.SUMMARY)
 
     # ------------------------------------------------------------------ the loop
     def run(self, resume: bool = False, restart: bool = False) -> Path:
@@ -470,10 +479,15 @@ class WearMaster:
                 worn = st.cycle >= sc.transient_cycles
                 if worn:
                     st.pending += archard_depth(self.surface, th, Fn, b, vs, sc.step, sc.k, sc.hardness)
-                sel = slice(None, None, sc.decimate)
-                st.spool.append("time", tbuf[sel])
-                for i, name in enumerate(sc.record):
-                    st.spool.append(name, buf[sel, 4 + i])
+                # full series of every record_every-th cycle and of the last one
+                recorded = st.cycle % sc.record_every == 0 or st.cycle == total - 1
+                if recorded:
+                    sel = slice(None, None, sc.decimate)
+                    st.spool.append("time", tbuf[sel])
+                    for i, name in enumerate(sc.record):
+                        st.spool.append(name, buf[sel, 4 + i])
+                fpos = np.where(np.isfinite(Fn), Fn, 0.0)
+                cyc_summary = [float(recorded), float(np.max(fpos)), float(np.mean(fpos))]
                 st.cycle += 1
                 wear_cycles = st.cycle - sc.transient_cycles
                 # every update_cycles wear cycles, and the last (partial) window at the end
@@ -497,6 +511,9 @@ class WearMaster:
                     if now - last_ckpt >= self.checkpoint_seconds or st.cycle >= total:
                         self._write_mark(mark, st)
                         last_ckpt, written = now, True
+                for name, v in zip(self.SUMMARY, cyc_summary + [float(np.max(st.depth)),
+                                                                float(np.sum(st.depth)) * self.surface.area]):
+                    st.spool.append(name, [v])
                 if st.cycle == c0 + 1:
                     self._estimate(total - st.cycle, time.perf_counter() - t_start)
                 if self.hook:
@@ -573,6 +590,10 @@ class WearMaster:
                 "clearance": self.clearance if self.clearance is not None else 0.0,
                 "completed": not self.stopped, "stopped": self.stopped}
         try:
-            return store.write_results_streamed(self.results_path, meta, st.spool, ["time"] + list(sc.record), profiles)
+            units = {"time": "s", "peak_Fn": "N", "mean_Fn": "N", "max_depth": "m", "worn_volume": "m3",
+                     "depth": "m", "final": "m", "sector_centres": "rad" if self.ports.circular else "m"}
+            units.update({n: self.units.get(n, "") for n in sc.record})
+            return store.write_results_streamed(self.results_path, meta, st.spool, ["time"] + list(sc.record), profiles,
+                                                summary_names=list(self.SUMMARY), units=units)
         except OSError as exc:
             raise MasterError(f"cannot write the results {self.results_path}: {exc.strerror or exc}") from None

@@ -58,7 +58,7 @@ SCHEMA = {
     "start": dict,
     "wear": {"k": float, "hardness": float, "cycles": int, "period": float, "omega": float,
              "update_cycles": int, "extrapolation": float, "smoothing": int},
-    "run": {"steps_per_cycle": int, "tolerance": float, "record": list, "decimate": int,
+    "run": {"steps_per_cycle": int, "tolerance": float, "record": list, "decimate": int, "record_every": int,
             "transient_cycles": int, "backend": str, "solver": int},
     "limits": {"depth_per_clearance": float, "update_per_clearance": float, "clearance": float,
                "force": bool},
@@ -95,6 +95,7 @@ class Scenario:
     tolerance: float = 1e-7
     record: list = field(default_factory=list)
     decimate: int = 1
+    record_every: int = 1           # full series of every Nth cycle (and the last); summaries of all
     transient_cycles: int = 0
     backend: str = "fmpy"
     solver: int = 0
@@ -191,6 +192,7 @@ def from_dict(data: dict, source: str = "<scenario>", base: Path = Path(".")) ->
         extrapolation=float(wear.get("extrapolation", 1.0)), smoothing=int(wear.get("smoothing", 0)),
         steps_per_cycle=int(run.get("steps_per_cycle", 500)), tolerance=float(run.get("tolerance", 1e-7)),
         record=list(run.get("record", [])), decimate=int(run.get("decimate", 1)),
+        record_every=int(run.get("record_every", 1)),
         transient_cycles=int(run.get("transient_cycles", 0)), backend=run.get("backend", "fmpy"),
         solver=int(run.get("solver", 0)),
         depth_per_clearance=float(limits.get("depth_per_clearance", 4.0)),
@@ -203,6 +205,7 @@ def from_dict(data: dict, source: str = "<scenario>", base: Path = Path(".")) ->
         (s.extrapolation >= 1, "wear.extrapolation must be >= 1"), (s.smoothing >= 0, "wear.smoothing must be >= 0"),
         (s.steps_per_cycle >= 10, "run.steps_per_cycle must be >= 10"),
         (0 < s.tolerance < 1, "run.tolerance must be in (0, 1)"), (s.decimate >= 1, "run.decimate must be >= 1"),
+        (s.record_every >= 1, "run.record_every must be >= 1 (cycles)"),
         (s.transient_cycles >= 0, "run.transient_cycles must be >= 0"),
         (all(isinstance(r, str) for r in s.record), "run.record must be a list of variable names"),
         (s.solver in (0, 1, 2), "run.solver must be 0 (auto), 1 (Dormand-Prince) or 2 (implicit)"),

@@ -144,9 +144,12 @@ class Spool:
         shutil.rmtree(self.folder, ignore_errors=True)
 
 
-def write_results_streamed(path, meta: dict, spool: Spool, series_names, profiles: dict, attrs: dict = None):
-    """:func:`write_results` with the series taken from ``spool`` chunk by chunk (resizable,
-    compressed datasets: memory bounded by the chunk size, whatever the run's length)."""
+def write_results_streamed(path, meta: dict, spool: Spool, series_names, profiles: dict, attrs: dict = None,
+                           summary_names=(), units: dict = None):
+    """:func:`write_results` with the series taken from ``spool`` chunk by chunk (compressed
+    datasets: memory bounded by the chunk size, whatever the run's length); ``summary_names``
+    (streams of one value per cycle) go to /summary with the cycle index as their dimension
+    scale; /series/time is the series' dimension scale; ``units``: name -> unit attribute."""
     import h5py
     path = Path(path)
     with atomic_path(path) as tmp:
@@ -156,21 +159,43 @@ def write_results_streamed(path, meta: dict, spool: Spool, series_names, profile
                 m.attrs[k] = json.dumps(v) if not isinstance(v, (str, int, float)) else v
             for k, v in (attrs or {}).items():
                 f.attrs[k] = v
-            g = f.create_group("series")
-            for k in series_names:
-                n = spool.lengths[k]
-                # gzip (readable by every HDF5 tool) at level 1 after the byte shuffle: half the
-                # time of level 4 and a smaller file on simulation data
-                ds = g.create_dataset(k, shape=(n,), dtype="f8", chunks=(min(max(n, 1), 1 << 16),),
-                                      compression="gzip", compression_opts=1, shuffle=True)
-                done = 0
-                for c in spool.chunks(k):
-                    ds[done:done + c.size] = c
-                    done += c.size
+            units = units or {}
+            groups = [("series", series_names), ("summary", summary_names)] if summary_names else [("series", series_names)]
+            for group, names in groups:
+                _streamed_group(f, group, names, spool, units)
+            if "time" in f["series"]:
+                f["series/time"].make_scale("time")
+                for k in series_names:
+                    if k != "time" and f[f"series/{k}"].shape == f["series/time"].shape:
+                        f[f"series/{k}"].dims[0].attach_scale(f["series/time"])
+            if summary_names:
+                cyc = f["summary"].create_dataset("cycle", data=np.arange(spool.lengths[summary_names[0]]))
+                cyc.make_scale("cycle")
+                for k in summary_names:
+                    f[f"summary/{k}"].dims[0].attach_scale(cyc)
             w = f.create_group("wear")
             for k, v in profiles.items():
                 w.create_dataset(k, data=np.asarray(v))
+                if k in units:
+                    w[k].attrs["units"] = units[k]
     return path
+
+
+def _streamed_group(f, group, names, spool, units):
+    """Group ``group`` of ``f`` with one dataset per stream, written chunk by chunk."""
+    g = f.create_group(group)
+    for k in names:
+        n = spool.lengths[k]
+        # gzip (readable by every HDF5 tool) at level 1 after the byte shuffle: half the time
+        # of level 4 and a smaller file on simulation data
+        ds = g.create_dataset(k, shape=(n,), dtype="f8", chunks=(min(n, 1 << 16),), compression="gzip",
+                              compression_opts=1, shuffle=True) if n else g.create_dataset(k, shape=(0,), dtype="f8")
+        done = 0
+        for c in spool.chunks(k):
+            ds[done:done + c.size] = c
+            done += c.size
+        if units.get(k):
+            ds.attrs["units"] = units[k]
 
 
 class ResultsError(ValueError):
@@ -194,6 +219,14 @@ def read_results(path):
     except KeyError as exc:
         raise ResultsError(f"{path}: not a wearcosim results file (no {exc})") from None
     return meta, series, wear
+
+
+def read_summary(path) -> dict:
+    """The per-cycle summaries of a results file (/summary: cycle, recorded, peak_Fn, mean_Fn,
+    max_depth, worn_volume); empty for a file of an older layout."""
+    import h5py
+    with h5py.File(Path(path), "r") as f:
+        return {k: f["summary"][k][()] for k in f["summary"]} if "summary" in f else {}
 
 
 def _maybe_json(v):

@@ -54,17 +54,22 @@ def load_checkpoint(path):
     return arrays, meta
 
 
+def _write_meta(f, meta: dict, attrs: dict = None):
+    """/meta: the run's facts as attributes (JSON for anything but str/int/float); file attributes."""
+    m = f.create_group("meta")
+    for k, v in meta.items():
+        m.attrs[k] = json.dumps(v) if not isinstance(v, (str, int, float)) else v
+    for k, v in (attrs or {}).items():
+        f.attrs[k] = v
+
+
 def write_results(path, meta: dict, series: dict, profiles: dict, attrs: dict = None):
     """One HDF5 file: /meta (JSON attributes), /series/<name>, /wear/<name>."""
     import h5py
     path = Path(path)
     with atomic_path(path) as tmp:
         with h5py.File(tmp, "w") as f:
-            m = f.create_group("meta")
-            for k, v in meta.items():
-                m.attrs[k] = json.dumps(v) if not isinstance(v, (str, int, float)) else v
-            for k, v in (attrs or {}).items():
-                f.attrs[k] = v
+            _write_meta(f, meta, attrs)
             g = f.create_group("series")
             for k, v in series.items():
                 g.create_dataset(k, data=np.asarray(v), compression="gzip", compression_opts=4)
@@ -154,11 +159,7 @@ def write_results_streamed(path, meta: dict, spool: Spool, series_names, profile
     path = Path(path)
     with atomic_path(path) as tmp:
         with h5py.File(tmp, "w") as f:
-            m = f.create_group("meta")
-            for k, v in meta.items():
-                m.attrs[k] = json.dumps(v) if not isinstance(v, (str, int, float)) else v
-            for k, v in (attrs or {}).items():
-                f.attrs[k] = v
+            _write_meta(f, meta, attrs)
             units = units or {}
             groups = [("series", series_names), ("summary", summary_names)] if summary_names else [("series", series_names)]
             for group, names in groups:

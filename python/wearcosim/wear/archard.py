@@ -65,6 +65,25 @@ class SectorSurface:
         return pos
 
 
+def _patch_shares(surface: SectorSurface, xc, bb):
+    """The sectors a Hertz patch of half-width ``bb`` centred at arc position ``xc`` can touch
+    and the part of the ellipse over each: ``(idx, share)``, both (m, offsets), ``share`` the
+    integral of sqrt(1 - s^2) over the sector in units of b (sum over a whole patch: pi/2),
+    0 for sectors beyond the ends of a profile surface.  A patch wider than the surface is
+    unphysical (the force law has left its range): every sector is visited at most once."""
+    n, arc = surface.n, surface.arc
+    reach = min(int(np.ceil(np.max(bb) / arc)) + 1, n // 2)
+    i0 = np.floor(xc / arc).astype(int)
+    offs = np.arange(-reach, reach + 1 - (n % 2 == 0 and reach == n // 2))
+    i = i0[:, None] + offs[None, :]
+    # the ellipse's cdf at each sector boundary (shared by the two sectors beside it)
+    edges = np.concatenate([i, i[:, -1:] + 1], axis=1) * arc - xc[:, None]
+    share = np.diff(_ellipse_cdf(edges, bb[:, None]), axis=1)
+    if surface.circular:
+        return np.mod(i, n), share
+    return np.clip(i, 0, n - 1), np.where((i >= 0) & (i < n), share, 0.0)
+
+
 def sector_pressure(surface: SectorSurface, pos, Fn, b):
     """Mean Hertz pressure on every sector for each sample.
 
@@ -75,33 +94,16 @@ def sector_pressure(surface: SectorSurface, pos, Fn, b):
     pos = np.atleast_1d(np.asarray(pos, dtype=float))
     Fn = np.atleast_1d(np.asarray(Fn, dtype=float))
     b = np.atleast_1d(np.asarray(b, dtype=float))
-    m, n, arc = pos.shape[0], surface.n, surface.arc
-    out = np.zeros((m, n))
+    out = np.zeros((pos.shape[0], surface.n))
     ok = (Fn > 0) & (b > 0) & np.isfinite(Fn) & np.isfinite(b) & np.isfinite(pos)
     if not ok.any():
         return out
-    xc = surface.position_to_arc(pos[ok])           # contact point on the arc
     bb = b[ok]
     p0 = 2 * Fn[ok] / (np.pi * bb * surface.length)
-    # sectors that the patch [xc - b, xc + b] can touch: offsets around the centre sector
-    # a patch wider than the surface is unphysical (the force law has left its range):
-    # visit every sector at most once
-    reach = min(int(np.ceil(np.max(bb) / arc)) + 1, n // 2)
-    i0 = np.floor(xc / arc).astype(int)
-    rows = np.nonzero(ok)[0]
-    for off in range(-reach, reach + 1 - (n % 2 == 0 and reach == n // 2)):
-        i = i0 + off
-        lo = i * arc - xc
-        hi = (i + 1) * arc - xc
-        # force per unit length on the sector: p0 * b * (cdf(hi/b) - cdf(lo/b))
-        f = p0 * bb * (_ellipse_cdf(hi / bb) - _ellipse_cdf(lo / bb))
-        if surface.circular:
-            idx = np.mod(i, n)
-        else:
-            inside = (i >= 0) & (i < n)
-            f = np.where(inside, f, 0.0)
-            idx = np.clip(i, 0, n - 1)
-        np.add.at(out, (rows, idx), f / arc)
+    idx, share = _patch_shares(surface, surface.position_to_arc(pos[ok]), bb)
+    # force per unit length on a sector: p0 * b * share; its mean pressure: that / arc
+    rows = np.broadcast_to(np.nonzero(ok)[0][:, None], idx.shape)
+    np.add.at(out, (rows, idx), (p0 * bb)[:, None] * share / surface.arc)
     return out
 
 
@@ -122,30 +124,13 @@ def archard_depth(surface: SectorSurface, pos, Fn, b, vslip, dt, k: float, H: fl
     pos = np.atleast_1d(np.asarray(pos, dtype=float))
     Fn = np.atleast_1d(np.asarray(Fn, dtype=float))
     b = np.atleast_1d(np.asarray(b, dtype=float))
-    n, arc = surface.n, surface.arc
     ok = (Fn > 0) & (b > 0) & np.isfinite(Fn) & np.isfinite(b) & np.isfinite(pos) & np.isfinite(ds) & (ds > 0)
-    acc = np.zeros(n)
     if not ok.any():
-        return acc
-    xc = surface.position_to_arc(pos[ok])
-    bb = b[ok]
+        return np.zeros(surface.n)
     w = ds[ok] * 2 * Fn[ok] / (np.pi * surface.length)      # ds * p0 * b
-    reach = min(int(np.ceil(np.max(bb) / arc)) + 1, n // 2)
-    i0 = np.floor(xc / arc).astype(int)
-    offs = np.arange(-reach, reach + 1 - (n % 2 == 0 and reach == n // 2))
-    # the ellipse's cdf at the boundaries of the sectors around each contact point (one per
-    # boundary, shared by the two sectors beside it), all samples at once
-    i = i0[:, None] + offs[None, :]                                    # (m, offsets)
-    edges = np.concatenate([i, i[:, -1:] + 1], axis=1) * arc - xc[:, None]
-    cdf = _ellipse_cdf(edges, bb[:, None])
-    f = w[:, None] * np.diff(cdf, axis=1)
-    if surface.circular:
-        idx = np.mod(i, n)
-    else:
-        f = np.where((i >= 0) & (i < n), f, 0.0)
-        idx = np.clip(i, 0, n - 1)
-    acc += np.bincount(idx.ravel(), weights=f.ravel(), minlength=n)
-    return (k / H) * acc / arc
+    idx, share = _patch_shares(surface, surface.position_to_arc(pos[ok]), b[ok])
+    acc = np.bincount(idx.ravel(), weights=(w[:, None] * share).ravel(), minlength=surface.n)
+    return (k / H) * acc / surface.arc
 
 
 def wear_volume(surface: SectorSurface, h) -> float:

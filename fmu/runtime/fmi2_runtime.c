@@ -400,12 +400,18 @@ static const char *var_name(fmi2ValueReference vr)
 /* ------------------------------------------------------------------------- */
 /* model evaluation helpers                                                   */
 
+/* the parts evaluated on their own and the kept Jacobian no longer hold (v was replaced) */
+static void forget_parts(RtCtx *c)
+{
+    c->have = 0;
+    c->ddValid = 0;
+}
+
 /* the values of v no longer follow from x, u, p, t: the next read evaluates */
 static void invalidate(RtCtx *c)
 {
     c->dirty = 1;
-    c->have = 0;
-    c->ddValid = 0;
+    forget_parts(c);
 }
 
 /* (re)compute everything the current state needs; 0 ok, else model error code */
@@ -473,16 +479,17 @@ static int eval_part(RtCtx *c, int part)
 }
 
 #if MDL_HAS_OUT
-static int is_out_slot(fmi2ValueReference vr)
+/* index of vr in mdl_out_slot (ascending), -1 if it is not an output mdl_out computes */
+static int out_index(fmi2ValueReference vr)
 {
     int lo = 0, hi = N_OUT - 1;
     while (lo <= hi) {
         const int mid = (lo + hi) / 2;
-        if (mdl_out_slot[mid] == (int)vr) return 1;
+        if (mdl_out_slot[mid] == (int)vr) return mid;
         if (mdl_out_slot[mid] < (int)vr) lo = mid + 1;
         else hi = mid - 1;
     }
-    return 0;
+    return -1;
 }
 #endif
 
@@ -495,17 +502,12 @@ static int is_out_slot(fmi2ValueReference vr)
 enum { DD_STATE = -2, DD_ZERO = -3 };
 static int dd_row_of(fmi2ValueReference vr)
 {
-    int lo = 0, hi = N_OUT - 1;
+    int k;
     if (vr >= (fmi2ValueReference)OFF_DX && vr < (fmi2ValueReference)(OFF_DX + N_X)) return (int)(vr - OFF_DX);
     if (vr >= (fmi2ValueReference)OFF_X && vr < (fmi2ValueReference)(OFF_X + N_X)) return DD_STATE;
     if (vr >= (fmi2ValueReference)(OFF_D + N_DALG) && vr < (fmi2ValueReference)(OFF_D + N_D)) return DD_ZERO;
-    while (lo <= hi) {
-        const int mid = (lo + hi) / 2;
-        if (mdl_out_slot[mid] == (int)vr) return N_X + mid;
-        if (mdl_out_slot[mid] < (int)vr) lo = mid + 1;
-        else hi = mid - 1;
-    }
-    return -1;
+    k = out_index(vr);
+    return k >= 0 ? N_X + k : -1;
 }
 
 /* out[0 .. N_X+N_OUT-1] = central difference of (dx, outputs) along the seed dv over the
@@ -566,7 +568,7 @@ static int parts_for(const fmi2ValueReference vr[], size_t nvr)
             continue;
         if (k == MK_DERIV) { need |= RT_HAVE_DX; continue; }
 #if MDL_HAS_OUT
-        if (is_out_slot(vr[i])) { need |= RT_HAVE_OUT; continue; }
+        if (out_index(vr[i]) >= 0) { need |= RT_HAVE_OUT; continue; }
 #endif
         return -1;
     }
@@ -1532,8 +1534,7 @@ static void state_read(RtCtx *c, const unsigned char *buf)
     c->toleranceDefined = h.toleranceDefined;
     c->terminateRequested = h.terminateRequested;
     c->dirty = h.dirty;
-    c->have = 0;
-    c->ddValid = 0;
+    forget_parts(c);
     c->stale = 0;
     c->csEventPending = h.csEventPending;
     c->time = h.time;
@@ -2217,7 +2218,7 @@ static void cs_restore_accepted(RtCtx *c, int use_old)
     }
     c->quiet++;
     c->dirty = mdl_eval(c->v, c->time, c) != 0;
-    c->have = 0;
+    forget_parts(c);
     c->stale = 0;
     c->quiet--;
 }

@@ -325,12 +325,13 @@ def build_functions(causal: Causal, expose_protected: bool = False) -> Generated
     # the outputs alone, with the event indicators (mdl_out): what an importer coupling this FMU
     # to others reads at every right-hand side before it can set this FMU's inputs; without
     # nonlinear loops only (the outputs would need the Newton solve that mdl_eval does)
-    out_slots = []
+    out_slots, outs_e = [], ca.SX(0, 1)
     if not causal.w:
         out_slots = [k for k in list(range(L.off["Y"], L.off["Y"] + L.n["Y"])) + list(range(L.off["D"], L.off["D"] + L.n["DALG"]))
                      if L.slots[k].causality == "output"]
-        outs = [sol[L.slots[k].name] for k in out_slots]
-        F["out"] = ca.Function("wc_out", inputs, [ca.vertcat(fold(ca.vertcat(*outs)) if outs else ca.SX(0, 1), zc_out)], _FOPTS)
+        if out_slots:
+            outs_e = fold(ca.vertcat(*[sol[L.slots[k].name] for k in out_slots]))
+        F["out"] = ca.Function("wc_out", inputs, [ca.vertcat(outs_e, zc_out)], _FOPTS)
     F["rel"] = ca.Function("wc_rel", inputs, [fold(solved(ca.vertcat(*[r.value() for r in rels]))) if rels else ca.SX(0, 1)], _FOPTS)
 
     # when-clauses
@@ -399,7 +400,6 @@ def build_functions(causal: Causal, expose_protected: bool = False) -> Generated
     # code is not split
     if "out" in F and has_jac and not split_eval and (states or L.n["U"]):
         us = ca.vertcat(*[s.sym for s in L.slots[L.off["U"]:L.off["U"] + L.n["U"]]]) if L.n["U"] else ca.SX(0, 1)
-        outs_e = F["out"].call(inputs)[0][:len(out_slots)]
         top = ca.horzcat(ca.SX(len(states), len(states)),
                          ca.jacobian(eval_out[:len(states)], us) if states else ca.SX(0, us.shape[0]))
         dd = ca.vertcat(top, ca.jacobian(outs_e, ca.vertcat(xs, us)))

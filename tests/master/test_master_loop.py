@@ -94,50 +94,59 @@ def _wait_for_checkpoints(p, ckpt, n, limit=600.0):
     return True
 
 
-def test_kill_and_resume_gives_identical_profile(pressed_fmu, tmp_path):
-    """SIGKILL at points chosen from the master's own progress (up to WEARCOSIM_KILLS, default
-    12): each run is killed after 1-3 further checkpoint writes (checkpoints after every wear
-    update, so kills also land inside a write), then resumed with --resume; the final profile
-    equals an uninterrupted run bit for bit, every resume starts from a checkpoint, and no
-    temporary file or lock is left in the output folder.  Driven by progress, not by timing:
-    the outcome does not depend on the machine's speed or load."""
+def kill_and_resume(sc_dict, tmp_path, seed, checkpoints=(1, 4), pause=0.003):
+    """Run ``sc_dict`` uninterrupted (the reference) and through ``wearcosim run`` killed with
+    SIGKILL WEARCOSIM_KILLS times (default 12), each time after a random number in
+    ``checkpoints`` of further checkpoint writes plus up to ``pause`` s (so kills land inside
+    updates and writes too), resumed with --resume until it completes.  Returns (reference
+    results, results, kills, resumes that started from a checkpoint).  Driven by the run's
+    progress, not by timing: the outcome does not depend on the machine's speed or load."""
     import tomli_w
-    sc_dict = {"name": "kill", "fmu": {"path": str(pressed_fmu)}, "start": {"kw": 1e2},
-               "wear": {"k": 1e-4, "hardness": 1.2e9, "cycles": 600, "omega": 50.0, "extrapolation": 10.0},
-               "run": {"steps_per_cycle": 200, "tolerance": 1e-8, "decimate": 10}}
-    toml = tmp_path / "kill.toml"
+    name = sc_dict["name"]
+    toml = tmp_path / f"{name}.toml"
     toml.write_text(tomli_w.dumps(sc_dict))
     ref = WearMaster(from_dict(sc_dict, str(toml)), tmp_path / "ref", progress=False).run()
     env = dict(os.environ, PYTHONPATH=str(ROOT / "python"))
     out = tmp_path / "run"
     cmd = [sys.executable, "-m", "wearcosim.cli", "run", str(toml), "--out", str(out), "--quiet",
            "--checkpoint-every", "0"]
-    ckpt = out / "kill.ckpt"
-    rng = np.random.default_rng(7)
+    ckpt = out / f"{name}.ckpt"
+    rng = np.random.default_rng(seed)
     kills = from_ckpt = 0
-    n_kills = int(os.environ.get("WEARCOSIM_KILLS", "12"))
-    for _ in range(n_kills):
+    for _ in range(int(os.environ.get("WEARCOSIM_KILLS", "12"))):
         had_ckpt = ckpt.exists()
         p = subprocess.Popen(cmd + (["--resume"] if kills else []), env=env,
                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        if not _wait_for_checkpoints(p, ckpt, int(rng.integers(1, 4))):
+        if not _wait_for_checkpoints(p, ckpt, int(rng.integers(*checkpoints))):
             break                                       # finished (or failed) before the kill
-        time.sleep(rng.uniform(0.0, 0.003))             # anywhere in the next update / write
+        time.sleep(rng.uniform(0.0, pause))             # anywhere in the next update / write
         p.send_signal(signal.SIGKILL)
         p.wait()
         kills += 1
         from_ckpt += had_ckpt
     p = subprocess.run(cmd[:-2] + ["--resume"], env=env, capture_output=True, text=True, timeout=600)
     assert p.returncode == 0, p.stderr
+    assert sorted(x.name for x in out.iterdir()) == [f"{name}.h5"]     # no .tmp, no lock, no checkpoint
+    return ref, out / f"{name}.h5", kills, from_ckpt
+
+
+def test_kill_and_resume_gives_identical_profile(pressed_fmu, tmp_path):
+    """SIGKILL at points chosen from the master's own progress (:func:`kill_and_resume`,
+    checkpoints after every wear update); the final profile equals an uninterrupted run bit
+    for bit, every resume starts from a checkpoint, and no temporary file or lock is left."""
+    sc_dict = {"name": "kill", "fmu": {"path": str(pressed_fmu)}, "start": {"kw": 1e2},
+               "wear": {"k": 1e-4, "hardness": 1.2e9, "cycles": 600, "omega": 50.0, "extrapolation": 10.0},
+               "run": {"steps_per_cycle": 200, "tolerance": 1e-8, "decimate": 10}}
+    ref, got, kills, from_ckpt = kill_and_resume(sc_dict, tmp_path, seed=7)
+    n_kills = int(os.environ.get("WEARCOSIM_KILLS", "12"))
     _, s_ref, w_ref = store.read_results(ref)
-    _, s, w = store.read_results(out / "kill.h5")
+    _, s, w = store.read_results(got)
     assert np.array_equal(w["final"], w_ref["final"])
     for k in s_ref:                                  # the streamed series too, cut back and continued
         assert np.array_equal(s[k], s_ref[k]), k
     for k in ("depth", "simulated_cycles"):
         assert np.array_equal(w[k], w_ref[k]), k
     assert kills == n_kills and from_ckpt == n_kills - 1, (kills, from_ckpt)
-    assert sorted(x.name for x in out.iterdir()) == ["kill.h5"]     # no .tmp, no lock, no checkpoint
     print(f"killed {kills} times, {from_ckpt} of the resumes from a checkpoint")
 
 
@@ -301,3 +310,24 @@ def test_record_every_nth_cycle_with_summaries_of_all(pressed_fmu, tmp_path):
         assert f["summary/peak_Fn"].attrs["units"] == "N" and f["series/time"].attrs["units"] == "s"
         assert f["summary/peak_Fn"].dims[0][0].name == "/summary/cycle"
         assert f["series/Fn"].dims[0][0].name == "/series/time"
+
+
+def test_kill_and_resume_of_the_direct_reference_configuration(tmp_path):
+    """The benchmark's direct reference (README demo: hybrid mechanism at 32 pi, no
+    extrapolation, the profile updated after every cycle, series of every 100th cycle),
+    shortened to 300 cycles: killed at >= 10 points chosen from its own progress and resumed,
+    it ends bit-identical to an uninterrupted run."""
+    from wearcosim.master.scenario import load
+    d = dict(load(ROOT / "cosim" / "demo_hybrid_dry_32pi.toml").raw)
+    d["name"] = "direct"
+    d["fmu"] = {"model": d["fmu"]["model"]}
+    d["wear"] = dict(d["wear"], cycles=300, extrapolation=1.0, update_cycles=1)
+    d["run"] = dict(d["run"], record_every=100)
+    ref, got, kills, _ = kill_and_resume(d, tmp_path, seed=5, checkpoints=(1, 20), pause=0.005)
+    _, s_ref, w_ref = store.read_results(ref)
+    _, s, w = store.read_results(got)
+    assert np.array_equal(w["final"], w_ref["final"]) and np.array_equal(w["depth"], w_ref["depth"])
+    for k in s_ref:
+        assert np.array_equal(s[k], s_ref[k]), k
+    assert np.array_equal(store.read_summary(got)["max_depth"], store.read_summary(ref)["max_depth"])
+    assert kills >= 10, kills

@@ -73,3 +73,34 @@ def test_reconstruction_conserves_volume_and_extrapolates():
     assert np.allclose(smooth_periodic(inc, 0), inc)
     with pytest.raises(ValueError):
         update_profile(np.zeros(3), np.array([1.0, -1.0, 0.0]))
+
+
+def test_results_of_the_older_layouts_still_plot(tmp_path):
+    """A results file as wearcosim wrote it before the streamed layout (no /summary, no
+    /extrapolation, a numeric meta/extrapolation): ``wearcosim plot`` draws it; a file that is
+    not a results file gets one error line."""
+    import subprocess
+    import sys
+
+    from wctest import ROOT
+    n = 36
+    th = (np.arange(n) + 0.5) * 2 * np.pi / n
+    depth = np.outer(np.arange(4), 1e-7 * (1 + np.cos(th)))
+    t = np.linspace(0, 0.1, 200)
+    store.write_results(tmp_path / "old.h5",
+                        {"scenario": {"name": "old"}, "extrapolation": 100.0, "clearance": 2.5e-4, "n_sectors": n,
+                         "radius": 0.01, "length": 0.02, "extent": 0.0},
+                        {"time": t, "ex": 2e-4 * np.cos(60 * t), "ey": 2e-4 * np.sin(60 * t)},
+                        {"cycles": np.arange(4) * 100.0, "simulated_cycles": np.arange(4), "depth": depth,
+                         "sector_centres": th, "final": depth[-1]})
+    assert store.read_summary(tmp_path / "old.h5") == {} and store.read_extrapolation(tmp_path / "old.h5") == {}
+    env = dict(__import__("os").environ, PYTHONPATH=str(ROOT / "python"))
+    p = subprocess.run([sys.executable, "-m", "wearcosim.cli", "plot", str(tmp_path / "old.h5"), "--out",
+                        str(tmp_path / "fig")], capture_output=True, text=True, env=env)
+    assert p.returncode == 0, p.stderr
+    assert {f.name for f in (tmp_path / "fig").glob("*.png")} >= {"old_orbit.png", "old_wear3d.png",
+                                                                   "old_profiles.png", "old_polar.png"}
+    (tmp_path / "junk.h5").write_bytes(b"not hdf5")
+    p = subprocess.run([sys.executable, "-m", "wearcosim.cli", "plot", str(tmp_path / "junk.h5")],
+                       capture_output=True, text=True, env=env)
+    assert p.returncode != 0 and len(p.stderr.strip().splitlines()) == 1 and p.stderr.startswith("error: ")

@@ -188,6 +188,7 @@ class WearMaster:
         self.spool_path = self.out_dir / f".{sc.name}.spool"
         self.stopped = ""
         self._warned = False
+        self._tenth = -1
 
     # ------------------------------------------------------------------ pre-flight
     def estimate_bytes(self) -> int:
@@ -321,12 +322,14 @@ class WearMaster:
         x = self.surface.centres()[i]
         return f"sector {i + 1} ({math.degrees(x):.1f} deg)" if self.ports.circular else f"sector {i + 1} (s = {x * 1e3:.3g} mm)"
 
-    def check_update(self, old, new, cycle: int):
+    def check_update(self, old, new, cycle: int, real: float = None):
         """Raise :class:`LimitExceeded` (or warn once, with ``force``) if the profile ``new``
-        that follows ``old`` after ``cycle`` wear cycles breaks a physical guard."""
+        that follows ``old`` after ``cycle`` wear cycles (``real`` real cycles) breaks a
+        physical guard."""
         sc = self.sc
         c, um = self.c_ref, 1e6
-        when = f"wear update after wear cycle {cycle} ({cycle * sc.extrapolation:.4g} real cycles)"
+        real = cycle * sc.extrapolation if real is None else real
+        when = f"wear update after wear cycle {cycle} ({real:.4g} real cycles)"
         if not np.all(np.isfinite(new)):
             i = int(np.flatnonzero(~np.isfinite(new))[0])
             raise LimitExceeded(f"{sc.name}: {when}: the worn depth in {self._sector_where(i)} is not finite")
@@ -367,24 +370,34 @@ class WearMaster:
             r.set_reals(self.depth_vrs, depth)
 
     # ------------------------------------------------------------------ checkpoint
-    def _mark(self, r, st: RunState):
-        """Everything a checkpoint needs at this wear update: the FMU's serialised state and
-        the streams' lengths (cheap; the file is written by ``_write_mark``)."""
+    def _mark(self, r, st: RunState, before, window_pending, summary, lengths, wear_cycles, real):
+        """Everything a checkpoint needs at this wear update (cheap; the file is written by
+        ``_write_mark``): the FMU's serialised state, the streams' lengths *before* the
+        update's own entries (the profile, the window's summary: a resumed run appends them
+        again from the checkpoint), and what a rejected jump needs to be taken back: the
+        profile before it, the wear and summary of its window.  Since a rollback cuts the
+        streams back to exactly these lengths, the streams never get shorter than what the
+        last checkpoint counts: a kill at any point leaves a resumable run."""
         s = r.get_state()
         try:
             blob = np.frombuffer(r.serialize_state(s), dtype=np.uint8).copy()
         finally:
             r.free_state(s)
+        scal, arr = self.ctl.state()
         return {"blob": blob, "cycle": st.cycle, "k": r.k, "depth": st.depth.copy(),
-                "pending": st.pending.copy(), "lengths": dict(st.spool.lengths)}
+                "pending": st.pending.copy(), "lengths": dict(lengths), "wear_cycles": wear_cycles, "real": real,
+                "before": np.array(before, float), "window": np.array(window_pending, float),
+                "summary": list(summary), "ctl": scal, "ctl_arrays": arr}
 
     def _write_mark(self, mark, st: RunState):
         """The checkpoint of ``mark``: the streams made durable first (at least up to the
         mark's lengths), then the small checkpoint file (O(1) in the run's length)."""
         t0 = time.perf_counter()
-        arrays = {"depth": mark["depth"], "pending": mark["pending"], "fmu_state": mark["blob"]}
+        arrays = {"depth": mark["depth"], "pending": mark["pending"], "fmu_state": mark["blob"],
+                  "before": mark["before"], "window": mark["window"], **mark["ctl_arrays"]}
         meta = {"cycle": mark["cycle"], "k": mark["k"], "scenario": self.sc.raw, "fmu_sha256": self.fmu_sha,
-                "layout": 2, "lengths": mark["lengths"]}
+                "layout": 3, "lengths": mark["lengths"], "wear_cycles": mark["wear_cycles"], "real": mark["real"],
+                "summary": mark["summary"], "ctl": mark["ctl"]}
         try:
             st.spool.sync()
             store.save_checkpoint(self.ckpt_path, arrays, meta)
@@ -394,31 +407,72 @@ class WearMaster:
 
     def _load_checkpoint(self, r) -> RunState:
         arrays, meta = store.load_checkpoint(self.ckpt_path)
-        if meta.get("layout") != 2:
-            raise MasterError(f"{self.ckpt_path}: a checkpoint of an older wearcosim (it holds the series); "
+        if meta.get("layout") != 3:
+            raise MasterError(f"{self.ckpt_path}: a checkpoint of an older wearcosim (layout {meta.get('layout', 1)}); "
                               f"start over with --restart")
         if meta.get("fmu_sha256") != self.fmu_sha:
             raise MasterError(f"{self.ckpt_path}: checkpoint was made with another FMU; start over with --restart")
         if meta.get("scenario") != self.sc.raw:
             raise MasterError(f"{self.ckpt_path}: checkpoint belongs to a different scenario; start over with --restart")
-        s = r.deserialize_state(arrays["fmu_state"].tobytes())
-        try:
-            r.set_state(s)
-        finally:
-            r.free_state(s)
+        self._set_fmu_state(r, arrays["fmu_state"])
         r.k = int(meta["k"])
         st = RunState(cycle=int(meta["cycle"]), depth=arrays["depth"].copy(), pending=arrays["pending"].copy())
+        self.ctl.restore(meta["ctl"], arrays)
+        self.mark = {"blob": arrays["fmu_state"], "cycle": st.cycle, "k": r.k, "depth": st.depth.copy(),
+                     "pending": st.pending.copy(), "lengths": meta["lengths"], "before": arrays["before"],
+                     "window": arrays["window"], "summary": meta["summary"], "wear_cycles": meta["wear_cycles"],
+                     "real": meta["real"], "ctl": meta["ctl"],
+                     "ctl_arrays": {k: arrays[k] for k in arrays if k.startswith("ctl_")}}
         try:
             st.spool = store.Spool(self.spool_path, self._streams(), meta["lengths"])
         except (OSError, store.CheckpointError) as exc:
             raise MasterError(f"{self.ckpt_path}: {exc}") from None
+        self._append_update(st, int(meta["wear_cycles"]), float(meta["real"]))     # the update's own entries
+        self._append_summary(st, meta["summary"])
         return st
+
+    def _append_update(self, st: RunState, wear_cycles: int, real: float):
+        st.spool.append("profile_cycles", [wear_cycles])
+        st.spool.append("profile_real", [real])
+        st.spool.append("profiles", st.depth)
+
+    def _append_summary(self, st: RunState, summary):
+        st.spool.append_scalars(self.SUMMARY, list(summary) + [float(np.max(st.depth)),
+                                                               float(np.sum(st.depth)) * self.surface.area])
+
+    @staticmethod
+    def _set_fmu_state(r, blob):
+        s = r.deserialize_state(np.asarray(blob, dtype=np.uint8).tobytes())
+        try:
+            r.set_state(s)
+        finally:
+            r.free_state(s)
 
     #: one value per cycle (results /summary, every cycle also when run.record_every > 1)
     SUMMARY = ("recorded", "peak_Fn", "mean_Fn", "max_depth", "worn_volume")
 
+    #: one value per judged jump (results /extrapolation): the wear cycle the judging window
+    #: ended with, the real cycles at the end of the jump, its factor, its normalised and its
+    #: local (peak sector, m) error estimates, accepted (1) or taken back (0)
+    HISTORY = ("simulated_cycle", "real_cycles", "factor", "error", "local_error", "accepted")
+    _x_names = tuple("x_" + h for h in HISTORY)
+
     def _streams(self):
-        return ["time"] + list(self.sc.record) + ["profile_cycles", "profiles"] + list(self.SUMMARY)
+        return (["time"] + list(self.sc.record) + ["profile_cycles", "profile_real", "profiles"] + list(self.SUMMARY)
+                + ["x_" + h for h in self.HISTORY])
+
+    def _controller(self):
+        """The extrapolation controller: adaptive, or (fixed factor) the same estimator with the
+        factor pinned, which only reports the error estimate of each jump."""
+        from ..wear.extrapolation import AdaptiveExtrapolation
+        sc = self.sc
+        if sc.adaptive:
+            # half the guard on the change per update: the controller never trips it
+            return AdaptiveExtrapolation(sc.real_cycles, rtol=sc.rtol, first=sc.first_extrapolation,
+                                         max_factor=sc.max_extrapolation,
+                                         max_change=0.5 * sc.update_per_clearance * self.c_ref)
+        N = sc.extrapolation
+        return AdaptiveExtrapolation(max(1.0, sc.cycles * N), rtol=sc.rtol, first=N, min_factor=N, max_factor=N)
 
     # ------------------------------------------------------------------ the loop
     def run(self, resume: bool = False, restart: bool = False) -> Path:
@@ -447,8 +501,10 @@ class WearMaster:
         self.fmu = fmu
         self.fmu_sha = sha256(fmu)
         r = self._open(fmu)
-        mark, written, st = None, True, None
+        self.mark, written, st = None, True, None
         self.checkpoint_costs = []
+        self.ctl = self._controller()
+        keep_ckpt = True
         try:
             if resume and self.ckpt_path.exists():
                 try:
@@ -462,8 +518,7 @@ class WearMaster:
                     st.spool = store.Spool(self.spool_path, self._streams())
                 except OSError as exc:
                     raise MasterError(f"cannot create {self.spool_path}: {exc.strerror or exc}") from None
-                st.spool.append("profile_cycles", [0])
-                st.spool.append("profiles", st.depth)
+                self._append_update(st, 0, 0.0)
             if self.ports.update != "reset":     # (fixed parameters: the restored state carries them)
                 r.set_reals(self.depth_vrs, st.depth)
             N = sc.steps_per_cycle
@@ -473,14 +528,17 @@ class WearMaster:
             last_ckpt = t_start
             c0 = st.cycle
             total = sc.transient_cycles + sc.cycles
+            ctl = self.ctl
             while st.cycle < total:
+                # (adaptive) the window after the last jump only checks it
+                check = sc.adaptive and ctl.finished
                 r.step_record(N, self.read_vrs, buf, tbuf)
                 Fn, th, b, vs = buf[:, 0], buf[:, 1], buf[:, 2], buf[:, 3]
                 worn = st.cycle >= sc.transient_cycles
                 if worn:
                     st.pending += archard_depth(self.surface, th, Fn, b, vs, sc.step, sc.k, sc.hardness)
                 # full series of every record_every-th cycle and of the last one
-                recorded = st.cycle % sc.record_every == 0 or st.cycle == total - 1
+                recorded = st.cycle % sc.record_every == 0 or (st.cycle == total - 1 and not sc.adaptive) or check
                 if recorded:
                     sel = slice(None, None, sc.decimate)
                     st.spool.append("time", tbuf[sel])
@@ -490,45 +548,49 @@ class WearMaster:
                 cyc_summary = [float(recorded), float(np.max(fpos)), float(np.mean(fpos))]
                 st.cycle += 1
                 wear_cycles = st.cycle - sc.transient_cycles
-                # every update_cycles wear cycles, and the last (partial) window at the end
-                if worn and (wear_cycles % sc.update_cycles == 0 or st.cycle >= total):
-                    new = reconstruction.update_profile(st.depth, st.pending, sc.extrapolation, sc.smoothing)
+                # every update_cycles wear cycles, and the last (partial) window of a fixed factor
+                due = worn and (wear_cycles % sc.update_cycles == 0 or (st.cycle >= total and not sc.adaptive))
+                finished = False
+                if due:
                     try:
-                        self.check_update(st.depth, new, wear_cycles)
+                        cyc_summary, finished, jumped = self._update(r, st, cyc_summary)
                     except LimitExceeded as exc:
-                        if mark is not None and not written:
-                            self._write_mark(mark, st)
+                        if self.mark is not None and not written:
+                            self._write_mark(self.mark, st)
                         self.stopped = str(exc)
                         break
-                    st.depth = new
-                    st.pending = np.zeros_like(st.pending)
-                    self._write_profile(r, st.depth)
-                    st.spool.append("profile_cycles", [wear_cycles])
-                    st.spool.append("profiles", st.depth)
-                    mark = self._mark(r, st)
-                    written = False
-                    now = time.perf_counter()
-                    if now - last_ckpt >= self.checkpoint_seconds or st.cycle >= total:
-                        self._write_mark(mark, st)
-                        last_ckpt, written = now, True
-                for name, v in zip(self.SUMMARY, cyc_summary + [float(np.max(st.depth)),
-                                                                float(np.sum(st.depth)) * self.surface.area]):
-                    st.spool.append(name, [v])
-                if st.cycle == c0 + 1:
+                    if jumped:
+                        written = False
+                        now = time.perf_counter()
+                        if now - last_ckpt >= self.checkpoint_seconds or (st.cycle >= total and not sc.adaptive):
+                            self._write_mark(self.mark, st)
+                            last_ckpt, written = now, True
+                self._append_summary(st, cyc_summary)
+                if st.cycle == c0 + 1 and not sc.adaptive:
                     self._estimate(total - st.cycle, time.perf_counter() - t_start)
                 if self.hook:
                     self.hook(self, st)
                 if self.progress:
                     self._progress(st, total, c0, t_start, r.time)
+                if finished:
+                    break
+            else:
+                if sc.adaptive:      # the cap on simulated cycles came first
+                    self.stopped = (f"{sc.name}: adaptive extrapolation needs more than wear.cycles = {sc.cycles} "
+                                    f"simulated wear cycles (reached {ctl.done:.6g} of wear.real_cycles = "
+                                    f"{sc.real_cycles:.6g} real cycles at factor {ctl.factor:.4g}); raise wear.cycles "
+                                    f"or loosen wear.rtol = {sc.rtol:g}")
+                    keep_ckpt = False
             if self.progress and sys.stderr.isatty():
                 print(file=sys.stderr)
         except FMIError as exc:
             t = r.last_successful_time() if hasattr(r, "last_successful_time") else float("nan")
             saved = ""
-            if mark is not None and not written:      # flush the last wear update's checkpoint
-                self._write_mark(mark, st)
+            if self.mark is not None and not written:      # flush the last wear update's checkpoint
+                self._write_mark(self.mark, st)
             if self.ckpt_path.exists():
-                saved = f"; checkpoint of the last wear update (cycle {mark['cycle'] if mark else '?'}): {self.ckpt_path}"
+                saved = (f"; checkpoint of the last wear update (cycle {self.mark['cycle'] if self.mark else '?'}): "
+                         f"{self.ckpt_path}")
             raise MasterError(f"{sc.name}: FMU failed in cycle {st.cycle + 1 if st else 1} (last successful time "
                               f"{t:.9g} s): {exc}{saved}") from None
         finally:
@@ -540,6 +602,8 @@ class WearMaster:
                 st.spool.close()                  # kept on disk for --resume with the checkpoint
         if self.stopped:       # the series of every simulated cycle, the last accepted profile
             path = self._write(st)
+            if not keep_ckpt:
+                self.ckpt_path.unlink(missing_ok=True)
             if self.ckpt_path.exists():
                 st.spool.close()                      # the checkpoint's streams: kept for --resume
             else:
@@ -552,6 +616,54 @@ class WearMaster:
         st.spool.remove()
         return path
 
+    def _update(self, r, st: RunState, summary):
+        """Steps 4-5 of the loop at the end of a wear window: judge the last jump from the
+        window's rate (adaptive: take it back and redo it smaller if rejected), jump, check the
+        guards, write the profile into the FMU and record it; returns (the summary of the
+        window the loop records, finished, jumped)."""
+        sc, ctl = self.sc, self.ctl
+        m = self._window(st.cycle)
+        rate = reconstruction.smooth_periodic(st.pending, sc.smoothing) / m
+        if ctl.pending:
+            j = ctl.judge(rate)
+            st.spool.append_scalars(self._x_names, (st.cycle - sc.transient_cycles,
+                                                    ctl.done + (0 if j.accept else ctl.last_jump), j.factor, j.error,
+                                                    float(np.max(j.local, initial=0.0)), float(j.accept)))
+            if not j.accept:         # take the jump back: the FMU, profile and streams of the mark
+                mk = self.mark
+                self._set_fmu_state(r, mk["blob"])
+                r.k = int(mk["k"])
+                st.cycle, st.depth, st.pending = int(mk["cycle"]), mk["before"].copy(), mk["window"].copy()
+                st.spool.truncate(mk["lengths"], keep=["x_" + h for h in self.HISTORY])
+                summary = list(mk["summary"])
+                m = self._window(st.cycle)
+                J = ctl.redo()
+            elif sc.adaptive and ctl.finished:
+                return summary, True, False          # the check window: the last jump holds
+            else:
+                J = ctl.jump(rate, m)
+        else:
+            J = ctl.jump(rate, m)
+        wear_cycles = st.cycle - sc.transient_cycles
+        factor = J / m if sc.adaptive else sc.extrapolation
+        real = ctl.done if sc.adaptive else wear_cycles * sc.extrapolation
+        new = reconstruction.update_profile(st.depth, st.pending, factor, sc.smoothing)
+        self.check_update(st.depth, new, wear_cycles, real)
+        lengths = dict(st.spool.lengths)
+        before, window = st.depth, st.pending
+        st.depth = new
+        st.pending = np.zeros_like(st.pending)
+        self._write_profile(r, st.depth)
+        self._append_update(st, wear_cycles, real)
+        self.mark = self._mark(r, st, before, window, summary, lengths, wear_cycles, real)
+        return summary, False, True
+
+    def _window(self, cycle: int) -> int:
+        """Simulated wear cycles in the update window ending after ``cycle`` cycles (the last
+        window of a fixed factor may be partial)."""
+        w, uc = cycle - self.sc.transient_cycles, self.sc.update_cycles
+        return w - ((w - 1) // uc) * uc
+
     def _estimate(self, remaining: int, first: float):
         """After the first cycle: the run's duration, said for long runs."""
         eta = remaining * first
@@ -562,6 +674,15 @@ class WearMaster:
     def _progress(self, st, total, c0, t_start, t):
         """Progress line: rewritten in place on a terminal, one line per ~10 % otherwise."""
         tty = sys.stderr.isatty()
+        if self.sc.adaptive:            # the end is in real cycles; the factor says how fast they come
+            ctl = self.ctl
+            if not tty and st.cycle != c0 + 1 and int(10 * ctl.done / ctl.real_cycles) == self._tenth:
+                return
+            self._tenth = int(10 * ctl.done / ctl.real_cycles)
+            line = (f"{self.sc.name}: cycle {st.cycle}  real cycles {ctl.done:.4g}/{ctl.real_cycles:.4g}  "
+                    f"factor {ctl.factor:.4g}  peak wear {st.depth.max() * 1e6:.4g} um")
+            print(("\r" + line) if tty else line, end="" if tty else "\n", file=sys.stderr, flush=True)
+            return
         if not tty and st.cycle not in (total, c0 + 1) and st.cycle % max(1, total // 10):
             return
         el = time.perf_counter() - t_start
@@ -576,7 +697,7 @@ class WearMaster:
         sc = self.sc
         pc = st.spool.read("profile_cycles").astype(np.int64)
         depth = st.spool.read("profiles").reshape(len(pc), -1)
-        profiles = {"cycles": pc * sc.extrapolation,
+        profiles = {"cycles": st.spool.read("profile_real"),
                     "simulated_cycles": pc,
                     "depth": depth,
                     "sector_centres": self.surface.centres(),
@@ -586,14 +707,34 @@ class WearMaster:
                 "numpy": np.__version__, "n_sectors": self.ports.n, "radius": self.surface.radius,
                 "extent": self.surface.extent,
                 "length": self.surface.length, "k": sc.k, "hardness": sc.hardness,
-                "extrapolation": sc.extrapolation, "period": sc.period, "step": sc.step,
+                "extrapolation": "adaptive" if sc.adaptive else sc.extrapolation,
+                "real_cycles": float(pc[-1] * sc.extrapolation if not sc.adaptive else self.ctl.done),
+                "period": sc.period, "step": sc.step,
                 "clearance": self.clearance if self.clearance is not None else 0.0,
                 "completed": not self.stopped, "stopped": self.stopped}
         try:
             units = {"time": "s", "peak_Fn": "N", "mean_Fn": "N", "max_depth": "m", "worn_volume": "m3",
                      "depth": "m", "final": "m", "sector_centres": "rad" if self.ports.circular else "m"}
             units.update({n: self.units.get(n, "") for n in sc.record})
+            ctl = self.ctl
+            bound = ctl.bound if ctl.bound is not None else np.zeros(self.ports.n)
+            peak = float(np.max(st.depth, initial=0.0))
+            extra = {"extrapolation": {
+                "streams": {h: "x_" + h for h in self.HISTORY},
+                "data": {"error_bound": bound},
+                "attrs": {"mode": "adaptive" if sc.adaptive else "fixed", "rtol": sc.rtol,
+                          "error_estimate": float(np.max(bound, initial=0.0)),
+                          "relative_error_estimate": float(np.max(bound, initial=0.0)) / peak if peak > 0 else 0.0,
+                          # the same sector by sector, over the sectors above 10 % of the peak
+                          "sector_error_estimate": float(np.max(bound[st.depth > 0.1 * peak] / st.depth[st.depth > 0.1 * peak]))
+                          if peak > 0 else 0.0,
+                          "accepted": ctl.accepted, "rejected": ctl.rejected,
+                          "simulated_wear_cycles": int(pc[-1]), "real_cycles": meta["real_cycles"],
+                          "note": ("sum over the judged jumps of E = J/2 |r_after - r_before| per sector (error_bound); "
+                                   + ("the last jump is judged by one check window"
+                                      if sc.adaptive else "a fixed factor's last jump is not judged"))}}}
+            units.update({"local_error": "m", "error_bound": "m"})
             return store.write_results_streamed(self.results_path, meta, st.spool, ["time"] + list(sc.record), profiles,
-                                                summary_names=list(self.SUMMARY), units=units)
+                                                summary_names=list(self.SUMMARY), units=units, extra=extra)
         except OSError as exc:
             raise MasterError(f"cannot write the results {self.results_path}: {exc.strerror or exc}") from None

@@ -16,7 +16,10 @@ Example::
     cycles = 160                    # simulated cycles
     period = 0.0625                 # s per cycle (or omega = 100.53 rad/s)
     update_cycles = 1               # wear update every N cycles
-    extrapolation = 1000            # each simulated cycle stands for N real ones
+    extrapolation = 1000            # each simulated cycle stands for N real ones, or "adaptive"
+    # real_cycles = 1e5             # adaptive: the real cycles the run stands for
+    # rtol = 0.01                   # adaptive: error of each jump / the wear it adds
+    # max_extrapolation = 1e4       # adaptive: largest factor (default: none)
     smoothing = 0                   # sectors of the moving-average half window (0: none)
     [run]
     steps_per_cycle = 1000          # communication steps per cycle
@@ -39,6 +42,11 @@ with the wear interface under ``<wear_component>.``::
     file = "systems/hybrid_dry_32pi.ssd"   # relative to the scenario file
     wear_component = "joint"
 
+With ``extrapolation = "adaptive"`` the master chooses the factor of every update from an
+error criterion (:mod:`wearcosim.wear.extrapolation`) until ``real_cycles`` real cycles are
+reached; ``cycles`` is then the most simulated wear cycles it may take (default: as many as
+``real_cycles``, at most 10^4) and ``first_extrapolation`` (default 1) the factor of the first update.
+
 The wear of the last update window is always applied: with ``cycles = 4`` and
 ``update_cycles = 5`` the final profile holds the wear of the 4 cycles (extrapolated), not 0.
 """
@@ -57,7 +65,8 @@ SCHEMA = {
     "system": {"file": str, "wear_component": str},
     "start": dict,
     "wear": {"k": float, "hardness": float, "cycles": int, "period": float, "omega": float,
-             "update_cycles": int, "extrapolation": float, "smoothing": int},
+             "update_cycles": int, "extrapolation": (float, "adaptive"), "smoothing": int, "real_cycles": float,
+             "rtol": float, "max_extrapolation": float, "first_extrapolation": float},
     "run": {"steps_per_cycle": int, "tolerance": float, "record": list, "decimate": int, "record_every": int,
             "transient_cycles": int, "backend": str, "solver": int},
     "limits": {"depth_per_clearance": float, "update_per_clearance": float, "clearance": float,
@@ -89,8 +98,13 @@ class Scenario:
     cycles: int = 1
     period: float = 0.0
     update_cycles: int = 1
-    extrapolation: float = 1.0
+    extrapolation: float = 1.0      # fixed factor (adaptive: 1.0, unused)
     smoothing: int = 0
+    adaptive: bool = False          # extrapolation = "adaptive"
+    real_cycles: float = 0.0        # adaptive: the real cycles to reach
+    rtol: float = 0.01              # error of each jump relative to its wear (adaptive; fixed: reported)
+    max_extrapolation: float = math.inf
+    first_extrapolation: float = 1.0
     steps_per_cycle: int = 500
     tolerance: float = 1e-7
     record: list = field(default_factory=list)
@@ -117,6 +131,12 @@ def _check(data: dict, schema: dict, where: str, src: str):
             known = ", ".join(sorted(schema))
             raise ScenarioError(f"{src}: unknown key '{where}{key}' (known here: {known})")
         typ = schema[key]
+        if isinstance(typ, tuple):          # (float, "word"): a number or that word
+            if val == typ[1]:
+                continue
+            if isinstance(val, str):
+                raise ScenarioError(f"{src}: '{where}{key}' must be a number or \"{typ[1]}\", got {val!r}")
+            typ = typ[0]
         if isinstance(typ, dict):
             if not isinstance(val, dict):
                 raise ScenarioError(f"{src}: '{where}{key}' must be a table [{key}]")
@@ -178,6 +198,15 @@ def from_dict(data: dict, source: str = "<scenario>", base: Path = Path(".")) ->
         raise ScenarioError(f"{source}: 'name' must be a plain file stem (letters, digits, '.', '_', '-'; "
                             f"no folders), got {name!r}")
     limits = data.get("limits", {})
+    adaptive = wear.get("extrapolation") == "adaptive"
+    if adaptive and "real_cycles" not in wear:
+        raise ScenarioError(f"{source}: wear.extrapolation = \"adaptive\" needs wear.real_cycles (the real cycles "
+                            f"the run stands for)")
+    if not adaptive:
+        for key in ("real_cycles", "max_extrapolation", "first_extrapolation"):
+            if key in wear:
+                raise ScenarioError(f"{source}: wear.{key} is for wear.extrapolation = \"adaptive\" (a fixed factor "
+                                    f"stands for cycles x extrapolation real cycles)")
     s = Scenario(
         name=name, source=source, description=data.get("description", ""),
         model=fmu.get("model", ""),
@@ -187,9 +216,14 @@ def from_dict(data: dict, source: str = "<scenario>", base: Path = Path(".")) ->
         system_file=str((base / system["file"]).resolve()) if system else "",
         wear_component=system.get("wear_component", ""),
         start=dict(data.get("start", {})),
-        k=float(wear["k"]), hardness=float(wear["hardness"]), cycles=int(wear.get("cycles", 1)),
+        k=float(wear["k"]), hardness=float(wear["hardness"]),
+        cycles=int(wear.get("cycles", max(1, int(min(float(wear.get("real_cycles", 1)), 1e4))) if adaptive else 1)),
         period=period, update_cycles=int(wear.get("update_cycles", 1)),
-        extrapolation=float(wear.get("extrapolation", 1.0)), smoothing=int(wear.get("smoothing", 0)),
+        extrapolation=1.0 if adaptive else float(wear.get("extrapolation", 1.0)),
+        smoothing=int(wear.get("smoothing", 0)), adaptive=adaptive,
+        real_cycles=float(wear.get("real_cycles", 0.0)), rtol=float(wear.get("rtol", 0.01)),
+        max_extrapolation=float(wear.get("max_extrapolation", math.inf)),
+        first_extrapolation=float(wear.get("first_extrapolation", 1.0)),
         steps_per_cycle=int(run.get("steps_per_cycle", 500)), tolerance=float(run.get("tolerance", 1e-7)),
         record=list(run.get("record", [])), decimate=int(run.get("decimate", 1)),
         record_every=int(run.get("record_every", 1)),
@@ -203,6 +237,10 @@ def from_dict(data: dict, source: str = "<scenario>", base: Path = Path(".")) ->
         (s.cycles >= 1, "wear.cycles must be >= 1"), (s.period > 0, "wear.period / omega must be > 0"),
         (s.update_cycles >= 1, "wear.update_cycles must be >= 1"),
         (s.extrapolation >= 1, "wear.extrapolation must be >= 1"), (s.smoothing >= 0, "wear.smoothing must be >= 0"),
+        (0 < s.rtol < 1, "wear.rtol must be in (0, 1)"),
+        (not s.adaptive or s.real_cycles >= 1, "wear.real_cycles must be >= 1"),
+        (not s.adaptive or s.max_extrapolation >= 1, "wear.max_extrapolation must be >= 1"),
+        (not s.adaptive or s.first_extrapolation >= 1, "wear.first_extrapolation must be >= 1"),
         (s.steps_per_cycle >= 10, "run.steps_per_cycle must be >= 10"),
         (0 < s.tolerance < 1, "run.tolerance must be in (0, 1)"), (s.decimate >= 1, "run.decimate must be >= 1"),
         (s.record_every >= 1, "run.record_every must be >= 1 (cycles)"),

@@ -15,11 +15,15 @@ import io
 import json
 import os
 import shutil
+import struct
 from pathlib import Path
 
 import numpy as np
 
 from ..atomic import atomic_path, write_bytes
+
+
+_F64 = struct.Struct("<d")
 
 
 class CheckpointError(RuntimeError):
@@ -118,6 +122,25 @@ class Spool:
         self._files[name].write(a.tobytes())
         self.lengths[name] += a.size
 
+    def append_scalars(self, names, values):
+        """One value to each stream of ``names`` (the per-cycle summaries: no array round trip)."""
+        files, lengths = self._files, self.lengths
+        for n, v in zip(names, values):
+            files[n].write(_F64.pack(v))
+            lengths[n] += 1
+
+    def truncate(self, lengths: dict, keep=()):
+        """Cut every stream but those in ``keep`` back to ``lengths`` (a rejected step taken back)."""
+        for n, f in self._files.items():
+            if n in keep:
+                continue
+            size = int(lengths[n])
+            if size > self.lengths[n]:
+                raise ValueError(f"stream {n} holds {self.lengths[n]} values, cannot cut back to {size}")
+            f.flush()
+            f.truncate(size * 8)
+            self.lengths[n] = size
+
     def sync(self) -> dict:
         """Flush and fsync every stream; the lengths now durable."""
         for f in self._files.values():
@@ -150,11 +173,12 @@ class Spool:
 
 
 def write_results_streamed(path, meta: dict, spool: Spool, series_names, profiles: dict, attrs: dict = None,
-                           summary_names=(), units: dict = None):
+                           summary_names=(), units: dict = None, extra: dict = None):
     """:func:`write_results` with the series taken from ``spool`` chunk by chunk (compressed
     datasets: memory bounded by the chunk size, whatever the run's length); ``summary_names``
     (streams of one value per cycle) go to /summary with the cycle index as their dimension
-    scale; /series/time is the series' dimension scale; ``units``: name -> unit attribute."""
+    scale; /series/time is the series' dimension scale; ``units``: name -> unit attribute;
+    ``extra``: group -> {"streams": {dataset: stream}, "data": {dataset: array}, "attrs": {...}}."""
     import h5py
     path = Path(path)
     with atomic_path(path) as tmp:
@@ -179,6 +203,17 @@ def write_results_streamed(path, meta: dict, spool: Spool, series_names, profile
                 w.create_dataset(k, data=np.asarray(v))
                 if k in units:
                     w[k].attrs["units"] = units[k]
+            for group, spec in (extra or {}).items():
+                g = f.create_group(group)
+                for k, stream in spec.get("streams", {}).items():
+                    g.create_dataset(k, data=spool.read(stream))
+                for k, v in spec.get("data", {}).items():
+                    g.create_dataset(k, data=np.asarray(v))
+                for k, v in spec.get("attrs", {}).items():
+                    g.attrs[k] = v
+                for k in g:
+                    if units.get(k):
+                        g[k].attrs["units"] = units[k]
     return path
 
 
@@ -228,6 +263,19 @@ def read_summary(path) -> dict:
     import h5py
     with h5py.File(Path(path), "r") as f:
         return {k: f["summary"][k][()] for k in f["summary"]} if "summary" in f else {}
+
+
+def read_extrapolation(path) -> dict:
+    """The extrapolation history of a results file (/extrapolation: its datasets, and its
+    attributes under "attrs"); empty for a file of an older layout."""
+    import h5py
+    with h5py.File(Path(path), "r") as f:
+        if "extrapolation" not in f:
+            return {}
+        g = f["extrapolation"]
+        out = {k: g[k][()] for k in g}
+        out["attrs"] = {k: (v.item() if hasattr(v, "item") else v) for k, v in g.attrs.items()}
+        return out
 
 
 def _maybe_json(v):

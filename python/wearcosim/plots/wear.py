@@ -64,15 +64,16 @@ def wear_polar(wear: dict, base, title="", label=None):
     return out
 
 
-def profiles_at(wear: dict, cycles_wanted, base, title=""):
-    """Wear profile after selected (simulated) cycle counts (seed Fig. 6)."""
+def profiles_at(wear: dict, cycles_wanted, base, title="", real: bool = False):
+    """Wear profile after selected (simulated; ``real``: real) cycle counts (seed Fig. 6)."""
     plt = _plt()
     fig, ax = plt.subplots(figsize=(7, 4))
     sim = np.asarray(wear["simulated_cycles"])
+    rc = np.asarray(wear["cycles"])
     ang, xlabel = _x(wear)
     for c in cycles_wanted:
-        k = int(np.argmin(np.abs(sim - c)))
-        ax.plot(ang, wear["depth"][k] * 1e6, label=f"{int(sim[k])} cycles")
+        k = int(np.argmin(np.abs((rc if real else sim) - c)))
+        ax.plot(ang, wear["depth"][k] * 1e6, label=f"{int(sim[k])} cycles ({rc[k]:.3g} real)")
     ax.set_xlabel(xlabel)
     ax.set_ylabel("wear depth [um]")
     ax.grid(alpha=0.3)
@@ -119,6 +120,32 @@ def compare_orbits(runs: dict, clearance: float, base, title=""):
     return out
 
 
+def extrapolation_history(x: dict, base, title=""):
+    """Adaptive extrapolation: the factor of every judged jump against the real cycles, and
+    its normalised error estimate (accepted: dots; taken back: crosses; 1 = the tolerance)."""
+    plt = _plt()
+    fig, (a, b) = plt.subplots(2, 1, figsize=(7, 5), sharex=True)
+    acc = np.asarray(x["accepted"]) == 1
+    rc, f, e = np.asarray(x["real_cycles"]), np.asarray(x["factor"]), np.asarray(x["error"])
+    a.semilogy(rc[acc], f[acc], ".-", lw=0.8, label="accepted")
+    a.semilogy(rc[~acc], f[~acc], "rx", label="taken back")
+    a.set_ylabel("real cycles per simulated cycle")
+    a.grid(alpha=0.3)
+    a.legend(fontsize=8)
+    b.semilogy(rc[acc], np.maximum(e[acc], 1e-6), ".", ms=3)
+    b.semilogy(rc[~acc], e[~acc], "rx")
+    b.axhline(1.0, color="k", lw=0.8, ls="--")
+    b.set_xlabel("real cycles")
+    b.set_ylabel("error / tolerance")
+    b.grid(alpha=0.3)
+    at = x.get("attrs", {})
+    a.set_title(title or f"Adaptive extrapolation (rtol {at.get('rtol', float('nan')):g}, estimated error "
+                         f"{at.get('sector_error_estimate', float('nan')):.2g} of the depth)", fontsize=10)
+    out = _both(fig, base)
+    plt.close(fig)
+    return out
+
+
 def plot_results(path, out_dir=None) -> list:
     """All single-run figures of a results file."""
     from ..master.store import read_results
@@ -135,8 +162,17 @@ def plot_results(path, out_dir=None) -> list:
     if len(wear.get("cycles", [])) > 1:
         made.append(wear_surface(wear, Path(str(stem) + "_wear3d"), f"{path.stem}: wear depth"))
         sim = np.asarray(wear["simulated_cycles"])
-        marks = [c for c in (20, 40, 80, 160) if c <= sim.max()] or list(sim[1:][-4:])
-        made.append(profiles_at(wear, marks, Path(str(stem) + "_profiles"), f"{path.stem}: wear after N cycles"))
+        if meta.get("extrapolation") == "adaptive":       # simulated cycles stand for ever more real ones
+            marks = [f * float(np.max(wear["cycles"])) for f in (0.25, 0.5, 0.75, 1.0)]
+            made.append(profiles_at(wear, marks, Path(str(stem) + "_profiles"), f"{path.stem}: wear after N cycles",
+                                    real=True))
+        else:
+            marks = [c for c in (20, 40, 80, 160) if c <= sim.max()] or list(sim[1:][-4:])
+            made.append(profiles_at(wear, marks, Path(str(stem) + "_profiles"), f"{path.stem}: wear after N cycles"))
+        from ..master.store import read_extrapolation
+        x = read_extrapolation(path)
+        if x.get("attrs", {}).get("mode") == "adaptive" and len(x.get("factor", [])):
+            made.append(extrapolation_history(x, Path(str(stem) + "_extrapolation")))
     if wear["profile"]:
         made.append(compare_profiles({"final": wear}, Path(str(stem) + "_final"), f"{path.stem}: final wear depth"))
     else:

@@ -113,7 +113,8 @@
  *  - Solver settings v[OFF_SOLVER_*]: method 0 = auto (Dormand-Prince 5(4), switching
  *    to RODAS4 where the problem is stiff and back, LSODA-style, see rt_ode.h; the
  *    switches are logged at logAll), 1 = Dormand-Prince 5(4), 2 = RODAS4.  rtol <= 0: the
- *    fmi2SetupExperiment tolerance if defined, else 1e-6.  atol <= 0: 1e-3*rtol.
+ *    fmi2SetupExperiment tolerance if defined, else the model's DefaultExperiment
+ *    tolerance (DEFAULT_TOLERANCE; 1e-6 when the model declares none).  atol <= 0: 1e-3*rtol.
  *    The absolute tolerance of state i is atol*mdl_x_nominal[i] (Modelica nominal;
  *    non-positive or non-finite nominals are taken as 1), the same nominals are
  *    returned by fmi2GetNominalsOfContinuousStates.
@@ -2056,7 +2057,9 @@ static void cs_settings(RtCtx *c)
     RtOde *s = c->ode;
     double rtol = c->v[OFF_SOLVER_RTOL], atol = c->v[OFF_SOLVER_ATOL];
     double hmax = c->v[OFF_SOLVER_HMAX];
-    if (!(rtol > 0) || !isfinite(rtol)) rtol = c->toleranceDefined ? c->tolerance : 1e-6;
+    /* no solver.rtol: the importer's tolerance, else the model's DefaultExperiment tolerance
+     * (importers such as libcosim and ecos call fmi2SetupExperiment without one) */
+    if (!(rtol > 0) || !isfinite(rtol)) rtol = c->toleranceDefined ? c->tolerance : DEFAULT_TOLERANCE;
     if (!(atol > 0) || !isfinite(atol)) atol = 1e-3 * rtol;
     s->rtol = rtol;
     s->atol = atol;

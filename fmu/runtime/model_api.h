@@ -28,7 +28,8 @@
  *                   parameter slice) at these fixed offsets:
  *                     v[OFF_SOLVER_METHOD]  0 = auto, 1 = Dormand-Prince 5(4), 2 = implicit
  *                     v[OFF_SOLVER_RTOL]    relative tolerance; <= 0: use fmi2SetupExperiment's
- *                                           tolerance if defined, else 1e-6
+ *                                           tolerance if defined, else DEFAULT_TOLERANCE
+ *                                           (the model's DefaultExperiment; 1e-6 if none)
  *                     v[OFF_SOLVER_ATOL]    absolute tolerance; <= 0: 1e-3 * rtol; state i
  *                                           uses atol * mdl_x_nominal[i] (see G9)
  *                     v[OFF_SOLVER_HMAX]    max step; <= 0: unlimited (still bounded by the

@@ -1,7 +1,8 @@
 """fmi2GetDirectionalDerivative from the generated sparse Jacobian d(dx, outputs)/d(x, u): on
 library examples and components of every family, random seed directions over all states and
 inputs give the central finite difference of the derivatives and outputs (ME, continuous-time
-mode, at points near the initial one) to 1e-6 of the result's magnitude; unknowns/knowns that are not
+mode, at points near the initial one; the best of the steps 1e-4, 1e-5, 1e-6 times the seed)
+to 1e-6 of the result's magnitude; unknowns/knowns that are not
 derivatives/outputs resp. states/inputs are refused with the variable's name; models with
 nonlinear loops declare providesDirectionalDerivative="false" and refuse the call."""
 from __future__ import annotations
@@ -18,10 +19,11 @@ from fmpy.fmi2 import FMU2Model
 
 import wctest
 
-MODELS = ["WearCosim.Examples.Basic.BouncingBall", "WearCosim.Examples.Basic.VanDerPol",
-          "WearCosim.Examples.HybridMechanism.DrySpeed32pi", "WearCosim.Examples.HybridMechanism.Lubricated7pi",
-          "WearCosim.Examples.SliderCrank.SliderCrankDry", "WearCosim.Examples.Gears.CardonaCase1",
-          "WearCosim.Examples.Rotor.Jeffcott",
+from wearcosim.export import frontend
+from wearcosim.export.build import DEFAULT_PACKAGE
+
+#: every library example, and components of every family
+MODELS = frontend.list_models(DEFAULT_PACKAGE, "WearCosim.Examples") + [
           "WearCosim.Components.Joints.RevoluteClearanceDry", "WearCosim.Components.Joints.RevoluteClearanceLubricated",
           "WearCosim.Components.Mechanisms.HybridMechanismBody", "WearCosim.Components.Gears.GearMeshElement",
           "WearCosim.Components.Rotor.RubStator"]
@@ -59,7 +61,7 @@ class _ME:
         self.fmu.freeInstance()
 
 
-@pytest.mark.parametrize("model", MODELS)
+@pytest.mark.parametrize("model", MODELS, ids=[m.rsplit(".", 1)[-1] for m in MODELS])
 def test_directional_derivatives_match_central_differences(build_example, model):
     rng = random.Random(7)
     with wctest.unzipped(build_example(model)) as d:
@@ -76,12 +78,17 @@ def test_directional_derivatives_match_central_differences(build_example, model)
             for _ in range(3):
                 seed = np.array([rng.gauss(0, 1) * max(abs(v), 1e-3) for v in x0])
                 dd = np.array(m.fmu.getDirectionalDerivative(unknowns, knowns, list(seed)))
-                h = 1e-6
-                fd = (m.at(x0 + h * seed) - m.at(x0 - h * seed)) / (2 * h)
-                m.at(x0)
                 scale = max(float(np.max(np.abs(dd))), 1e-300)
-                err = float(np.max(np.abs(dd - fd))) / scale
-                assert err <= 1e-6, f"{model}: directional derivative vs central difference {err:.3g}"
+                # central differences on a ladder of steps: truncation error falls with h,
+                # round-off (cancellation inside the model: SliderCrankIdeal's kinematic loop)
+                # grows as 1/h; the best rung is the difference's accuracy
+                errs = {}
+                for h in (1e-4, 1e-5, 1e-6):
+                    fd = (m.at(x0 + h * seed) - m.at(x0 - h * seed)) / (2 * h)
+                    errs[h] = float(np.max(np.abs(dd - fd))) / scale
+                m.at(x0)
+                err = min(errs.values())
+                assert err <= 1e-6, f"{model}: directional derivative vs central differences {errs}"
         finally:
             m.close()
 

@@ -24,7 +24,8 @@ is the ``fixed_step_algorithm``, a **Jacobi** scheme with outputs exchanged **af
 * initialisation: the SSD's parameter values are cached like inputs and set before the first
   exchange (in the instantiated state, ``initialize_start_values``, in the latest sources; in
   initialisation mode, by the first iteration, in older ones); fmi2SetupExperiment (no
-  tolerance: our FMUs then use 1e-6, no stop time) and fmi2EnterInitializationMode; N = number
+  tolerance: our FMUs then use their DefaultExperiment tolerance, no stop time) and
+  fmi2EnterInitializationMode; N = number
   of simulators iterations of (set cached inputs, get outputs, transfer);
   fmi2ExitInitializationMode, get outputs, transfer.
 * time is counted in integer nanoseconds: step ``k`` runs from ``k*h`` to ``(k+1)*h`` ns,

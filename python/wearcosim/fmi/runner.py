@@ -428,14 +428,17 @@ class FMPyRunner(Runner):
 
 
 class PyFMIRunner(Runner):
-    """Optional backend through PyFMI (``pip install 'wearcosim[pyfmi]'``)."""
+    """Optional backend through PyFMI.  PyPI serves no current PyFMI (its newest there is 2.5
+    from 2018, source only, needing Assimulo and the FMI Library to build); current releases
+    come from conda-forge (``conda install -c conda-forge pyfmi``), so there is no pip extra."""
     name = "pyfmi"
 
     def __init__(self, fmu, instance_name="instance", log_level=1, limits: Limits | None = None):
         try:
             import pyfmi  # type: ignore
         except ImportError:
-            raise ImportError("the PyFMI backend needs PyFMI: pip install 'wearcosim[pyfmi]'") from None
+            raise ImportError("the PyFMI backend needs PyFMI: conda install -c conda-forge pyfmi "
+                              "(PyPI has no current PyFMI)") from None
         from .archive import check_archive
         problems = check_archive(fmu, limits)           # PyFMI extracts by itself: check first
         if problems:

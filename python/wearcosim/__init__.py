@@ -3,3 +3,7 @@ clearances (clearance joints, gear pairs with backlash, rotor-stator rub) and th
 wear master that drives them."""
 
 __version__ = "0.1.0"
+
+from .api import Results, Scenario, build, load_results, run, study  # noqa: E402
+
+__all__ = ["Results", "Scenario", "build", "load_results", "run", "study", "__version__"]

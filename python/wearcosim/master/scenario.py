@@ -120,9 +120,41 @@ class Scenario:
     description: str = ""
     raw: dict = field(default_factory=dict)
 
+    base: str = "."                 # folder relative paths of the scenario are taken from
+
     @property
     def step(self) -> float:
         return self.period / self.steps_per_cycle
+
+    @classmethod
+    def load(cls, path) -> "Scenario":
+        """The scenario of a TOML file (relative paths in it: from the file's folder)."""
+        return load(path)
+
+    @classmethod
+    def from_dict(cls, data: dict, source: str = "<scenario>", base=".") -> "Scenario":
+        """The scenario of a dict shaped like the TOML file (relative paths: from ``base``)."""
+        return from_dict(data, source, Path(base))
+
+    def replace(self, **changes) -> "Scenario":
+        """A new, re-validated scenario with ``changes`` merged in: tables as dicts
+        (``wear={"cycles": 2}`` changes only that key of [wear]), top-level keys as values
+        (``name="short"``), or dotted keys through ``**{"wear.cycles": 2}``."""
+        import copy
+        data = copy.deepcopy(self.raw)
+        for key, val in changes.items():
+            parts = key.split(".")
+            node = data
+            for part in parts[:-1]:
+                node = node.setdefault(part, {})
+                if not isinstance(node, dict):
+                    raise ScenarioError(f"{self.source}: '{key}': '{part}' is not a table")
+            last = parts[-1]
+            if isinstance(val, dict) and isinstance(node.get(last), dict):
+                node[last] = {**node[last], **val}
+            else:
+                node[last] = val
+        return from_dict(data, self.source, Path(self.base))
 
 
 def _check(data: dict, schema: dict, where: str, src: str):
@@ -231,7 +263,8 @@ def from_dict(data: dict, source: str = "<scenario>", base: Path = Path(".")) ->
         solver=int(run.get("solver", 0)),
         depth_per_clearance=float(limits.get("depth_per_clearance", 4.0)),
         update_per_clearance=float(limits.get("update_per_clearance", 0.1)),
-        clearance=float(limits.get("clearance", 0.0)), force=bool(limits.get("force", False)), raw=data)
+        clearance=float(limits.get("clearance", 0.0)), force=bool(limits.get("force", False)), raw=data,
+        base=str(base))
     checks = [
         (s.k >= 0, "wear.k must be >= 0"), (s.hardness > 0, "wear.hardness must be > 0 (Pa)"),
         (s.cycles >= 1, "wear.cycles must be >= 1"), (s.period > 0, "wear.period / omega must be > 0"),

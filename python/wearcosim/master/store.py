@@ -203,6 +203,7 @@ def write_results_streamed(path, meta: dict, spool: Spool, series_names, profile
                 w.create_dataset(k, data=np.asarray(v))
                 if k in units:
                     w[k].attrs["units"] = units[k]
+            _wear_scales(w)
             for group, spec in (extra or {}).items():
                 g = f.create_group(group)
                 for k, stream in spec.get("streams", {}).items():
@@ -211,10 +212,45 @@ def write_results_streamed(path, meta: dict, spool: Spool, series_names, profile
                     g.create_dataset(k, data=np.asarray(v))
                 for k, v in spec.get("attrs", {}).items():
                     g.attrs[k] = v
-                for k in g:
+                for k in list(g):
                     if units.get(k):
                         g[k].attrs["units"] = units[k]
+                _index_scale(g, "jump", [k for k in spec.get("streams", {})])
+                if "error_bound" in g and "sector_centres" in w:
+                    sec = g.create_dataset("sector", data=w["sector_centres"][()])
+                    sec.attrs["units"] = w["sector_centres"].attrs.get("units", "")
+                    sec.make_scale("sector")
+                    g["error_bound"].dims[0].attach_scale(sec)
     return path
+
+
+def _wear_scales(w):
+    """Named axes of /wear (netCDF/xarray dimensions): the profiles' real cycles and the
+    sectors' centres."""
+    if "cycles" in w and "depth" in w and w["depth"].ndim == 2 and w["depth"].shape[0] == w["cycles"].shape[0]:
+        w["cycles"].make_scale("cycles")
+        w["cycles"].attrs["units"] = "1"
+        w["cycles"].attrs["long_name"] = "real cycles"
+        w["depth"].dims[0].attach_scale(w["cycles"])
+        if "simulated_cycles" in w:
+            w["simulated_cycles"].dims[0].attach_scale(w["cycles"])
+    if "sector_centres" in w:
+        w["sector_centres"].make_scale("sector")
+        for k in ("depth", "final"):
+            if k in w and w[k].shape[-1] == w["sector_centres"].shape[0]:
+                w[k].dims[w[k].ndim - 1].attach_scale(w["sector_centres"])
+
+
+def _index_scale(g, name, names):
+    """A 0..n-1 index as the dimension scale ``name`` of the 1-D datasets ``names`` of ``g``."""
+    names = [k for k in names if k in g and g[k].ndim == 1]
+    if not names:
+        return
+    idx = g.create_dataset(name, data=np.arange(g[names[0]].shape[0]))
+    idx.make_scale(name)
+    for k in names:
+        if g[k].shape == idx.shape:
+            g[k].dims[0].attach_scale(idx)
 
 
 def _streamed_group(f, group, names, spool, units):

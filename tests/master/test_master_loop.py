@@ -178,7 +178,7 @@ def test_pyfmi_backend_is_optional(pressed_fmu, tmp_path):
     try:
         import pyfmi  # noqa: F401
     except ImportError:
-        with pytest.raises(ImportError, match="pip install 'wearcosim\\[pyfmi\\]'"):
+        with pytest.raises(ImportError, match="conda install -c conda-forge pyfmi"):
             PyFMIRunner(pressed_fmu)
         pytest.skip("PyFMI is not installed here (no wheel for this platform); the backend is import-guarded")
     a = store.read_results(WearMaster(scenario(pressed_fmu, name="pyfmi", run={"backend": "pyfmi"}), tmp_path,

@@ -98,7 +98,7 @@ def test_results_of_the_older_layouts_still_plot(tmp_path):
     p = subprocess.run([sys.executable, "-m", "wearcosim.cli", "plot", str(tmp_path / "old.h5"), "--out",
                         str(tmp_path / "fig")], capture_output=True, text=True, env=env)
     assert p.returncode == 0, p.stderr
-    assert {f.name for f in (tmp_path / "fig").glob("*.png")} >= {"old_orbit.png", "old_wear3d.png",
+    assert {f.name for f in (tmp_path / "fig").glob("*.png")} >= {"old_orbit.png", "old_wearmap.png",
                                                                    "old_profiles.png", "old_polar.png"}
     (tmp_path / "junk.h5").write_bytes(b"not hdf5")
     p = subprocess.run([sys.executable, "-m", "wearcosim.cli", "plot", str(tmp_path / "junk.h5")],

@@ -102,8 +102,9 @@ def summary_row(name, meta, wear) -> dict:
 def write_report(paths, out_dir: Path, title="study"):
     from ..master.store import read_results, atomic_write_bytes
     from ..plots.wear import compare_orbits, compare_profiles
+    from ..plots.style import natural_key
     runs, orbits, clearance, rows = {}, {}, 0.0, []
-    for p in paths:                       # each results file is read once
+    for p in sorted(paths, key=lambda q: natural_key(Path(q).stem)):     # 4, 8, 16, 32 pi; read once each
         meta, series, wear = read_results(p)
         name = Path(p).stem
         rows.append(summary_row(name, meta, wear))

@@ -58,7 +58,12 @@ def _err(t, y, tr, yr, signals):
 LADDER = (1e-3, 1e-4, 1e-5, 1e-6, 1e-7, 1e-8, 1e-9, 1e-10)
 
 
-def _matched(run, target, repeat=2, loosest=1e-5):
+def _say(msg: str):
+    """Progress of the benchmark on stderr (the table goes to stdout)."""
+    print(msg, file=sys.stderr, flush=True)
+
+
+def _matched(run, target, repeat=2, loosest=1e-5, name=""):
     """Loosest tolerance of LADDER (from ``loosest`` on) whose error <= target: (rtol, seconds,
     error, info), or the tightest tried if none reaches it (then error > target says so).
     ``run(rtol)`` simulates and returns a function that scores the result (error, info): the
@@ -69,6 +74,7 @@ def _matched(run, target, repeat=2, loosest=1e-5):
     for i, rtol in enumerate(rungs):
         t, score = _timeit(lambda: run(rtol), repeat=1)
         err, info = score()
+        _say(f"    {name}: rtol {rtol:.0e}  error {err:.2g}  {t * 1e3:.1f} ms")
         if err <= target or i == len(rungs) - 1:
             if repeat > 1:
                 t = min(t, _timeit(lambda: run(rtol), repeat=repeat - 1)[0])
@@ -90,6 +96,7 @@ def bench_simulation(build_dir: Path, target=1e-4):
     sess = rumoca.Session(roots=[str(ROOT / "modelica")])
     checks = ROOT / "tests" / "models" / "mo" / "WearCosimChecks" / "package.mo"
     for label, (model, wrapper, stop, signals, peer_name, loosest) in CASES.items():
+        _say(f"  {label} ...")
         signals = list(signals)
         fmu = str(ensure_fmu(model, build_dir, log=lambda *a: None))
         n = 2000
@@ -109,7 +116,7 @@ def bench_simulation(build_dir: Path, target=1e-4):
             t, y = runner.step_record(n, vrs)
             return lambda: (_err(t, dict(zip(signals, y.T)), tr, ref, signals), "")   # scored after the timing
         try:
-            res["CS FMU (auto)"] = _matched(cs, target, repeat=20, loosest=loosest)
+            res["CS FMU (auto)"] = _matched(cs, target, repeat=20, loosest=loosest, name="CS FMU (auto)")
         finally:
             runner.terminate()
 
@@ -117,14 +124,14 @@ def bench_simulation(build_dir: Path, target=1e-4):
             r = simulate_fmu(fmu, fmi_type="ModelExchange", solver="CVode", stop_time=stop, output_interval=dt,
                              relative_tolerance=rtol, output=signals)
             return lambda: (_err(r["time"], r, tr, ref, signals), "")   # scored after the timing
-        res["ME FMU + FMPy CVode"] = _matched(me, target, loosest=loosest)
+        res["ME FMU + FMPy CVode"] = _matched(me, target, loosest=loosest, name="ME FMU + FMPy CVode")
         try:
             m = sess.load(str(checks), model="WearCosimChecks." + wrapper)
 
             def ru(rtol):
                 r = m.simulate((0.0, stop), dt=dt, config=rumoca.SimConfig(rtol=rtol, atol=rtol * 1e-3)).to_dict()
                 return lambda: (_err(r["time"], r["data"], tr, ref, signals), "")   # scored after the timing
-            res["rumoca.simulate"] = _matched(ru, target, loosest=loosest)
+            res["rumoca.simulate"] = _matched(ru, target, loosest=loosest, name="rumoca.simulate")
         except Exception as exc:        # noqa: BLE001 -- reported in the table, not hidden
             msg = (str(exc).splitlines() or [""])[0][:200]
             res["rumoca.simulate"] = (None, None, None, f"failed: {type(exc).__name__}: {msg}")
@@ -133,7 +140,8 @@ def bench_simulation(build_dir: Path, target=1e-4):
             def sp(rtol, method=method):
                 out = peer.simulate(stop, np.asarray(tr), rtol=rtol, method=method)
                 return lambda: (_err(out[0], dict(zip(signals, out[1:3])), tr, ref, signals), f"nfev {out[3]}")   # scored after the timing
-            res[f"SciPy solve_ivp {method}"] = _matched(sp, target, repeat=3, loosest=loosest)
+            res[f"SciPy solve_ivp {method}"] = _matched(sp, target, repeat=3, loosest=loosest,
+                                                         name=f"SciPy solve_ivp {method}")
         rows.append((label, res))
     return rows
 
@@ -229,6 +237,7 @@ def main(argv=None):
     report = {}
     build_dir = ROOT / "fmu" / "build"
     if "sim" not in a.skip:
+        _say("simulation speed at equal accuracy (several minutes) ...")
         target = 1e-4
         rows = bench_simulation(build_dir, target)
         print(f"\nSimulation speed at equal accuracy: each at the loosest rtol with orbit error <= {target:g} "
@@ -246,6 +255,7 @@ def main(argv=None):
                                         for k, (r_, t, e, i) in res.items()} for label, res in rows}
         report["simulation_target_error"] = target
     if "wear" not in a.skip:
+        _say("wear loop ...")
         n, el, prof = bench_wear_loop()
         print(f"\nWear loop (hybrid, 32 pi, 1000 steps/cycle): {n} cycles in {el:.2f} s = {n / el:.1f} cycles/s "
               f"(160 cycles: {160 / (n / el):.1f} s); profiled: {prof['fmu_share'] * 100:.0f} % of the time in "
@@ -253,10 +263,12 @@ def main(argv=None):
               f"the cycle loop alone: {prof['loop_python_share'] * 100:.1f} % outside the FMU's stepping (target <= 25 %)")
         report["wear_loop"] = {"cycles": n, "seconds": el, **prof}
     if "build" not in a.skip:
+        _say("building every example FMU ...")
         b = bench_build()
         print(f"\nBuild: {len(b)} example FMUs, max {max(b.values()):.2f} s, mean {np.mean(list(b.values())):.2f} s")
         report["build_seconds"] = b
     if "sweep" not in a.skip:
+        _say("sweep on 1 and 2 workers ...")
         n, t = bench_sweep()
         print(f"\nSweep: {n} cases, 1 worker {t[1]:.1f} s, 2 workers {t[2]:.1f} s, speed-up x{t[1] / t[2]:.2f}")
         report["sweep"] = {"cases": n, "seconds": t}

@@ -189,6 +189,7 @@ class WearMaster:
         self.stopped = ""
         self._warned = False
         self._tenth = -1
+        self._bar = None
 
     # ------------------------------------------------------------------ pre-flight
     def estimate_bytes(self) -> int:
@@ -581,8 +582,6 @@ class WearMaster:
                                     f"{sc.real_cycles:.6g} real cycles at factor {ctl.factor:.4g}); raise wear.cycles "
                                     f"or loosen wear.rtol = {sc.rtol:g}")
                     keep_ckpt = False
-            if self.progress and sys.stderr.isatty():
-                print(file=sys.stderr)
         except FMIError as exc:
             t = r.last_successful_time() if hasattr(r, "last_successful_time") else float("nan")
             saved = ""
@@ -594,6 +593,9 @@ class WearMaster:
             raise MasterError(f"{sc.name}: FMU failed in cycle {st.cycle + 1 if st else 1} (last successful time "
                               f"{t:.9g} s): {exc}{saved}") from None
         finally:
+            if self._bar is not None:
+                self._bar.close()
+                self._bar = None
             try:
                 r.terminate()
             except Exception:
@@ -672,25 +674,40 @@ class WearMaster:
                   f"{_duration(eta + first)}", file=sys.stderr, flush=True)
 
     def _progress(self, st, total, c0, t_start, t):
-        """Progress line: rewritten in place on a terminal, one line per ~10 % otherwise."""
-        tty = sys.stderr.isatty()
-        if self.sc.adaptive:            # the end is in real cycles; the factor says how fast they come
+        """On a terminal a progress bar (tqdm: cycles, or real cycles of an adaptive run, with
+        rate and ETA); otherwise one plain line per ~10 % of the run."""
+        sc = self.sc
+        if sys.stderr.isatty():
+            if self._bar is None:
+                from tqdm import tqdm
+                self._bar = tqdm(total=sc.real_cycles if sc.adaptive else total, initial=0, unit="cycle",
+                                 desc=sc.name, file=sys.stderr, leave=True, unit_scale=bool(sc.adaptive),
+                                 ncols=shutil.get_terminal_size().columns)   # (a pty of width 0: 80)
+                self._bar_at = 0.0 if sc.adaptive else c0
+                self._bar.update(self._bar_at)
+            now = self.ctl.done if sc.adaptive else st.cycle
+            self._bar.update(now - self._bar_at)
+            self._bar_at = now
+            extra = {"peak": f"{st.depth.max() * 1e6:.4g} um"}
+            if sc.adaptive:
+                extra["factor"] = f"{self.ctl.factor:.4g}"
+            self._bar.set_postfix(extra, refresh=False)
+            return
+        if sc.adaptive:            # the end is in real cycles; the factor says how fast they come
             ctl = self.ctl
-            if not tty and st.cycle != c0 + 1 and int(10 * ctl.done / ctl.real_cycles) == self._tenth:
+            if st.cycle != c0 + 1 and int(10 * ctl.done / ctl.real_cycles) == self._tenth:
                 return
             self._tenth = int(10 * ctl.done / ctl.real_cycles)
-            line = (f"{self.sc.name}: cycle {st.cycle}  real cycles {ctl.done:.4g}/{ctl.real_cycles:.4g}  "
-                    f"factor {ctl.factor:.4g}  peak wear {st.depth.max() * 1e6:.4g} um")
-            print(("\r" + line) if tty else line, end="" if tty else "\n", file=sys.stderr, flush=True)
+            print(f"{sc.name}: cycle {st.cycle}  real cycles {ctl.done:.4g}/{ctl.real_cycles:.4g}  "
+                  f"factor {ctl.factor:.4g}  peak wear {st.depth.max() * 1e6:.4g} um", file=sys.stderr, flush=True)
             return
-        if not tty and st.cycle not in (total, c0 + 1) and st.cycle % max(1, total // 10):
+        if st.cycle not in (total, c0 + 1) and st.cycle % max(1, total // 10):
             return
         el = time.perf_counter() - t_start
         done = st.cycle - c0
         eta = el / done * (total - st.cycle) if done else float("nan")
-        line = (f"{self.sc.name}: cycle {st.cycle}/{total}  t = {t:.4f} s  "
-                f"peak wear {st.depth.max() * 1e6:.4g} um  ETA {eta:5.1f} s")
-        print(("\r" + line) if tty else line, end="" if tty else "\n", file=sys.stderr, flush=True)
+        print(f"{sc.name}: cycle {st.cycle}/{total}  t = {t:.4f} s  peak wear {st.depth.max() * 1e6:.4g} um  "
+              f"ETA {eta:5.1f} s", file=sys.stderr, flush=True)
 
     def _write(self, st: RunState) -> Path:
         import platform

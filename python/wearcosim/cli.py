@@ -10,8 +10,6 @@ import argparse
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
-
 
 class UsageError(Exception):
     """A wrong combination of command-line arguments."""
@@ -23,10 +21,11 @@ def _err(msg: str) -> int:
 
 def cmd_build(args) -> int:
     from .export import frontend, openmodelica
-    from .export.build import DEFAULT_OUT, DEFAULT_PACKAGE, build_fmu
+    from .export.build import DEFAULT_PACKAGE, build_fmu
+    from .resources import build_dir
     from .export.errors import ExportError
     package_dir = Path(args.package or DEFAULT_PACKAGE)
-    out = Path(args.out or DEFAULT_OUT)
+    out = Path(args.out) if args.out else build_dir()
     backend = args.backend
     if backend == "auto":
         backend = "openmodelica" if openmodelica.available() else "native"
@@ -138,7 +137,8 @@ def cmd_run(args) -> int:
     if args.checkpoint_every is not None and not args.checkpoint_every >= 0:
         return _err("--checkpoint-every must be >= 0 seconds")
     sc = load(args.scenario)
-    m = WearMaster(sc, Path(args.out), progress=not args.quiet, force=True if args.force else None)
+    _build_dir(args)
+    m = WearMaster(sc, _out(args.out), progress=not args.quiet, force=True if args.force else None)
     if args.checkpoint_every is not None:
         m.checkpoint_seconds = args.checkpoint_every
     path = m.run(resume=args.resume, restart=args.restart)
@@ -161,13 +161,28 @@ def cmd_study(args) -> int:
     from .studies.runner import run_study
     if args.workers < 1:
         return _err("--workers must be >= 1")
-    return run_study([Path(p) for p in args.scenarios], Path(args.out), workers=args.workers,
+    _build_dir(args)
+    return run_study([Path(p) for p in args.scenarios], _out(args.out, "study"), workers=args.workers,
                      scheduler=args.scheduler, title=args.title)
 
 
 def cmd_demo(args) -> int:
     from .demo import run_demo
-    return run_demo(Path(args.out))
+    _build_dir(args)
+    return run_demo(_out(args.out))
+
+
+def _out(given, sub: str = "") -> Path:
+    """The --out folder, or the default below the current folder / $WEARCOSIM_HOME."""
+    from .resources import results_dir
+    return Path(given) if given else (results_dir() / sub if sub else results_dir())
+
+
+def _build_dir(args):
+    """--build-dir for everything that builds on demand in this process and its workers."""
+    if getattr(args, "build_dir", None):
+        import os
+        os.environ["WEARCOSIM_BUILD_DIR"] = str(Path(args.build_dir).resolve())
 
 
 # ------------------------------------------------------------------ systems of FMUs (SSP)
@@ -346,7 +361,7 @@ def main(argv=None) -> int:
     b.add_argument("--package", help="Modelica package directory (default: modelica/WearCosim)")
     b.add_argument("--prefix", default="WearCosim.Examples", help="sub-package whose models are built by default")
     b.add_argument("--file", help="build from this .mo file instead of the package (needs model names)")
-    b.add_argument("--out", help="output directory (default: fmu/build)")
+    b.add_argument("--out", help="output directory (default: ./fmu/build, or $WEARCOSIM_HOME/fmu/build)")
     b.add_argument("--backend", choices=["auto", "native", "openmodelica"], default="native",
                    help="native: our exporter (default); openmodelica: OMPython + omc; auto: omc if on PATH")
     b.add_argument("--keep-going", action="store_true", help="continue after a model fails")
@@ -367,11 +382,13 @@ def main(argv=None) -> int:
     s.add_argument("--step", type=float)
     s.add_argument("--csv")
     s.add_argument("--plot")
-    s.add_argument("--variables", nargs="+", metavar="NAME", help="variables to record (default: the outputs)")
+    s.add_argument("--variables", "--output", nargs="+", metavar="NAME", dest="variables",
+                   help="variables to record and plot, e.g. --output h v (default: the outputs)")
     s.set_defaults(func=cmd_simulate)
     r = sub.add_parser("run", help="run a wear co-simulation scenario (TOML)")
     r.add_argument("scenario")
-    r.add_argument("--out", default=str(ROOT / "results"))
+    r.add_argument("--out", default=None, help="results folder (default: ./results, or $WEARCOSIM_HOME/results)")
+    r.add_argument("--build-dir", help="where FMUs named by model are built (default: ./fmu/build)")
     r.add_argument("--resume", action="store_true", help="continue from the scenario's checkpoint")
     r.add_argument("--restart", action="store_true", help="discard an interrupted run's checkpoint and start over")
     r.add_argument("--force", action="store_true",
@@ -387,13 +404,15 @@ def main(argv=None) -> int:
     pl.set_defaults(func=cmd_plot)
     st = sub.add_parser("study", help="run several scenarios in parallel and write a comparison report")
     st.add_argument("scenarios", nargs="+")
-    st.add_argument("--out", default=str(ROOT / "results" / "study"))
+    st.add_argument("--out", default=None, help="report folder (default: ./results/study)")
+    st.add_argument("--build-dir", help="where FMUs named by model are built (default: ./fmu/build)")
     st.add_argument("--workers", type=int, default=2)
     st.add_argument("--scheduler", help="Dask scheduler address (tcp://...); default: local processes")
     st.add_argument("--title", default="study")
     st.set_defaults(func=cmd_study)
     d = sub.add_parser("demo", help="build the FMUs and run the default co-simulation into results/")
-    d.add_argument("--out", default=str(ROOT / "results"))
+    d.add_argument("--out", default=None, help="results folder (default: ./results)")
+    d.add_argument("--build-dir", help="where the example FMUs are built (default: ./fmu/build)")
     d.set_defaults(func=cmd_demo)
     _add_system_parser(sub)
     args = p.parse_args(argv)

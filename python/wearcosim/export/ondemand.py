@@ -7,14 +7,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[3]
+from ..resources import fmu_sources
 
 
 def sources_mtime(package_dir: Path) -> float:
     """Newest modification time of everything an FMU is built from."""
+    src = fmu_sources()
     return max(p.stat().st_mtime for p in list(Path(package_dir).rglob("*.mo")) +
-               list((ROOT / "fmu").rglob("*.[ch]")) + list((ROOT / "fmu").rglob("*.in")) +
-               list((ROOT / "python" / "wearcosim" / "export").glob("*.py")))
+               [q for d in ("runtime", "templates") for q in (src / d).rglob("*.[chi]*")] +
+               list(Path(__file__).resolve().parent.glob("*.py")))
 
 
 def ensure_fmu(model: str, out_dir: Path, package=None, log=print, newest: float = None) -> Path:

@@ -180,7 +180,8 @@ class WearMaster:
         self.sc = sc
         self.force = sc.force if force is None else bool(force)
         self.out_dir = Path(out_dir)
-        self.build_dir = Path(build_dir) if build_dir else Path(__file__).resolve().parents[3] / "fmu" / "build"
+        from ..resources import build_dir as default_build_dir
+        self.build_dir = Path(build_dir) if build_dir else default_build_dir()
         self.progress = progress
         self.hook = hook
         self.results_path = self.out_dir / f"{sc.name}.h5"

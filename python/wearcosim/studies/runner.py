@@ -31,7 +31,8 @@ def prebuild(scenarios, log=print):
     from ..export.ondemand import ensure_fmu, sources_mtime
     from ..export.build import DEFAULT_PACKAGE
     from ..master.scenario import load
-    build = Path(__file__).resolve().parents[3] / "fmu" / "build"
+    from ..resources import build_dir
+    build = build_dir()
     newest = {}
     for p in scenarios:
         sc = load(p)

@@ -65,8 +65,9 @@ from xml.sax.saxutils import escape, quoteattr
 from ..export import package
 from .model import System
 
-ROOT = Path(__file__).resolve().parents[3]
-CONTAINER_SRC = ROOT / "fmu" / "container"
+from ..resources import fmu_sources
+
+CONTAINER_SRC = fmu_sources() / "container"
 
 #: runtime log categories (fmu/runtime/rt_ctx.h order): bit k of CtCompInfo.logCats
 LOG_CATEGORIES = ("logEvents", "logStatusWarning", "logStatusDiscard", "logStatusError", "logAll")

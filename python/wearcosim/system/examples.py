@@ -14,8 +14,9 @@ from pathlib import Path
 
 from .model import Component, Connection, System
 
-ROOT = Path(__file__).resolve().parents[3]
-SYSTEMS = ROOT / "cosim" / "systems"
+from ..resources import data_root
+
+SYSTEMS = data_root() / "cosim" / "systems"
 FMU_FOLDER = "fmus"
 
 _JOINT_PORTS = ["rB[1]", "rB[2]", "vB[1]", "vB[2]", "phiB", "wB", "rJ[1]", "rJ[2]", "vJ[1]", "vJ[2]", "wJ"]

@@ -39,7 +39,8 @@ def system_digest(system: System) -> str:
         "connections": [(x.start_element, x.start_connector, x.end_element, x.end_connector) for x in system.connections],
         "parameters": sorted((k, repr(v)) for k, v in (getattr(system, "parameters", None) or {}).items()),
     }).encode())
-    src = Path(container.__file__).resolve().parents[3] / "fmu"
+    from ..resources import fmu_sources
+    src = fmu_sources()
     for f in sorted(list((src / "container").glob("*.[ch]")) + list((src / "runtime").glob("*.[ch]"))):
         h.update(f.name.encode() + _file_digest(f).encode())
     h.update(_file_digest(Path(container.__file__)).encode())

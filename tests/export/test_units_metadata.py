@@ -17,8 +17,6 @@ import subprocess
 import sys
 import zipfile
 import xml.etree.ElementTree as ET
-from ctypes import c_char_p
-from fractions import Fraction
 from pathlib import Path
 
 import pytest

@@ -1,6 +1,6 @@
 """Pass 3 (causal blocks -> C): lay out the value array, build the CasADi functions the
-runtime needs, generate their C code, render ``config.h``, ``model.c`` and
-``modelDescription.xml``.
+runtime needs, generate their C code, render ``config.h``, ``model.c``,
+``modelDescription.xml`` and ``documentation/index.html``.
 
 Everything generated here is stamped "do not edit"; the FMI runtime in ``fmu/runtime``
 is shared and hand-written.  The contract between the two is ``fmu/runtime/model_api.h``.
@@ -41,8 +41,8 @@ from xml.sax.saxutils import quoteattr, escape
 import casadi as ca
 import numpy as np
 
-from .causalize import Causal, check_balance, incidence, match
 from . import units as _units
+from .causalize import Causal, check_balance, incidence, match
 from .errors import ExportError
 from .symbolic import to_num
 
@@ -99,7 +99,7 @@ class Slot:
     min: float = -math.inf
     max: float = math.inf
     derivative_of: int = -1   # index (slot) of the state for derivatives
-    nominal: float = None     # Modelica nominal attribute (literal), for states' error weights
+    nominal: float = None     # Modelica nominal attribute (number, see _nominal), for states' error weights
     quantity: str = ""        # Modelica quantity attribute (of the declared type)
     display_unit: str = ""    # Modelica displayUnit attribute
     reinit: bool = False      # a state that a when-equation re-initialises (reinit)
@@ -1045,7 +1045,7 @@ def _doc_num(x) -> str:
     n = to_num(x) if x is not None else None
     if isinstance(x, (bool, np.bool_)):
         n = float(x)
-    return "" if n is None else repr(float(n)) if not float(n).is_integer() or abs(n) >= 1e16 else str(int(n))
+    return "" if n is None else "%.15g" % float(n)
 
 
 def render_documentation(gen: Generated, description: str = "", documentation: dict = None,
@@ -1072,7 +1072,10 @@ def render_documentation(gen: Generated, description: str = "", documentation: d
         out += ['<h2>Revisions</h2>', _html_body(documentation["revisions"])]
 
     def unit_cell(s):
-        return f'<code>{e(s.unit)}</code>' if s.unit else ""
+        """the unit, else the quantity (a Hertz stiffness has no unit string)"""
+        if s.unit:
+            return f'<code>{e(s.unit)}</code>'
+        return f'<i>{e(s.quantity)}</i>' if s.quantity else ""
 
     def table(title, rows, head):
         if not rows:

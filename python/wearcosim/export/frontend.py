@@ -870,7 +870,7 @@ def _modification(toks: list, i: int):
     """Parse ``( name = value, name(...), ... )`` from ``toks[i] == "("``: (dict, index after
     the ")").  A value that is a string (or strings joined by ``+``) is kept as a str, a
     nested modification as a dict; other values (numbers, graphics) are skipped."""
-    out, depth, i = {}, 0, i + 1
+    out, i = {}, i + 1
     while i < len(toks):
         t = toks[i]
         if t == ")":

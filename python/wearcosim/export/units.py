@@ -28,6 +28,7 @@ and ``rpm``): an FMU's ``<UnitDefinitions>`` give each unit's ``<BaseUnit>`` exp
 """
 from __future__ import annotations
 
+import functools
 import math
 import re
 from dataclasses import dataclass
@@ -241,6 +242,7 @@ def _known(op: str) -> bool:
         return False
 
 
+@functools.lru_cache(maxsize=1024)
 def dim(text: str) -> Dim:
     """``text`` in SI base units; an offset (degC, degF) counts only for a unit that is that
     one symbol alone (``degC/s`` is a rate, without offset)."""

@@ -789,9 +789,10 @@ fmi2Status fmi2SetDebugLogging(fmi2Component comp, fmi2Boolean loggingOn,
         }
     }
     c->logMask = mask;
-    c->loggingOn = loggingOn ? 1 : 0;
+    /* FMI 2.0: with categories, loggingOn switches only those; the others keep their state */
+    c->loggingOn = mask != 0u;
 #ifdef MDL_HAS_HOOKS
-    mdl_hook_debug_logging(c, c->loggingOn, nCategories, (const char *const *)categories);
+    mdl_hook_debug_logging(c, loggingOn ? 1 : 0, nCategories, (const char *const *)categories);
 #endif
 END:
     return status;

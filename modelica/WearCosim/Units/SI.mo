@@ -31,7 +31,7 @@ package SI "SI unit types"
   type Power = Real(final quantity = "Power", final unit = "W") "Power";
   type PoissonNumber = Real(final quantity = "PoissonNumber", final unit = "1", min = 0, max = 0.5) "Poisson's ratio";
   type DimensionlessRatio = Real(final quantity = "DimensionlessRatio", final unit = "1") "Dimensionless ratio";
-  type HertzStiffness = Real(final quantity = "HertzStiffness", final unit = "N/m1.5") "Generalised Hertz stiffness K in F = K*delta^1.5";
+  type HertzStiffness = Real(final quantity = "HertzStiffness", final unit = "") "Generalised Hertz stiffness K in F = K*delta^1.5";
   annotation (Documentation(info = "<html><p>SI types used throughout WearCosim.
 <code>HertzStiffness</code> is the non-SI-derived stiffness of the Hertz/Flores law
 F = K&delta;<sup>n</sup> with n = 1.5 (unit N/m<sup>1.5</sup>).</p></html>"));

@@ -74,8 +74,12 @@ def build_fmu(model: str, package_dir=DEFAULT_PACKAGE, out_dir=DEFAULT_OUT, path
         codegen.render_c(gen, gdir, exp)
         stage = tmp / "fmu"
         units = package.copy_sources(gdir, stage / "sources")
-        xml = codegen.render_xml(gen, xml_exp, irm.description, units)
+        xml = codegen.render_xml(gen, xml_exp, irm.description, units, irm.metadata)
         (stage / "modelDescription.xml").write_text(xml)
+        # documentation/index.html: the entry point of the FMU's documentation (FMI 2.0, 2.1)
+        (stage / "documentation").mkdir()
+        (stage / "documentation" / "index.html").write_text(
+            codegen.render_documentation(gen, irm.description, irm.documentation, irm.metadata), encoding="utf-8")
         so = stage / "binaries" / package.platform_dir() / (ident + package.shared_ext())
         package.compile_binary(stage / "sources", units, ident, so)
         if keep_dir:

@@ -1,6 +1,6 @@
 """Pass 3 (causal blocks -> C): lay out the value array, build the CasADi functions the
-runtime needs, generate their C code, render ``config.h``, ``model.c`` and
-``modelDescription.xml``.
+runtime needs, generate their C code, render ``config.h``, ``model.c``,
+``modelDescription.xml`` and ``documentation/index.html``.
 
 Everything generated here is stamped "do not edit"; the FMI runtime in ``fmu/runtime``
 is shared and hand-written.  The contract between the two is ``fmu/runtime/model_api.h``.
@@ -41,6 +41,7 @@ from xml.sax.saxutils import quoteattr, escape
 import casadi as ca
 import numpy as np
 
+from . import units as _units
 from .causalize import Causal, check_balance, incidence, match
 from .errors import ExportError
 from .symbolic import to_num
@@ -77,6 +78,10 @@ SOLVER_PARAMS = [
      "steps); 0 = no limit, so that results never depend on the machine's load"),
 ]
 
+#: units of the solver parameters that have one (the tolerances are relative or in the
+#: states' own units)
+SOLVER_UNITS = {"solver.hmax": "s", "solver.maxStepTime": "s"}
+
 
 @dataclass
 class Slot:
@@ -94,7 +99,10 @@ class Slot:
     min: float = -math.inf
     max: float = math.inf
     derivative_of: int = -1   # index (slot) of the state for derivatives
-    nominal: float = None     # Modelica nominal attribute (literal), for states' error weights
+    nominal: float = None     # Modelica nominal attribute (number, see _nominal), for states' error weights
+    quantity: str = ""        # Modelica quantity attribute (of the declared type)
+    display_unit: str = ""    # Modelica displayUnit attribute
+    reinit: bool = False      # a state that a when-equation re-initialises (reinit)
 
 
 @dataclass
@@ -137,6 +145,26 @@ def _bounds(sv):
     return (-math.inf if lo is None else lo), (math.inf if hi is None else hi)
 
 
+def _nominal(sv, dae):
+    """The Modelica ``nominal`` of scalar ``sv`` as a number: a literal, a parameter (its
+    default value), or the element of a literal array (``nominal = {1, 1e-3}``); None when
+    not given or not one of these."""
+    from . import ir
+    e = sv.base.nominal
+    if isinstance(e, ir.Arr) and sv.index:
+        for i in sv.index:
+            if not isinstance(e, ir.Arr) or i >= len(e.elems):
+                return None
+            e = e.elems[i]
+    if isinstance(e, ir.Ref) and not e.subs:
+        if e.name in dae.param_values:
+            return dae.param_values[e.name]
+        if sv.index:        # an array parameter, element by element
+            return dae.param_values.get(f"{e.name}[{','.join(str(i + 1) for i in sv.index)}]")
+        return None
+    return _lit(e) if e is not None else None
+
+
 def layout(causal: Causal, expose_protected: bool = False) -> Layout:
     """Slots of the value vector, in slices.  Protected parameters are not ScalarVariables
     unless ``expose_protected``: evaluated ones (folded into the code) get no slot, the
@@ -151,16 +179,17 @@ def layout(causal: Causal, expose_protected: bool = False) -> Layout:
     def mk(sv, kind, **kw):
         lo, hi = _bounds(sv)
         kw.setdefault("causality", "output" if sv.base.causality == "output" else "local")
-        nom = _lit(sv.base.nominal) if sv.base.nominal is not None else None
+        nom = _nominal(sv, dae)
         return Slot(sv.name, kind, sv.type, sv.sym, sv, sv.start,
                     description=sv.base.description, unit=sv.base.unit, min=lo, max=hi,
-                    nominal=abs(nom) if nom else None, **kw)
+                    nominal=abs(nom) if nom else None, quantity=sv.base.quantity,
+                    display_unit=sv.base.display_unit, **kw)
 
     states = [s for s in S if s.kind == "state"]
     L.add_slice("X", [mk(s, "MK_STATE") for s in states])
     L.add_slice("DX", [Slot(f"der({s.name})", "MK_DERIV", "Real", dae.der[s.name], None, None,
                             description=f"Time derivative of {s.name}",
-                            unit=(s.base.unit + "/s") if s.base.unit else "", derivative_of=k)
+                            unit=_units.derivative(s.base.unit), derivative_of=k)
                        for k, s in enumerate(states)])
     params = [mk(s, "MK_INTERNAL" if hidden(s) else "MK_PARAM_FIXED", causality="parameter")
               for s in S if s.kind == "param" and not s.structural]
@@ -184,7 +213,8 @@ def layout(causal: Causal, expose_protected: bool = False) -> Layout:
     for name, typ, start, lo, hi, desc in SOLVER_PARAMS:
         solver.append(Slot(name, "MK_PARAM_TUNABLE", typ, ca.SX.sym(name), None, start,
                            causality="parameter", variability="tunable", initial="exact",
-                           description=desc, min=lo, max=hi))
+                           description=desc, min=lo, max=hi, unit=SOLVER_UNITS.get(name, ""),
+                           quantity="Time" if name in SOLVER_UNITS else ""))
     L.add_slice("P", params + calcs + consts + solver)
     L.n["P_INDEP"] = len(params)
     L.n["P_CALC"] = len(calcs)
@@ -343,6 +373,7 @@ def build_functions(causal: Causal, expose_protected: bool = False) -> Generated
     term_flag = ca.SX(0)
     when_asserts = []
     when_eqs = []           # (target or None for reinit, value, loc, activation) of every when-equation
+    reinit_targets = set()  # states re-initialised by reinit() (modelDescription: reinit="true")
     ci = 0
     cslots = L.slots[L.off["C"]:L.off["C"] + L.n["C"]]
     cpres = L.slots[L.off["CPRE"]:L.off["CPRE"] + L.n["CPRE"]]
@@ -363,6 +394,7 @@ def build_functions(causal: Causal, expose_protected: bool = False) -> Generated
                     new_disc[target] = ca.if_else(active, value, new_disc[target])
                     when_eqs.append((target, value, loc, activation))
                 elif kind == "reinit":
+                    reinit_targets.add(target)
                     new_x[target] = ca.if_else(active, value, new_x[target])
                     when_eqs.append((None, value, loc, activation))
                     reinit_flag = ca.logic_or(reinit_flag, active)
@@ -370,6 +402,8 @@ def build_functions(causal: Causal, expose_protected: bool = False) -> Generated
                     term_flag = ca.logic_or(term_flag, active)
                 elif kind == "assert":
                     when_asserts.append((ca.logic_or(ca.logic_not(active), value), msg, loc))
+    for s in states:
+        s.reinit = s.name in reinit_targets
     # pre() of states inside when bodies means the value before reinit: that is x itself
     F["cond"] = ca.Function("wc_cond", inputs, [fold(solved(ca.vertcat(*cond_exprs))) if cond_exprs else ca.SX(0, 1)], _FOPTS)
     fire_out = [new_disc[n] for n in fire_disc] + [new_x[s.name] for s in states] + [reinit_flag, term_flag]
@@ -798,14 +832,37 @@ def render_c(gen: Generated, outdir: Path, experiment: dict):
 
 
 # ----------------------------------------------------------------------------- XML
-def render_xml(gen: Generated, experiment: dict, description: str = "", source_files=("model.c",)) -> str:
+#: the log categories of the runtime (fmu/runtime/fmi2_runtime.c, rt_log_categories, in its
+#: order) with what each one reports; fmi2SetDebugLogging takes these names
+LOG_CATEGORIES = (
+    ("logEvents", "Events: state events located by the embedded solver, states re-initialised "
+                  "and terminate() at events"),
+    ("logStatusWarning", "Warnings (status fmi2Warning): asserts of level warning, terminate() "
+                         "during initialization"),
+    ("logStatusDiscard", "Discarded steps and evaluations (status fmi2Discard, always reported): "
+                         "values that are not finite, the work budget of fmi2DoStep exceeded"),
+    ("logStatusError", "Errors (status fmi2Error, always reported): failed asserts and Newton "
+                       "solves, invalid calls and arguments"),
+    ("logAll", "Every message, with the solver chosen and its statistics"),
+)
+
+#: fmiModelDescription attributes taken from the library's annotations (FMI 2.0, 2.2.1)
+META_ATTRS = ("author", "version", "copyright", "license")
+
+
+def render_xml(gen: Generated, experiment: dict, description: str = "", source_files=("model.c",),
+               meta: dict = None) -> str:
+    """modelDescription.xml.  ``meta``: author, version, copyright, license (the
+    fmiModelDescription attributes of the same names), each given only when not empty."""
     L = gen.layout
     out = ['<?xml version="1.0" encoding="UTF-8"?>',
            f'<!-- Generated by wearcosim build from {escape(gen.model_name)}: do not edit. -->']
     n_ev = L.n["M"]
+    meta_attrs = "".join(f'{k}={quoteattr(" ".join(str(meta[k]).split()))} '
+                         for k in META_ATTRS if meta and meta.get(k))
     out.append(f'<fmiModelDescription fmiVersion="2.0" modelName={quoteattr(gen.model_name)} '
                f'guid={quoteattr(gen.guid)} description={quoteattr(description or gen.model_name)} '
-               f'generationTool="wearcosim" variableNamingConvention="structured" '
+               f'{meta_attrs}generationTool="wearcosim" variableNamingConvention="structured" '
                f'numberOfEventIndicators="{n_ev}">')
     caps = ('canGetAndSetFMUstate="true" canSerializeFMUstate="true" '
             f'providesDirectionalDerivative="{"true" if "dd" in gen.functions else "false"}" '
@@ -819,12 +876,10 @@ def render_xml(gen: Generated, experiment: dict, description: str = "", source_f
                f'maxOutputDerivativeOrder="0">')
     out.append(_source_files(source_files))
     out.append('  </CoSimulation>')
-    units = sorted({s.unit for s in L.slots if s.unit and s.type == "Real" and s.kind != "MK_INTERNAL"})
-    if units:
-        out.append('  <UnitDefinitions>')
-        for u in units:
-            out.append(f'    <Unit name={quoteattr(u)}/>')
-        out.append('  </UnitDefinitions>')
+    out.extend(unit_definitions(L))
+    out.append('  <LogCategories>')
+    out.extend(f'    <Category name="{n}" description={quoteattr(d)}/>' for n, d in LOG_CATEGORIES)
+    out.append('  </LogCategories>')
     if experiment:
         attrs = " ".join(f'{k}="{experiment[k]!r}"' for k in ("startTime", "stopTime", "tolerance", "stepSize") if k in experiment)
         out.append(f'  <DefaultExperiment {attrs}/>')
@@ -846,10 +901,16 @@ def render_xml(gen: Generated, experiment: dict, description: str = "", source_f
             a.append(f'initial="{init}"')
         t_attr = []
         if s.type == "Real":
+            if s.quantity:
+                t_attr.append(f'quantity={quoteattr(s.quantity)}')
             if s.unit:
                 t_attr.append(f'unit={quoteattr(s.unit)}')
+                if s.display_unit and s.display_unit != s.unit:
+                    t_attr.append(f'displayUnit={quoteattr(s.display_unit)}')
             if s.derivative_of >= 0:
                 t_attr.append(f'derivative="{index[L.off["X"] + s.derivative_of]}"')
+            if s.kind == "MK_STATE" and s.reinit:
+                t_attr.append('reinit="true"')
         if s.type == "Real" and s.nominal:
             t_attr.append(f'nominal="{s.nominal!r}"')
         if s.type in ("Real", "Integer"):
@@ -896,6 +957,31 @@ def render_xml(gen: Generated, experiment: dict, description: str = "", source_f
     return "\n".join(out) + "\n"
 
 
+def unit_definitions(L: Layout) -> list:
+    """Lines of ``<UnitDefinitions>``: every unit of an exported Real variable with its
+    ``<BaseUnit>`` (SI base-unit exponents, factor, offset) and the ``<DisplayUnit>``s the
+    variables of that unit name (FMI 2.0, 2.2.2); no lines when no variable has a unit."""
+    displays = {}
+    for s in L.slots:
+        if s.unit and s.type == "Real" and s.kind != "MK_INTERNAL":
+            d = displays.setdefault(s.unit, set())
+            if s.display_unit and s.display_unit != s.unit:
+                d.add(s.display_unit)
+    if not displays:
+        return []
+    out = ['  <UnitDefinitions>']
+    for u in sorted(displays):
+        out.append(f'    <Unit name={quoteattr(u)}>')
+        out.append(f'      <BaseUnit {_units.base_unit_attrs(u)}/>'.replace(" />", "/>"))
+        for d in sorted(displays[u]):
+            f, o = _units.display_conversion(u, d)
+            attrs = f' factor="{f!r}"' + (f' offset="{o!r}"' if o else "")
+            out.append(f'      <DisplayUnit name={quoteattr(d)}{attrs}/>')
+        out.append('    </Unit>')
+    out.append('  </UnitDefinitions>')
+    return out
+
+
 def _fmt(x, typ):
     if typ == "Boolean":
         return "true" if float(x) else "false"
@@ -937,3 +1023,87 @@ def _fmi_attrs(s: Slot, L: Layout, k: int):
 
 def _source_files(files):
     return "    <SourceFiles>\n" + "\n".join(f'      <File name="{f}"/>' for f in files) + "\n    </SourceFiles>"
+
+
+# ----------------------------------------------------------------------------- documentation
+_DOC_STYLE = ("body{font-family:sans-serif;max-width:60em;margin:1em auto;padding:0 1em;line-height:1.4}"
+              "table{border-collapse:collapse;margin:0.5em 0}th,td{border:1px solid #bbb;padding:0.2em 0.5em;"
+              "text-align:left;vertical-align:top}th{background:#eee}td.num{text-align:right}"
+              "code{font-size:95%}")
+
+
+def _html_body(html: str) -> str:
+    """The content of a Modelica ``Documentation`` HTML string for embedding in a page: no
+    ``<html>``/``<head>``/``<body>`` wrappers; ``modelica://`` links (which only a Modelica
+    tool resolves) become their text."""
+    h = re.sub(r"(?is)<head\b.*?</head>", "", html)
+    h = re.sub(r"(?i)</?(html|body)\b[^>]*>", "", h)
+    return re.sub(r'(?is)<a\s+href\s*=\s*"modelica://[^"]*"\s*>(.*?)</a>', r"\1", h).strip()
+
+
+def _doc_num(x) -> str:
+    n = to_num(x) if x is not None else None
+    if isinstance(x, (bool, np.bool_)):
+        n = float(x)
+    return "" if n is None else "%.15g" % float(n)
+
+
+def render_documentation(gen: Generated, description: str = "", documentation: dict = None,
+                         meta: dict = None) -> str:
+    """``documentation/index.html`` of the FMU (FMI 2.0, 2.1: the entry point of the FMU's
+    documentation): the model's name and description, the library's version, author,
+    copyright and license, the model's ``Documentation(info, revisions)``, and tables of the
+    parameters, inputs, outputs and states with their units."""
+    L = gen.layout
+    documentation, meta = documentation or {}, meta or {}
+    e = escape
+    out = ['<!DOCTYPE html>', '<html lang="en">', '<head>', '<meta charset="utf-8">',
+           f'<title>{e(gen.model_name)}</title>', f'<style>{_DOC_STYLE}</style>', '</head>', '<body>',
+           f'<!-- Generated by wearcosim build from {e(gen.model_name)}: do not edit. -->',
+           f'<h1>{e(gen.model_name)}</h1>']
+    if description:
+        out.append(f'<p><i>{e(description)}</i></p>')
+    facts = [("FMI", "2.0, Model Exchange and Co-Simulation"), ("Generated by", "wearcosim")]
+    facts += [(k.capitalize(), meta[k]) for k in META_ATTRS if meta.get(k)]
+    out.append('<table>' + "".join(f'<tr><th>{e(k)}</th><td>{e(str(v))}</td></tr>' for k, v in facts) + '</table>')
+    if documentation.get("info"):
+        out += ['<h2>Description</h2>', _html_body(documentation["info"])]
+    if documentation.get("revisions"):
+        out += ['<h2>Revisions</h2>', _html_body(documentation["revisions"])]
+
+    def unit_cell(s):
+        """the unit, else the quantity (a Hertz stiffness has no unit string)"""
+        if s.unit:
+            return f'<code>{e(s.unit)}</code>'
+        return f'<i>{e(s.quantity)}</i>' if s.quantity else ""
+
+    def table(title, rows, head):
+        if not rows:
+            return
+        out.append(f'<h2>{e(title)}</h2>')
+        out.append('<table><tr>' + "".join(f'<th>{e(h)}</th>' for h in head) + '</tr>')
+        out.extend('<tr>' + "".join(rows_ for rows_ in r) + '</tr>' for r in rows)
+        out.append('</table>')
+
+    def cells(s, *extra):
+        return [f'<td><code>{e(s.name)}</code></td>', f'<td>{unit_cell(s)}</td>'] + \
+               [f'<td class="num">{e(x)}</td>' for x in extra] + [f'<td>{e(s.description)}</td>']
+
+    def bound(x):
+        return "" if not math.isfinite(x) else _doc_num(x)
+    exported = [s for s in L.slots if s.kind != "MK_INTERNAL"]
+    params = [s for s in exported if s.kind == "MK_PARAM_FIXED"]
+    solver = [s for s in exported if s.kind == "MK_PARAM_TUNABLE"]
+    table("Parameters", [cells(s, _doc_num(s.start), bound(s.min), bound(s.max)) for s in params],
+          ("Name", "Unit", "Default", "Min", "Max", "Description"))
+    table("Inputs", [cells(s, _doc_num(s.start)) for s in exported if s.kind == "MK_INPUT"],
+          ("Name", "Unit", "Start", "Description"))
+    table("Outputs", [cells(s) for s in exported if s.causality == "output"],
+          ("Name", "Unit", "Description"))
+    table("States", [cells(s, _doc_num(s.nominal) if s.nominal else "", "yes" if s.reinit else "")
+                     for s in exported if s.kind == "MK_STATE"],
+          ("Name", "Unit", "Nominal", "Re-initialised at events", "Description"))
+    table("Solver parameters (tunable)", [cells(s, _doc_num(s.start)) for s in solver],
+          ("Name", "Unit", "Default", "Description"))
+    out += ['</body>', '</html>']
+    return "\n".join(out) + "\n"

@@ -474,7 +474,13 @@ def _translate_rumoca_error(exc, src: Sources, model: str, text: str) -> ExportE
         msg = re.sub(r"^\w+ failed: \S+ failed in \w+: ", "", msg)
         msg = re.sub(r"\s+", " ", msg).replace("`", "")
         kind = "type" if ("mismatch" in msg or "type" in msg) else "compile"
-        return _err(msg, ir.Loc(m.group(1), int(m.group(2)), int(m.group(3))), kind)
+        loc = ir.Loc(m.group(1), int(m.group(2)), int(m.group(3)))
+        if msg.startswith("invalid unit for "):
+            kind = "unit"        # rumoca's own check of a declaration's unit (see _check_units)
+            lit = _string_at(loc)
+            if lit is not None:
+                msg = f"invalid unit '{lit}'" + msg[len("invalid unit"):]
+        return _err(msg, loc, kind)
     m = re.search(r"cyclic dependency in parameter binding for '([^']+)'", text_)
     if m:
         loc = _find_regex(files, r"(?<![\w.])" + re.escape(m.group(1).split(".")[-1]) + r"\s*(?:\([^;]*\))?\s*=",
@@ -744,6 +750,7 @@ class _Conv:
             start=self.expr(r.get("start")), binding=self.expr(r.get("binding")),
             fixed=fixed, min=self.expr(r.get("min")), max=self.expr(r.get("max")),
             nominal=self.expr(r.get("nominal")), unit=r.get("unit") or "",
+            quantity=r.get("quantity") or "", display_unit=r.get("display_unit") or "",
             description=r.get("description") or "", final=bool(finals.get(name, False)),
             protected=bool(r.get("is_protected")), evaluate=bool(r.get("evaluate")), loc=loc)
 
@@ -846,6 +853,123 @@ def parse_experiment(model_file: Path) -> dict:
             except ValueError:
                 pass
     return out
+
+
+# ----------------------------------------------------------------------------- annotations
+_ANN_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|//[^\n]*|/\*.*?\*/|[A-Za-z_][\w]*|\S', re.S)
+_STRING_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "a": "\a", "b": "\b", "f": "\f", "v": "\v",
+                   '"': '"', "'": "'", "\\": "\\", "?": "?"}
+
+
+def _unquote(tok: str) -> str:
+    """The value of a Modelica string literal (its escapes, MLS 2.4.6, decoded)."""
+    return re.sub(r"\\(.)", lambda m: _STRING_ESCAPES.get(m.group(1), m.group(1)), tok[1:-1], flags=re.S)
+
+
+def _modification(toks: list, i: int):
+    """Parse ``( name = value, name(...), ... )`` from ``toks[i] == "("``: (dict, index after
+    the ")").  A value that is a string (or strings joined by ``+``) is kept as a str, a
+    nested modification as a dict; other values (numbers, graphics) are skipped."""
+    out, i = {}, i + 1
+    while i < len(toks):
+        t = toks[i]
+        if t == ")":
+            return out, i + 1
+        if t in ("each", "final", "redeclare", "replaceable", ","):
+            i += 1
+            continue
+        if re.fullmatch(r"[A-Za-z_]\w*", t):
+            name = t
+            i += 1
+            while i + 1 < len(toks) and toks[i] == "." and re.fullmatch(r"[A-Za-z_]\w*", toks[i + 1]):
+                name += "." + toks[i + 1]
+                i += 2
+            if i < len(toks) and toks[i] == "(":
+                sub, i = _modification(toks, i)
+                out[name] = sub
+            if i < len(toks) and toks[i] == "=":
+                i += 1
+                parts, j = [], i
+                while j < len(toks) and toks[j].startswith('"'):
+                    parts.append(_unquote(toks[j]))
+                    j += 1
+                    if j < len(toks) and toks[j] == "+" and j + 1 < len(toks) and toks[j + 1].startswith('"'):
+                        j += 1
+                    else:
+                        break
+                if parts and j < len(toks) and toks[j] in (",", ")"):
+                    out[name] = "".join(parts)
+                    i = j
+                    continue
+                # some other expression: skip to the "," or ")" of this level
+                depth = 0
+                while i < len(toks):
+                    if toks[i] in ("(", "{", "["):
+                        depth += 1
+                    elif toks[i] in (")", "}", "]"):
+                        if depth == 0:
+                            break
+                        depth -= 1
+                    elif toks[i] == "," and depth == 0:
+                        break
+                    i += 1
+            continue
+        i += 1
+    return out, i
+
+
+def class_annotation(path: Path, name: str) -> dict:
+    """The annotation of class ``name`` (its last identifier) in file ``path``, the
+    ``annotation(...)`` that ends the class (MLS 18): named string values and nested
+    modifications as a dict (``{"version": "0.1.0", "Documentation": {"info": "<html>..."}}``);
+    ``{}`` if the file cannot be read or the class has no annotation."""
+    try:
+        src = Path(path).read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return {}
+    toks = [t for t in _ANN_TOKEN.findall(src) if not t.startswith(("//", "/*"))]
+    short = name.split(".")[-1]
+    end = None
+    for k in range(len(toks) - 2, 0, -1):
+        if toks[k - 1] == "end" and toks[k] == short and toks[k + 1] == ";":
+            end = k - 1
+            break
+    if end is None or end < 2 or toks[end - 1] != ";" or toks[end - 2] != ")":
+        return {}
+    depth, k = 0, end - 2
+    while k >= 0:
+        depth += {")": 1, "(": -1}.get(toks[k], 0)
+        if depth == 0:
+            break
+        k -= 1
+    if k < 1 or toks[k - 1] != "annotation":
+        return {}
+    return _modification(toks, k)[0]
+
+
+#: vendor annotations of the top-level package (MLS 18.1: ``__Vendor_name``) that become the
+#: FMU's fmiModelDescription attributes, with ``version`` (MLS 18.8)
+LIBRARY_ANNOTATIONS = {"version": "version", "author": "__WearCosim_author",
+                       "copyright": "__WearCosim_copyright", "license": "__WearCosim_license"}
+
+
+def library_metadata(package_file: Optional[Path], model_file: Path, model: str) -> dict:
+    """author, version, copyright, license of the FMU: the annotations of the top-level
+    package (``package_file``, its ``package.mo``), each replaced by the model class's own
+    annotation of the same name if it has one (:data:`LIBRARY_ANNOTATIONS`)."""
+    out = {}
+    for ann in ([class_annotation(package_file, package_file.parent.name)] if package_file else []) + \
+            [class_annotation(model_file, model)]:
+        for key, name in LIBRARY_ANNOTATIONS.items():
+            if isinstance(ann.get(name), str) and ann[name].strip():
+                out[key] = ann[name].strip()
+    return out
+
+
+def model_documentation(model_file: Path, model: str) -> dict:
+    """``Documentation(info=..., revisions=...)`` of the model class (HTML strings)."""
+    doc = class_annotation(model_file, model).get("Documentation")
+    return {k: v for k, v in doc.items() if isinstance(v, str)} if isinstance(doc, dict) else {}
 
 
 def model_file_for(root: Path, model: str) -> Optional[Path]:
@@ -960,6 +1084,8 @@ def _to_ir(flat: dict, src: Sources, model: str, probe: bool = True) -> ir.Model
             v.causality = "local"
         out.variables[name] = v
     _check_size(model, out.variables)
+    if not probe:
+        _check_units(out.variables, src, mfile)
     for eq in flat.get("equations", []):
         out.equations.append(ir.Equation(conv.expr(eq["residual"]), conv.loc(eq)))
     # declaration equations of non-parameter variables (``Real y = expr``) are equations;
@@ -1002,7 +1128,62 @@ def _to_ir(flat: dict, src: Sources, model: str, probe: bool = True) -> ir.Model
     for fname, f in flat.get("functions", {}).items():
         out.functions[fname] = conv.function(fname, f)
     out.experiment = parse_experiment(mfile)
+    top = Path(src.root) / "package.mo" if src.in_package else None
+    out.metadata = library_metadata(top if top and top.is_file() else None, mfile, model)
+    out.documentation = model_documentation(mfile, model)
     return out
+
+
+def _string_at(loc: ir.Loc) -> Optional[str]:
+    """The string literal that starts at ``loc`` (1-based line and column), if one does."""
+    try:
+        lines = Path(loc.file).read_text(errors="ignore").splitlines()
+        m = re.match(r'"((?:[^"\\]|\\.)*)"', lines[loc.line - 1][loc.col - 1:])
+    except (OSError, IndexError):
+        return None
+    return m.group(1) if m else None
+
+
+def _check_units(variables: dict, src: Sources, model_file: Path) -> None:
+    """Refuse a ``unit`` or ``displayUnit`` that is not a valid unit string the exporter can
+    define in SI base units (:mod:`wearcosim.export.units`), naming the line that writes it
+    (the declaration or the type that gives it) and the variable."""
+    from . import units
+    bad_seen = {}
+    for name, v in variables.items():
+        if v.type != "Real":
+            continue
+        for attr, text in (("unit", v.unit), ("displayUnit", v.display_unit)):
+            if not text:
+                continue
+            try:
+                units.check(text)
+                if attr == "displayUnit" and v.unit:
+                    units.display_conversion(v.unit, text)
+            except units.UnitError as exc:
+                key = (attr, text)
+                if key not in bad_seen:
+                    bad_seen[key] = _find_unit_string(src.map_files, attr, text,
+                                                      Path(v.loc.file) if v.loc.line else model_file)
+                loc = bad_seen[key] or v.loc
+                raise _err(f"{attr} of {name}: {exc}", loc, "unit") from None
+
+
+def _find_unit_string(files, attr: str, text: str, prefer: Optional[Path] = None):
+    """``file:line:col`` of ``attr = "text"`` (outside comments), the variable's file first."""
+    pat = re.compile(r"(?<![\w])" + attr + r'\s*=\s*"')
+    order = ([prefer] if prefer and prefer in files else []) + [f for f in files if f != prefer]
+    for f in order:
+        try:
+            raw = Path(f).read_text(errors="ignore")
+        except OSError:
+            continue
+        for m in pat.finditer(_strip_comments(raw)):
+            q = m.end()
+            if raw[q:q + len(text) + 1] == text + '"':
+                line = raw.count("\n", 0, m.start()) + 1
+                return ir.Loc(str(f), line, m.start() - (raw.rfind("\n", 0, m.start()) + 1) + 1)
+    return None
 
 
 def _target(t) -> ir.Ref:

@@ -177,6 +177,8 @@ class Var:
     max: Optional[Expr] = None
     nominal: Optional[Expr] = None
     unit: str = ""
+    quantity: str = ""                  # quantity attribute (from the declared type, e.g. "Angle")
+    display_unit: str = ""              # displayUnit attribute
     description: str = ""
     final: bool = False
     protected: bool = False
@@ -239,6 +241,8 @@ class Model:
     asserts: list = field(default_factory=list)        # [AssertEq]
     functions: dict = field(default_factory=dict)      # name -> Function
     experiment: dict = field(default_factory=dict)     # StartTime, StopTime, Interval, Tolerance
+    metadata: dict = field(default_factory=dict)       # author, version, copyright, license (library annotations)
+    documentation: dict = field(default_factory=dict)  # Documentation(info=..., revisions=...) of the model
     loc: Loc = Loc()
 
 

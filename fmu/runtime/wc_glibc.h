@@ -14,9 +14,9 @@
  *
  * How: a ".symver name, name@VERSION" directive makes the assembler bind this unit's
  * references to `name` to that version instead of the default.  The directive costs
- * nothing for functions the unit does not call (no reference is emitted).  The list
- * below is every function of the C library that a C99 model or the runtime may call
- * and whose default version is newer than 2.17 in some glibc release:
+ * nothing for functions the unit does not call (no reference is emitted).  Pinned: the
+ * functions of the C library that generated C99 code or the runtime can call and whose
+ * default version is newer than 2.17 in a glibc release up to 2.38:
  *   exp exp2 log log2 pow           default GLIBC_2.29 (new implementations, 2.28)
  *   expf exp2f logf log2f powf      default GLIBC_2.27
  *   hypot hypotf                    default GLIBC_2.35
@@ -24,20 +24,20 @@
  *   lgamma lgammaf lgammal          default GLIBC_2.23
  *   dlopen dlsym dlclose dlerror    default GLIBC_2.34 (moved from libdl into libc; used
  *                                   by the container FMUs, fmu/container/ct_load.c)
- * (the libm versions are read from glibc 2.36's libm.so.6 with readelf --dyn-syms; fmod
- * and fmodf from glibc 2.38.)  Anything not listed that a future model calls at a newer
- * version is caught by tests/export/test_portability.py, which reads the version needs
- * of every example FMU's binary.
+ * (read from glibc 2.36's libm.so.6 and libc.so.6 with readelf --dyn-syms; fmod and fmodf
+ * got their new version in glibc 2.38.)  A function not listed that a future model calls
+ * at a newer version is caught by tests/export/test_portability.py, which reads the
+ * version needs of every example FMU's binary.
  *
- * Same results: since glibc 2.28 the old version of exp, log, pow (and the float ones
- * since 2.27) is a thin wrapper around the same implementation as the new one; it only
- * adds the old errno/matherr handling on overflow, underflow and domain errors and
- * returns the same value.  Measured on glibc 2.36, x86_64 with FMA (the libm's fastest
- * variants): 4e6 random and special arguments of each function above, old and new
- * versions bit-identical, and the example FMUs' simulation results bit-identical with
- * and without this header.  (On an older glibc the same binary uses that glibc's libm,
- * whose exp/log/pow may differ in the last bit: results are reproducible to the bit on
- * the same C library only.)
+ * Same results: the old version of each of these functions calls the same implementation
+ * as the new one (exp, log, pow since glibc 2.28, the float ones since 2.27); it differs
+ * only in error handling for old standards (errno and SVID matherr on overflow, underflow
+ * and domain errors; signgam for lgamma), not in the value returned.  Measured on glibc
+ * 2.36, x86_64 with FMA (the libm's fastest variants): 4e6 random and special arguments of
+ * each libm function above but lgammal, old and new versions bit-identical; the example
+ * FMUs' simulation results bit-identical with and without this header.  (On an older glibc
+ * the same binary uses that glibc's libm, whose exp/log/pow may differ in the last bit:
+ * results are reproducible to the bit on the same C library only.)
  *
  * Only for glibc on x86_64 (base version GLIBC_2.2.5) and aarch64 (GLIBC_2.17, the
  * first glibc for that architecture).  Elsewhere (Windows, macOS, musl, other

@@ -4,7 +4,7 @@ The exporter writes the file next to the C sources of every FMU (:func:`write`, 
 :func:`wearcosim.export.package.compile_binary` with the very lists it compiles with): one
 ``BuildConfiguration`` (no ``platform``: it is the configuration for every platform) with one
 ``SourceFileSet`` holding the compilation units, the preprocessor definitions, the include
-directory and the compiler options that change what the binary computes or links against,
+directory and the compiler options that change what the binary computes, exports or needs,
 and the libraries it is linked with.  The layout is FMI 3.0's (``fmi3BuildDescription.xsd``);
 FMI 2.0.4 takes it over unchanged for FMI 2.0 FMUs, where it has precedence over the
 ``SourceFiles`` of ``modelDescription.xml``.  ``fmiVersion="3.0"`` names that schema (the
@@ -117,6 +117,8 @@ def read(source) -> list:
     """The build configurations of a buildDescription.xml: a path to the file, to an FMU
     (``sources/buildDescription.xml`` inside it) or to an extracted FMU's folder."""
     source = Path(source)
+    if not source.exists():
+        raise BuildDescriptionError(f"{source}: no such file")
     try:
         if source.is_dir():
             data = (source / "sources" / FILE_NAME).read_bytes()
@@ -266,9 +268,10 @@ def cmake_lists(config: BuildConfiguration, sources: str = "${CMAKE_CURRENT_SOUR
 
 def _identifier(fmu: Path) -> str:
     from fmpy import read_model_description
-    if not fmu.is_file():
-        raise BuildDescriptionError(f"{fmu}: no such file")
-    md = read_model_description(str(fmu), validate=False)
+    try:
+        md = read_model_description(str(fmu), validate=False)
+    except Exception as exc:          # FMPy raises several kinds for a bad file
+        raise BuildDescriptionError(f"{fmu}: cannot read modelDescription.xml ({exc})") from None
     kind = md.coSimulation or md.modelExchange
     if kind is None:
         raise BuildDescriptionError(f"{fmu}: modelDescription.xml has neither ModelExchange nor CoSimulation")
@@ -315,9 +318,9 @@ def rebuild_fmu(fmu, dest, build_type: str = "Release", cmake: str = "cmake") ->
     from ..fmi.archive import safe_extract
     from .package import platform_dir, shared_ext
     fmu, dest = Path(fmu), Path(dest)
-    ident = _identifier(fmu)
-    config = choose(read(fmu), ident)
-    member = f"binaries/{platform_dir()}/{ident}{shared_ext()}"
+    configs = read(fmu)
+    config = choose(configs, _identifier(fmu))
+    member = f"binaries/{platform_dir()}/{config.model_identifier}{shared_ext()}"
     with tempfile.TemporaryDirectory(prefix="wearcosim-rebuild-") as tmp:
         tmp = Path(tmp)
         root = safe_extract(fmu, tmp / "fmu")
@@ -336,7 +339,8 @@ def write_cmake_project(fmu, folder) -> Path:
     ``folder/binaries/<platform>``); returns the CMakeLists.txt."""
     from ..fmi.archive import safe_extract
     fmu, folder = Path(fmu), Path(folder)
-    config = choose(read(fmu), _identifier(fmu))
+    configs = read(fmu)
+    config = choose(configs, _identifier(fmu))
     root = safe_extract(fmu, folder)
     path = root / "CMakeLists.txt"
     path.write_text(cmake_lists(config))
@@ -363,6 +367,9 @@ def main(argv=None) -> int:
             print(f"wrote {write_cmake_project(args.fmu, args.folder)}")
     except (BuildDescriptionError, FMUOpenError) as exc:
         print(f"error: {exc}", file=sys.stderr)
+        return 1
+    except OSError as exc:
+        print(f"error: {exc.filename or ''}: {exc.strerror or exc}", file=sys.stderr)
         return 1
     return 0
 

@@ -1,10 +1,18 @@
 """Pass 4: compile the generated C with the shared runtime and zip the FMU.
 
 The FMU holds ``modelDescription.xml``, ``binaries/linux64/<id>.so`` and, under
-``sources/``, every C file needed to rebuild the binary on another platform (FMPy's
-``compile_platform_binary`` works on it).  The archive is written to a temporary file next
-to its destination and renamed into place, so an interrupted or failed build never leaves
-a half-written FMU behind.
+``sources/``, every C file needed to rebuild the binary on another platform, with
+``buildDescription.xml`` listing the units, definitions, include directory, compiler options
+and libraries the binary was built with (:mod:`.builddesc`; ``python -m
+wearcosim.export.builddesc rebuild`` rebuilds from it with CMake).  The archive is written to a
+temporary file next to its destination and renamed into place, so an interrupted or failed
+build never leaves a half-written FMU behind.
+
+Portable binaries: every unit is compiled with ``-include wc_glibc.h`` (fmu/runtime), which
+binds the C-library functions whose default symbol version is newer than glibc 2.17 (exp,
+log, pow, ... since 2.27-2.38; dlopen & co. since 2.34) to their baseline versions, so the
+``.so`` built on a current Linux loads on any glibc >= 2.17 (manylinux2014), with
+bit-identical results on the build machine.
 """
 from __future__ import annotations
 
@@ -39,6 +47,55 @@ def platform_dir() -> str:
 
 def shared_ext() -> str:
     return {"Linux": ".so", "Darwin": ".dylib", "Windows": ".dll"}.get(platform.system(), ".so")
+
+
+#: force-included into every unit (fmu/runtime/wc_glibc.h): no glibc symbol newer than 2.17
+PIN_HEADER = "wc_glibc.h"
+#: preprocessor definitions of every unit: clock_gettime (POSIX.1-2008) under -std=c99
+DEFINITIONS = (("_POSIX_C_SOURCE", "200809L"),)
+#: compiler options (GCC/Clang syntax) that decide what the binary computes, exports or needs,
+#: so buildDescription.xml lists them for a rebuild: the pinning header; no contraction of
+#: a*b+c into a fused multiply-add (already so for gcc -std=c99, but not for GNU modes, which
+#: CMake's C_STANDARD gives by default, nor for clang: on a CPU with FMA the results would
+#: change); only the fmi2 functions exported.
+COMPILER_OPTIONS = ("-include", PIN_HEADER, "-ffp-contract=off", "-fvisibility=hidden")
+_DLFCN = re.compile(rb"^\s*#\s*include\s*<dlfcn\.h>", re.M)
+
+
+def libraries(src_dir: Path, units) -> list:
+    """System libraries the binary is linked with: libm, and libdl for units that use dlopen
+    (in libc since glibc 2.34, in libdl before; the container FMUs)."""
+    libs = ["m"]
+    if any(_DLFCN.search((Path(src_dir) / u).read_bytes()) for u in units):
+        libs.append("dl")
+    return libs
+
+
+def _link_flags(libs) -> list:
+    flags = []
+    for n in libs:
+        if n == "dl" and platform.libc_ver()[0] == "glibc":
+            # glibc < 2.34 has dlopen in libdl.so.2, and the binary must name it to find it
+            # there; linked on a newer glibc, -ldl finds only an empty libdl.a, so the shared
+            # library is named itself and kept although none of its symbols is used here
+            flags += ["-Wl,--push-state,--no-as-needed", "-l:libdl.so.2", "-Wl,--pop-state"]
+        else:
+            flags.append(f"-l{n}")
+    return flags
+
+
+def build_description(src_dir: Path, units, identifier: str):
+    """The buildDescription.xml configuration of a binary compiled by :func:`compile_binary`."""
+    from . import builddesc
+    files = builddesc.SourceFileSet(
+        list(units), "C99", compiler_options=" ".join(COMPILER_OPTIONS), definitions=list(DEFINITIONS),
+        include_dirs=["."])
+    what = {"m": "the C math library", "dl": "dlopen (part of libc since glibc 2.34)"}
+    libs = [builddesc.Library(n, True, what.get(n)) for n in libraries(src_dir, units)]
+    return builddesc.BuildConfiguration(
+        identifier, [files], libs,
+        description="the binaries of this FMU were built from these files with these settings "
+                    "(compilerOptions in GCC/Clang syntax)")
 
 
 def runtime_sources():
@@ -84,10 +141,17 @@ def unit_bytes(src_dir: Path, unit: str) -> int:
 def compile_binary(src_dir: Path, units, identifier: str, out: Path, cc: str = None, opt: str = "-O2"):
     """Compile every unit to an object file, in parallel (one process per core: the generated
     model.c and model_jac.c take most of the time), then link the shared library.  Units above
-    :data:`LARGE_UNIT_BYTES` are compiled at -O1.  Returns the link command."""
+    :data:`LARGE_UNIT_BYTES` are compiled at -O1.  ``src_dir/buildDescription.xml`` is written
+    from the same lists (units, :data:`DEFINITIONS`, :data:`COMPILER_OPTIONS`, ``src_dir`` as
+    the include directory, :func:`libraries`).  Returns the link command."""
+    from . import builddesc
     cc = cc or os.environ.get("CC", "gcc")
     out.parent.mkdir(parents=True, exist_ok=True)
-    flags = ["-fPIC", opt, "-fvisibility=hidden", "-std=c99", "-D_POSIX_C_SOURCE=200809L", "-I", str(src_dir)]
+    libs = libraries(src_dir, units)
+    builddesc.write(src_dir, [build_description(src_dir, units, identifier)])
+    # the header by its path: "-include" looks in the current folder before the include path
+    options = [str(Path(src_dir) / o) if o == PIN_HEADER else o for o in COMPILER_OPTIONS]
+    flags = ["-fPIC", opt, "-std=c99"] + [f"-D{n}={v}" for n, v in DEFINITIONS] + options + ["-I", str(src_dir)]
     large = {u for u in units if opt == "-O2" and unit_bytes(src_dir, u) > LARGE_UNIT_BYTES}
     jobs = max(1, min(len(units), os.cpu_count() or 1))
     with tempfile.TemporaryDirectory(prefix="wearcosim-obj-") as tmp:
@@ -122,7 +186,7 @@ def compile_binary(src_dir: Path, units, identifier: str, out: Path, cc: str = N
                 except OSError:
                     pass
                 p.wait()
-        cmd = [cc, "-shared", "-fPIC"] + objs + ["-o", str(out), "-lm"]
+        cmd = [cc, "-shared", "-fPIC"] + objs + ["-o", str(out)] + _link_flags(libs)
         p = subprocess.run(cmd, capture_output=True, text=True, timeout=600, env=env)
         if p.returncode != 0:
             raise ExportError(f"linking {identifier} failed:\n{p.stderr[-4000:]}", None, "compile")

@@ -62,7 +62,8 @@ def run(scenario: "Scenario | PathLike | Mapping[str, Any]", out: PathLike = "re
     ``scenario``: a :class:`Scenario`, a TOML path or a dict shaped like the TOML file.
     ``resume``/``restart``: continue or discard an interrupted run's checkpoint;
     ``force``: go on past the physical guards (warns once); ``build_dir``: where FMUs named
-    by model are built (default: the package's ``fmu/build``); ``hook(master, state)``:
+    by model are built (default: ``$WEARCOSIM_BUILD_DIR``, else ``fmu/build`` below
+    ``$WEARCOSIM_HOME`` or the current folder); ``hook(master, state)``:
     called after every cycle; ``progress``: the progress line on stderr."""
     from .master.loop import WearMaster
     m = WearMaster(_scenario(scenario), Path(out), build_dir=build_dir, progress=progress, hook=hook, force=force)

@@ -2,7 +2,7 @@
 
 One error path: every error a user can cause (a bad scenario, FMU, model, path, a full
 disk, ...) ends the command with one line ``error: ...`` on stderr and exit status 1 (2 for
-wrong command-line usage, 130 when interrupted); ``--debug`` shows the traceback instead.
+wrong command-line usage, 130 when interrupted, 143 on SIGTERM/SIGHUP); ``--debug`` shows the traceback instead.
 """
 from __future__ import annotations
 
@@ -298,7 +298,7 @@ def cmd_system_run(args) -> int:
 
 
 def _add_system_parser(sub):
-    sy = sub.add_parser("system", help="systems of FMUs described in SSP (.ssd / .ssp): check, pack, show")
+    sy = sub.add_parser("system", help="systems of FMUs described in SSP (.ssd / .ssp): check, pack, show, run")
     ssub = sy.add_subparsers(dest="system_cmd", required=True, metavar="SUBCOMMAND")
     ck = ssub.add_parser("check", help="check a system against its FMUs (one 'error:' line per problem)")
     ck.add_argument("file", metavar="FILE.ssd|FILE.ssp")

@@ -104,3 +104,16 @@ def test_results_of_the_older_layouts_still_plot(tmp_path):
     p = subprocess.run([sys.executable, "-m", "wearcosim.cli", "plot", str(tmp_path / "junk.h5")],
                        capture_output=True, text=True, env=env)
     assert p.returncode != 0 and len(p.stderr.strip().splitlines()) == 1 and p.stderr.startswith("error: ")
+
+
+def test_smoothing_of_an_open_profile_never_mixes_its_ends():
+    """Along a gear flank (an open profile) the moving average is cut at the ends: wear at
+    the root does not leak to the tip (it would with the periodic average of a bearing)."""
+    x = np.zeros(20)
+    x[0] = 1.0                                   # wear at the root only
+    open_ = smooth_periodic(x, 2, periodic=False)
+    closed = smooth_periodic(x, 2)
+    assert closed[-1] > 0 and open_[-1] == 0.0 and np.all(open_[3:] == 0.0)
+    np.testing.assert_allclose(open_[:3], [1 / 3, 1 / 4, 1 / 5])
+    y = np.random.default_rng(2).uniform(size=20)
+    assert np.allclose(smooth_periodic(y, 3, periodic=False)[5:-5], smooth_periodic(y, 3)[5:-5])

@@ -28,6 +28,8 @@ from pathlib import Path
 
 import numpy as np
 
+from ..resources import results_dir  # noqa: E402
+
 ROOT = Path(__file__).resolve().parents[3]
 DEMO = ROOT / "cosim" / "demo_hybrid_dry_32pi.toml"
 
@@ -124,7 +126,7 @@ def figure(rows, ref, path):
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m wearcosim.bench.extrapolation", description=__doc__.split("\n")[0])
     ap.add_argument("--real", type=float, default=1e5, help="real cycles (default 1e5)")
-    ap.add_argument("--out", default=str(ROOT / "results" / "bench_extrapolation.json"))
+    ap.add_argument("--out", default=str(results_dir() / "bench_extrapolation.json"))
     a = ap.parse_args(argv)
     print(f"direct reference: {a.real:.3g} simulated cycles ...", flush=True)
     ref = measure("fixed", 1.0, a.real)

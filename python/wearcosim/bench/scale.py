@@ -26,6 +26,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from ..resources import results_dir  # noqa: E402
+
 ROOT = Path(__file__).resolve().parents[3]
 
 
@@ -138,7 +140,7 @@ def main(argv=None) -> int:
     ap.add_argument("sizes", nargs="*", type=int, default=None)
     ap.add_argument("--rotors", action="store_true", help="build the rotor workloads instead (ratios to TwoDiskRub)")
     ap.add_argument("--timeout", type=float, default=600.0, help="seconds per build")
-    ap.add_argument("--out", default=str(ROOT / "results" / "bench_scale.json"))
+    ap.add_argument("--out", default=str(results_dir() / "bench_scale.json"))
     a = ap.parse_args(argv)
     rows = []
     if a.rotors:
@@ -147,7 +149,7 @@ def main(argv=None) -> int:
             rows.append(measure(name, a.timeout))
             print(report_rotors(rows)[-1], flush=True)
         print("\n".join(report_rotors(rows)))
-        out = a.out if a.out != str(ROOT / "results" / "bench_scale.json") else str(ROOT / "results" / "bench_scale_rotors.json")
+        out = a.out if a.out != str(results_dir() / "bench_scale.json") else str(results_dir() / "bench_scale_rotors.json")
         from ..atomic import write_bytes
         write_bytes(out, json.dumps(rows, indent=1).encode())
         print(f"written {out}")

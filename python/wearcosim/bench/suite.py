@@ -23,6 +23,8 @@ from pathlib import Path
 
 import numpy as np
 
+from ..resources import results_dir  # noqa: E402
+
 ROOT = Path(__file__).resolve().parents[3]
 CASES = {
     # name: (example class, wrapper in tests/models/mo/WearCosimChecks, stop time,
@@ -231,7 +233,7 @@ def bench_sweep(cycles=160):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(prog="python -m wearcosim.bench", description=__doc__.split("\n")[0])
-    ap.add_argument("--out", default=str(ROOT / "results" / "bench.json"))
+    ap.add_argument("--out", default=str(results_dir() / "bench.json"))
     ap.add_argument("--skip", nargs="*", default=[], choices=["sim", "wear", "build", "sweep"])
     a = ap.parse_args(argv)
     report = {}

@@ -60,6 +60,8 @@ from pathlib import Path
 
 import numpy as np
 
+from ..resources import results_dir  # noqa: E402
+
 ROOT = Path(__file__).resolve().parents[3]
 
 #: composed example -> signals of the monolithic FMU compared as the orbit
@@ -371,7 +373,7 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m wearcosim.bench.systems", description=__doc__.split("\n")[0])
     ap.add_argument("systems", nargs="*", help=f"composed examples (default: all: {', '.join(SYSTEMS)})")
     ap.add_argument("--quick", action="store_true", help="a smoke run: short window, one solver, one repeat")
-    ap.add_argument("--out", default=str(ROOT / "results" / "bench_systems.json"))
+    ap.add_argument("--out", default=str(results_dir() / "bench_systems.json"))
     a = ap.parse_args(argv)
     unknown = [x for x in a.systems if x not in SYSTEMS]
     if unknown:

@@ -21,6 +21,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from ..resources import results_dir  # noqa: E402
+
 ROOT = Path(__file__).resolve().parents[3]
 DEMO = ROOT / "cosim" / "demo_hybrid_dry_32pi.toml"
 
@@ -57,7 +59,7 @@ def measure(cycles: int, checkpoint: float) -> dict:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m wearcosim.bench.wearrun", description=__doc__.split("\n")[0])
     ap.add_argument("cycles", nargs="*", type=int, default=None, help="default: 160 640 2560")
-    ap.add_argument("--out", default=str(ROOT / "results" / "bench_wearrun.json"))
+    ap.add_argument("--out", default=str(results_dir() / "bench_wearrun.json"))
     a = ap.parse_args(argv)
     from wearcosim.master.loop import WearMaster
     rows = []

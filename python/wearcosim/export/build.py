@@ -18,9 +18,9 @@ from . import causalize as _causalize
 from . import codegen, dae as _dae, frontend, package
 from .errors import ExportError
 
-ROOT = Path(__file__).resolve().parents[3]
-DEFAULT_PACKAGE = ROOT / "modelica" / "WearCosim"
-DEFAULT_OUT = ROOT / "fmu" / "build"
+from ..resources import build_dir, library_root
+
+DEFAULT_PACKAGE = library_root() / "WearCosim"
 
 
 @dataclass
@@ -45,7 +45,7 @@ def short_name(model: str) -> str:
     return model.split(".")[-1]
 
 
-def build_fmu(model: str, package_dir=DEFAULT_PACKAGE, out_dir=DEFAULT_OUT, path=None,
+def build_fmu(model: str, package_dir=DEFAULT_PACKAGE, out_dir=None, path=None,
               identifier: str = None, keep_dir=None, expose_protected: bool = False) -> BuildResult:
     """Build ``<out_dir>/<ShortName>.fmu`` for class ``model``.  Protected parameters are
     not ScalarVariables of the FMU unless ``expose_protected`` (as in Dymola's default)."""
@@ -87,7 +87,7 @@ def build_fmu(model: str, package_dir=DEFAULT_PACKAGE, out_dir=DEFAULT_OUT, path
             if kd.exists():
                 shutil.rmtree(kd)
             shutil.copytree(stage, kd)
-        dest = Path(out_dir) / f"{ident}.fmu"
+        dest = Path(out_dir if out_dir is not None else build_dir()) / f"{ident}.fmu"
         package.write_fmu(stage, dest)
     L = gen.layout
     stats = {"blocks": {k: sum(1 for b in c.blocks if b.kind == k) for k in ("explicit", "linear", "nonlinear")},

@@ -42,11 +42,12 @@ import casadi as ca
 import numpy as np
 
 from . import units as _units
+from ..resources import fmu_sources
 from .causalize import Causal, check_balance, incidence, match
 from .errors import ExportError
 from .symbolic import to_num
 
-TEMPLATES = Path(__file__).resolve().parents[3] / "fmu" / "templates"
+TEMPLATES = fmu_sources() / "templates"
 
 # generated functions compiled in their own unit (model_jac.c)
 SEPARATE_UNIT = ("jac", "dd")

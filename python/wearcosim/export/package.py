@@ -27,10 +27,10 @@ import zipfile
 from pathlib import Path
 
 from ..atomic import atomic_path
+from ..resources import fmu_sources
 from .errors import ExportError
 
-ROOT = Path(__file__).resolve().parents[3]
-RUNTIME = ROOT / "fmu" / "runtime"
+RUNTIME = fmu_sources() / "runtime"
 
 
 def platform_dir() -> str:

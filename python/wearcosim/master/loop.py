@@ -626,7 +626,7 @@ class WearMaster:
         window the loop records, finished, jumped)."""
         sc, ctl = self.sc, self.ctl
         m = self._window(st.cycle)
-        rate = reconstruction.smooth_periodic(st.pending, sc.smoothing) / m
+        rate = reconstruction.smooth_periodic(st.pending, sc.smoothing, self.ports.circular) / m
         if ctl.pending:
             j = ctl.judge(rate)
             st.spool.append_scalars(self._x_names, (st.cycle - sc.transient_cycles,
@@ -650,7 +650,7 @@ class WearMaster:
         wear_cycles = st.cycle - sc.transient_cycles
         factor = J / m if sc.adaptive else sc.extrapolation
         real = ctl.done if sc.adaptive else wear_cycles * sc.extrapolation
-        new = reconstruction.update_profile(st.depth, st.pending, factor, sc.smoothing)
+        new = reconstruction.update_profile(st.depth, st.pending, factor, sc.smoothing, self.ports.circular)
         self.check_update(st.depth, new, wear_cycles, real)
         lengths = dict(st.spool.lengths)
         before, window = st.depth, st.pending

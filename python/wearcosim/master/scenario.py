@@ -243,7 +243,7 @@ def from_dict(data: dict, source: str = "<scenario>", base: Path = Path(".")) ->
         name=name, source=source, description=data.get("description", ""),
         model=fmu.get("model", ""),
         fmu_path=str((base / fmu["path"]).resolve()) if fmu.get("path") else "",
-        package=fmu.get("package", ""),
+        package=str((base / fmu["package"]).resolve()) if fmu.get("package") else "",
         prefix=(system["wear_component"] + ".") if system else fmu.get("prefix", ""),
         system_file=str((base / system["file"]).resolve()) if system else "",
         wear_component=system.get("wear_component", ""),

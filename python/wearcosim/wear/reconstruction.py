@@ -2,34 +2,45 @@
 
 ``update_profile(h, dh, N, w)`` returns ``h + N * S_w(dh)`` where ``N`` is the cycle
 extrapolation factor (each simulated cycle stands for N real ones, as in the wear
-literature: real wear needs 1e5..1e7 cycles) and ``S_w`` an optional periodic moving
-average over ``2w + 1`` sectors (``w = 0``: none).  Smoothing conserves the worn volume
-(the kernel sums to one) and damps sector-to-sector noise of a short sampled cycle; it
-is off by default because it also flattens genuine wear peaks.
+literature: real wear needs 1e5..1e7 cycles) and ``S_w`` an optional moving average over
+``2w + 1`` sectors (``w = 0``: none): around a closed surface (bearing, stator) periodic,
+along an open profile (gear flank) cut at its ends.  Smoothing conserves the worn volume
+(exactly on a closed surface, nearly on a profile) and damps sector-to-sector noise of a
+short sampled cycle; it is off by default because it also flattens genuine wear peaks.
 """
 from __future__ import annotations
 
 import numpy as np
 
 
-def smooth_periodic(x, w: int):
+def smooth_periodic(x, w: int, periodic: bool = True):
+    """Moving average over ``2w + 1`` sectors: around a closed surface (``periodic``), or
+    along an open profile (a gear flank), where the window is cut at the ends and each sector
+    is the mean of the sectors it covers there (root and tip are never averaged together).
+    The periodic average conserves the sum exactly; the open one nearly (the end sectors
+    weigh a little more)."""
     x = np.asarray(x, dtype=float)
     if w <= 0:
         return x.copy()
     n = x.size
     if 2 * w + 1 > n:
         raise ValueError(f"smoothing window of {2 * w + 1} sectors exceeds the {n} sectors")
-    acc = np.zeros_like(x)
-    for s in range(-w, w + 1):
-        acc += np.roll(x, s)
-    return acc / (2 * w + 1)
+    if periodic:
+        acc = np.zeros_like(x)
+        for s in range(-w, w + 1):
+            acc += np.roll(x, s)
+        return acc / (2 * w + 1)
+    c = np.concatenate([[0.0], np.cumsum(x)])
+    lo = np.clip(np.arange(n) - w, 0, n)
+    hi = np.clip(np.arange(n) + w + 1, 0, n)
+    return (c[hi] - c[lo]) / (hi - lo)
 
 
-def update_profile(depth, increment, extrapolation: float = 1.0, smoothing: int = 0):
+def update_profile(depth, increment, extrapolation: float = 1.0, smoothing: int = 0, periodic: bool = True):
     depth = np.asarray(depth, dtype=float)
     inc = np.asarray(increment, dtype=float)
     if depth.shape != inc.shape:
         raise ValueError(f"profile has {depth.size} sectors, increment {inc.size}")
     if not np.all(np.isfinite(inc)) or np.any(inc < 0):
         raise ValueError("wear increment must be finite and non-negative")
-    return depth + extrapolation * smooth_periodic(inc, smoothing)
+    return depth + extrapolation * smooth_periodic(inc, smoothing, periodic)

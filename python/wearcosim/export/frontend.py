@@ -745,7 +745,8 @@ class _Conv:
             fixed=fixed, min=self.expr(r.get("min")), max=self.expr(r.get("max")),
             nominal=self.expr(r.get("nominal")), unit=r.get("unit") or "",
             description=r.get("description") or "", final=bool(finals.get(name, False)),
-            protected=bool(r.get("is_protected")), evaluate=bool(r.get("evaluate")), loc=loc)
+            protected=bool(r.get("is_protected")), evaluate=bool(r.get("evaluate")),
+            keep=bool(r.get("evaluate_refused")), loc=loc)
 
     # -- statements (function bodies, algorithms)
     def comp_ref(self, comp) -> ir.Ref:

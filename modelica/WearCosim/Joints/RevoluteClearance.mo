@@ -13,12 +13,14 @@ model RevoluteClearance "Planar revolute joint with radial clearance and a worn 
   parameter SI.Velocity v0 = 1e-4 "Ambrosio friction: no friction below this slip speed";
   parameter SI.Velocity v1 = 1e-2 "Ambrosio friction: full Coulomb friction above this slip speed";
   parameter SI.Velocity vImpactMin = 1e-3 "Floor of the captured impact velocity (grazing contacts)";
-  parameter Boolean lubricated = false "true: Flores hybrid lubricated/dry force; false: dry contact only";
+  parameter Boolean lubricated = false "true: Flores hybrid lubricated/dry force; false: dry contact only (a run-time switch of the FMU)" annotation (Evaluate = false);
   parameter SI.DynamicViscosity mu_oil = 0.4 "Oil dynamic viscosity (400 cP at 40 degC, seed section 3)";
   parameter Real epsMax(unit = "1", min = 0, max = 1) = 0.99 "Cap of the eccentricity ratio in the film forces";
   parameter Real wedgeScale(unit = "1", min = 0, max = 1) = 1 "Scale of the wedge (hydrodynamic) film force: 1 = squeeze + wedge (Sommerfeld), 0 = pure squeeze film (seed 002's assumption)";
   parameter SI.Length e0 = 0.05*c "Width of the lubricated-to-dry transition band (Flores hybrid)";
   parameter SI.Length eReg = 1e-12 "Regularisation of |e| at the bearing centre";
+  replaceable model NormalForce = WearCosim.Joints.ContactLaws.Flores constrainedby WearCosim.Joints.ContactLaws.PartialNormalForce
+    "Normal force law of the dry contact (default: Flores)" annotation (choicesAllMatching = true);
   // ---------------------------------------------------------------- kinematics (inputs, bound by the mechanism)
   input SI.Position rB[2] "Bearing centre, global frame";
   input SI.Velocity vB[2] "Velocity of the bearing centre, global frame";
@@ -49,6 +51,8 @@ model RevoluteClearance "Planar revolute joint with radial clearance and a worn 
   SI.Force Frad "Total radial force on the journal along n";
   SI.Force Ftan "Total tangential force on the journal along t";
   discrete SI.Velocity vImpact(start = 1, fixed = true) "Penetration velocity captured at the last contact onset";
+  NormalForce normalForce(final n_exp = n_exp, final cr = cr, K = K, delta = delta, deltaDot = eDot, vImpact = vImpact)
+    "Normal force law of the dry contact";
 protected
   final parameter SI.HertzStiffness K0 = WearCosim.Contact.floresStiffness(E_bearing, nu_bearing, E_journal, nu_journal, R_bearing, R_journal) "Flores stiffness of the unworn joint (for reference)";
 equation
@@ -71,8 +75,8 @@ equation
   when delta > 0 then
     vImpact = max(pre(eDot), vImpactMin);
   end when;
-  // dry contact: Flores normal force, Ambrosio friction
-  FnDry = if delta > 0 then WearCosim.Contact.floresForce(K, n_exp, cr, delta, eDot, vImpact) else 0;
+  // dry contact: normal force law (default Flores), Ambrosio friction
+  FnDry = if delta > 0 then normalForce.Fn else 0;
   FtDry = WearCosim.Contact.ambrosioFriction(mu_d, FnDry, vSlip, v0, v1);
   // film and hybrid weighting
   if lubricated then

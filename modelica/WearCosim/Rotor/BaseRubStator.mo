@@ -13,12 +13,14 @@ partial model BaseRubStator "Rub contact and rigid or elastic stator with the we
   parameter SI.PoissonNumber nu_stator = 0.3 "Poisson's ratio of the stator";
   // ---------------------------------------------------------------- stator
   parameter SI.Position statorOffset[2] = {0, 0} "Position of the stator centre relative to the bearing axis (misalignment)";
-  parameter Boolean elasticStator = false "true: stator is a mass-spring-damper; false: rigid, fixed at statorOffset";
+  parameter Boolean elasticStator = false "true: stator is a mass-spring-damper; false: rigid, fixed at statorOffset; a run-time switch of the FMU" annotation (Evaluate = false);
   parameter SI.Mass mStator = 5 "Stator mass (elastic stator)";
   parameter SI.TranslationalSpringConstant kStator = 5e7 "Stator support stiffness (elastic stator)";
   parameter SI.TranslationalDampingConstant cStator = 1000 "Stator support damping (elastic stator)";
   // ---------------------------------------------------------------- components
-  WearCosim.Rotor.RubContact contact(final nSectors = nSectors, final R_journal = R_journal, final c = c, final L = L,
+  replaceable model NormalForce = WearCosim.Rotor.RubLaws.KelvinVoigt constrainedby WearCosim.Rotor.RubLaws.PartialNormalForce
+    "Normal force law of the rub (default: Kelvin-Voigt penalty)" annotation (choicesAllMatching = true);
+  WearCosim.Rotor.RubContact contact(redeclare final model NormalForce = NormalForce, final nSectors = nSectors, final R_journal = R_journal, final c = c, final L = L,
     final k_c = k_c, final c_c = c_c, final mu = mu, final vEps = vEps, final E_rotor = E_rotor, final nu_rotor = nu_rotor,
     final E_stator = E_stator, final nu_stator = nu_stator,
     wearDepth = wearDepth, rR = rRub, vR = vRub, rS = rS, vS = vS, Omega = OmegaRub) "Rub contact at the rub node";

@@ -28,7 +28,9 @@ model JeffcottRub "Jeffcott rotor (single disk on a massless shaft) with unbalan
   output SI.AngularVelocity whirlRate "Whirl angular velocity (> 0 forward, < 0 backward)";
   output SI.Energy energy "Kinetic + shaft strain + contact spring energy";
   SI.AngularAcceleration dOmega "Spin acceleration";
-  WearCosim.Rotor.RubContact contact(final nSectors = nSectors, final R_journal = R_journal, final c = c, final L = L,
+  replaceable model NormalForce = WearCosim.Rotor.RubLaws.KelvinVoigt constrainedby WearCosim.Rotor.RubLaws.PartialNormalForce
+    "Normal force law of the rub (default: Kelvin-Voigt penalty)" annotation (choicesAllMatching = true);
+  WearCosim.Rotor.RubContact contact(redeclare final model NormalForce = NormalForce, final nSectors = nSectors, final R_journal = R_journal, final c = c, final L = L,
     final k_c = k_c, final c_c = c_c, final mu = mu, final vEps = vEps,
     wearDepth = wearDepth, rR = {x, y}, vR = {vx, vy}, rS = {0, 0}, vS = {0, 0}, Omega = Omega) "Rub contact";
 equation

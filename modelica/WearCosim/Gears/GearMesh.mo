@@ -138,7 +138,15 @@ equation
   hubA.f = Fb;
   hubB.t = -cross(rhoB*e1refB, Fb);
   hubA.t = cross(rhoA*e1refA, Fb);
-  annotation (Documentation(info = "<html>
+  annotation (
+    Icon(graphics = {
+      Rectangle(extent = {{-100, 100}, {100, -100}}, lineColor = {0, 0, 0}, fillColor = {255, 255, 255}, fillPattern = FillPattern.Solid),
+      Ellipse(extent = {{-90, 60}, {10, -40}}, lineColor = {0, 0, 0}, fillColor = {255, 255, 255}, fillPattern = FillPattern.Solid),
+      Ellipse(extent = {{10, 40}, {80, -30}}, lineColor = {0, 0, 0}, fillColor = {255, 255, 255}, fillPattern = FillPattern.Solid),
+      Line(points = {{-30, -40}, {50, 40}}, color = {255, 0, 0}, thickness = 0.5),
+      Ellipse(extent = {{5, 15}, {15, 5}}, lineColor = {255, 0, 0}, fillColor = {255, 0, 0}, fillPattern = FillPattern.Solid),
+      Text(extent = {{-150, 145}, {150, 105}}, textString = "%name", textColor = {0, 0, 255})}),
+    Documentation(info = "<html>
 <p>Mesh force element of the spatial gear pair (SPEC section 3; Popov, Sorokin, Ivannikov,
 Degtyar&euml;v 2020 after Cardona 1995). Massless: the 12 DOF belong to the two
 <a href=\"modelica://WearCosim.Gears.Wheel\">Wheel</a>s whose hubs it connects

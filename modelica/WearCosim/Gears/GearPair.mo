@@ -25,8 +25,8 @@ model GearPair "Spatial gear pair with backlash: two rigid wheels (12 DOF) and t
     gammaCone = gammaCone, rA0 = rA0, e1A = e1A, e3A = e3A, rB0 = rB0, e1B = e1B, e3B = e3B, b = b, X = X,
     k_m = k_m, variableStiffness = variableStiffness, k_double = k_double, epsAlpha = epsAlpha,
     sharpness = sharpness, chi = chi, IA = IA, IB = IB, mu = mu) "Tooth mesh";
-  WearCosim.Gears.Hub hubA "Hub of wheel a (shafts, bearings, loads)";
-  WearCosim.Gears.Hub hubB "Hub of wheel b (shafts, bearings, loads)";
+  WearCosim.Gears.WheelHub hubA "Hub of wheel a (shafts, bearings, loads)";
+  WearCosim.Gears.WheelHub hubB "Hub of wheel b (shafts, bearings, loads)";
 equation
   connect(wheelA.hub, mesh.hubA);
   connect(wheelB.hub, mesh.hubB);

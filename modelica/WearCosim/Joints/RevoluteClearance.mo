@@ -96,7 +96,15 @@ equation
   F = Frad*nG + Ftan*tG;
   tauJ = R_journal*Ftan;
   tauB = -(R_journal + e)*Ftan;
-  annotation (Documentation(info = "<html>
+  annotation (
+    Icon(graphics = {
+      Rectangle(extent = {{-100, 100}, {100, -100}}, lineColor = {0, 0, 0}, fillColor = {255, 255, 255}, fillPattern = FillPattern.Solid),
+      Ellipse(extent = {{-80, 80}, {80, -80}}, lineColor = {0, 0, 0}, fillColor = {192, 192, 192}, fillPattern = FillPattern.Solid),
+      Ellipse(extent = {{-62, 62}, {62, -62}}, lineColor = {0, 0, 0}, fillColor = {255, 255, 255}, fillPattern = FillPattern.Solid),
+      Ellipse(extent = {{-30, 20}, {60, -70}}, lineColor = {0, 0, 0}, fillColor = {128, 128, 128}, fillPattern = FillPattern.Solid),
+      Line(points = {{0, 0}, {15, -25}}, color = {255, 0, 0}, thickness = 0.5),
+      Text(extent = {{-150, 145}, {150, 105}}, textString = "%name", textColor = {0, 0, 255})}),
+    Documentation(info = "<html>
 <p>Journal (body j, centre r<sub>J</sub>, radius R<sub>journal</sub>) inside a bearing (body i, centre
 r<sub>B</sub>, rotation &phi;<sub>B</sub>, radius R<sub>bearing</sub> + h(&theta;)) in the joint plane; the
 kinematic constraint of the ideal revolute is replaced by forces (SPEC section 1, seed 002

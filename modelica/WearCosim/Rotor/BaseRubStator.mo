@@ -52,7 +52,16 @@ equation
   vSlip = contact.vSlip;
   halfWidth = contact.halfWidth;
   inContact = contact.inContact;
-  annotation (Documentation(info = "<html>
+  annotation (
+    Icon(graphics = {
+      Rectangle(extent = {{-100, 100}, {100, -100}}, lineColor = {0, 0, 0}, fillColor = {255, 255, 255}, fillPattern = FillPattern.Solid),
+      Ellipse(extent = {{-80, 80}, {80, -80}}, lineColor = {0, 0, 0}, fillColor = {160, 160, 164}, fillPattern = FillPattern.Solid),
+      Ellipse(extent = {{-68, 68}, {68, -68}}, lineColor = {0, 0, 0}, fillColor = {255, 255, 255}, fillPattern = FillPattern.Solid),
+      Ellipse(extent = {{-40, 60}, {60, -40}}, lineColor = {0, 0, 0}, fillColor = {192, 192, 192}, fillPattern = FillPattern.Solid),
+      Ellipse(extent = {{22, 52}, {34, 40}}, lineColor = {255, 0, 0}, fillColor = {255, 0, 0}, fillPattern = FillPattern.Solid),
+      Ellipse(extent = {{-10, 10}, {10, -10}}, lineColor = {0, 0, 0}, fillColor = {0, 0, 0}, fillPattern = FillPattern.Solid),
+      Text(extent = {{-150, 145}, {150, 105}}, textString = "%name", textColor = {0, 0, 255})}),
+    Documentation(info = "<html>
 <p>The stator side of the rub system of SPEC section 5, shared by the monolithic
 <a href=\"modelica://WearCosim.Rotor.RotorStatorRub\">RotorStatorRub</a> (which binds the rub-node variables
 <code>rRub, vRub, OmegaRub</code> to its finite-element rotor) and the force-element component

@@ -43,7 +43,15 @@ equation
   F = -Fn*n + Ft*t;
   halfWidth = WearCosim.Contact.hertzHalfWidth(Fn, R_bearing + hLocal, R_journal, E_stator, nu_stator, E_rotor, nu_rotor, L);
   energy = 0.5*k_c*max(delta, 0)^2;
-  annotation (Documentation(info = "<html>
+  annotation (
+    Icon(graphics = {
+      Rectangle(extent = {{-100, 100}, {100, -100}}, lineColor = {0, 0, 0}, fillColor = {255, 255, 255}, fillPattern = FillPattern.Solid),
+      Ellipse(extent = {{-80, 80}, {80, -80}}, lineColor = {0, 0, 0}, fillColor = {160, 160, 164}, fillPattern = FillPattern.Solid),
+      Ellipse(extent = {{-68, 68}, {68, -68}}, lineColor = {0, 0, 0}, fillColor = {255, 255, 255}, fillPattern = FillPattern.Solid),
+      Ellipse(extent = {{-40, 60}, {60, -40}}, lineColor = {0, 0, 0}, fillColor = {192, 192, 192}, fillPattern = FillPattern.Solid),
+      Ellipse(extent = {{22, 52}, {34, 40}}, lineColor = {255, 0, 0}, fillColor = {255, 0, 0}, fillPattern = FillPattern.Solid),
+      Text(extent = {{-150, 145}, {150, 105}}, textString = "%name", textColor = {0, 0, 255})}),
+    Documentation(info = "<html>
 <p>Point-to-point rotor-stator contact of SPEC section 5 (seed 004): the disk (radius
 <code>R_journal</code>, centre r<sub>R</sub>) turns at &Omega; inside a stator bore of radius
 <code>R_bearing</code> = R<sub>journal</sub> + c, worn by h(&theta;) per sector (the

@@ -118,7 +118,15 @@ equation
   Ft = -mu*Fn*vSlip/sqrt(vSlip^2 + vReg^2);
   delta = ds - b/2;
   inContact = mesh.contactDrive;
-  annotation (Documentation(info = "<html>
+  annotation (
+    Icon(graphics = {
+      Rectangle(extent = {{-100, 100}, {100, -100}}, lineColor = {0, 0, 0}, fillColor = {255, 255, 255}, fillPattern = FillPattern.Solid),
+      Ellipse(extent = {{-90, 60}, {10, -40}}, lineColor = {0, 0, 0}, fillColor = {255, 255, 255}, fillPattern = FillPattern.Solid),
+      Ellipse(extent = {{10, 40}, {80, -30}}, lineColor = {0, 0, 0}, fillColor = {255, 255, 255}, fillPattern = FillPattern.Solid),
+      Line(points = {{-30, -40}, {50, 40}}, color = {255, 0, 0}, thickness = 0.5),
+      Ellipse(extent = {{5, 15}, {15, 5}}, lineColor = {255, 0, 0}, fillColor = {255, 0, 0}, fillPattern = FillPattern.Solid),
+      Text(extent = {{-150, 145}, {150, 105}}, textString = "%name", textColor = {0, 0, 255})}),
+    Documentation(info = "<html>
 <p>The tooth mesh of the spatial gear pair (<a href=\"modelica://WearCosim.Gears.GearMesh\">Gears.GearMesh</a>, eq. 5-26)
 as a force element with causal ports: the motion of the two wheel hubs comes in, the mesh loads on both wheels go
 out. The wheels themselves (and shafts, bearings, torques) are a separate body model, e.g.

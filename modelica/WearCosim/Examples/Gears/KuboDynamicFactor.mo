@@ -1,5 +1,6 @@
 within WearCosim.Examples.Gears;
 model KuboDynamicFactor "Kubo's spur pair (seed 003 Table 2): variable mesh stiffness, dynamic factor at a steady speed nRpm"
+  extends WearCosim.Icons.Example;
   import SI = WearCosim.Units.SI;
   constant Real pi = 3.141592653589793 "pi";
   parameter Real nRpm = 6000 "Speed of wheel a [rpm] (steady: both wheels start at the rigid speeds)";

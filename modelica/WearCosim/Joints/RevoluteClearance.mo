@@ -116,12 +116,14 @@ section 1). The mechanism binds the kinematic inputs and applies <code>F</code> 
 &theta; = atan2 of n in the bearing frame.</li>
 <li>Local clearance c<sub>local</sub> = c + h(&theta;), h from <code>wearDepth</code> by
 <a href=\"modelica://WearCosim.Contact.wearProfile\">wearProfile</a>; penetration &delta; = |e| - c<sub>local</sub>.</li>
-<li>Normal force (Flores): F<sub>n,dry</sub> = K(R<sub>bearing</sub>+h)&delta;<sup>1.5</sup>[1 + 8(1-c<sub>r</sub>)/(5c<sub>r</sub>)&delta;'/&delta;'<sup>(-)</sup>] &ge; 0,
+<li>Normal force: the replaceable law <code>NormalForce</code> (<a href=\"modelica://WearCosim.Joints.ContactLaws\">ContactLaws</a>),
+evaluated while &delta; &gt; 0; default <a href=\"modelica://WearCosim.Joints.ContactLaws.Flores\">Flores</a>: F<sub>n,dry</sub> = K(R<sub>bearing</sub>+h)&delta;<sup>1.5</sup>[1 + 8(1-c<sub>r</sub>)/(5c<sub>r</sub>)&delta;'/&delta;'<sup>(-)</sup>] &ge; 0,
 &delta;'<sup>(-)</sup> captured by <code>when delta &gt; 0</code> from <code>pre(eDot)</code> and floored at
 <code>vImpactMin</code>.</li>
 <li>Friction (Ambr&oacute;sio): F<sub>t,dry</sub> = -&mu;<sub>d</sub>c<sub>d</sub>(|v<sub>t</sub>|)F<sub>n,dry</sub>v<sub>t</sub>/|v<sub>t</sub>|, with
 v<sub>t</sub> = t&middot;(v<sub>J</sub>-v<sub>B</sub>) + R<sub>journal</sub>&omega;<sub>J</sub> - (R<sub>bearing</sub>+h)&omega;<sub>B</sub>.</li>
-<li>Lubricated (<code>lubricated = true</code>): Sommerfeld long-bearing film F<sub>r</sub>, F<sub>t</sub> with the local clearance,
+<li>Lubricated (<code>lubricated = true</code>; a run-time parameter of the FMU, declared <code>Evaluate = false</code>:
+both branches are computed and an if-expression selects one): Sommerfeld long-bearing film F<sub>r</sub>, F<sub>t</sub> with the local clearance,
 &omega; = &omega;<sub>J</sub>-&omega;<sub>B</sub>, &gamma;' the whirl rate in the bearing frame, &epsilon; capped at
 &epsilon;<sub>max</sub>; Flores hybrid blend with weight w = clip((|e|-c<sub>local</sub>)/e<sub>0</sub>, 0, 1):
 force = (1-w)&middot;film + w&middot;dry. Dry joint: w = 1.</li>

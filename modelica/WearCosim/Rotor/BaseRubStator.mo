@@ -67,7 +67,7 @@ equation
 <code>rRub, vRub, OmegaRub</code> to its finite-element rotor) and the force-element component
 <a href=\"modelica://WearCosim.Components.Rotor.RubStator\">Components.Rotor.RubStator</a> (which binds them to its
 inputs): a <a href=\"modelica://WearCosim.Rotor.RubContact\">RubContact</a> between the rub node and the stator, which is
-rigid and fixed at <code>statorOffset</code>, or, with <code>elasticStator = true</code>, a mass-spring-damper
+rigid and fixed at <code>statorOffset</code>, or, with <code>elasticStator = true</code> (a run-time parameter of the FMU), a mass-spring-damper
 (m<sub>s</sub>, k<sub>s</sub>, c<sub>s</sub>) in both lateral directions that receives the reaction -F (<code>contact.F</code> is
 the force on the rotor).</p>
 <p>The wear interface (<code>wearDepth[nSectors]</code> inputs, <code>Fn, Ft, delta, theta, vSlip, halfWidth,

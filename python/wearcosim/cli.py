@@ -31,6 +31,13 @@ def cmd_build(args) -> int:
         backend = "openmodelica" if openmodelica.available() else "native"
     if args.file and not Path(args.file).is_file():
         return _err(f"--file {args.file}: no such file")
+    for lib in args.library:
+        if not Path(lib).is_dir():
+            return _err(f"--library {lib}: no such folder")
+    if args.library:      # searched first, as if prepended to MODELICAPATH (specification 13.3.3)
+        import os
+        os.environ["MODELICAPATH"] = os.pathsep.join(
+            [str(Path(x).resolve()) for x in args.library] + [p for p in [os.environ.get("MODELICAPATH")] if p])
     if not args.file and not package_dir.is_dir():
         return _err(f"--package {package_dir}: no such folder")
     try:
@@ -361,6 +368,9 @@ def main(argv=None) -> int:
     b.add_argument("--package", help="Modelica package directory (default: modelica/WearCosim)")
     b.add_argument("--prefix", default="WearCosim.Examples", help="sub-package whose models are built by default")
     b.add_argument("--file", help="build from this .mo file instead of the package (needs model names)")
+    b.add_argument("--library", action="append", default=[], metavar="PATH",
+                   help="folder holding library packages (e.g. <repo>/modelica for WearCosim); searched before "
+                        "MODELICAPATH, repeatable")
     b.add_argument("--out", help="output directory (default: ./fmu/build, or $WEARCOSIM_HOME/fmu/build)")
     b.add_argument("--backend", choices=["auto", "native", "openmodelica"], default="native",
                    help="native: our exporter (default); openmodelica: OMPython + omc; auto: omc if on PATH")

@@ -37,7 +37,15 @@ partial model BaseWheelPair "Wheels a and b of a gear pair (12 DOF) with their p
     fixedTilt = fixedTiltA, fixedRotation = fixedRotationA, w0 = wA0) "Wheel a";
   WearCosim.Gears.Wheel wheelB(m = mB, Ip = IB, Id = IdB, e1 = e1B, e3 = e3B, fixedTranslation = fixedTranslationB,
     fixedTilt = fixedTiltB, fixedRotation = fixedRotationB, w0 = wB0, psi0 = psiB0) "Wheel b";
-  annotation (Documentation(info = "<html>
+  annotation (
+    Icon(graphics = {
+      Rectangle(extent = {{-100, 100}, {100, -100}}, lineColor = {0, 0, 0}, fillColor = {255, 255, 255}, fillPattern = FillPattern.Solid),
+      Ellipse(extent = {{-90, 60}, {10, -40}}, lineColor = {0, 0, 0}, fillColor = {192, 192, 192}, fillPattern = FillPattern.Solid),
+      Ellipse(extent = {{10, 40}, {80, -30}}, lineColor = {0, 0, 0}, fillColor = {160, 160, 164}, fillPattern = FillPattern.Solid),
+      Ellipse(extent = {{-48, 18}, {-32, 2}}, lineColor = {0, 0, 0}, fillColor = {0, 0, 0}, fillPattern = FillPattern.Solid),
+      Ellipse(extent = {{38, 12}, {52, -2}}, lineColor = {0, 0, 0}, fillColor = {0, 0, 0}, fillPattern = FillPattern.Solid),
+      Text(extent = {{-150, 145}, {150, 105}}, textString = "%name", textColor = {0, 0, 255})}),
+    Documentation(info = "<html>
 <p>The two <a href=\"modelica://WearCosim.Gears.Wheel\">Wheel</a>s of a gear pair, 6 DOF each, with the parameters that
 size, orient, support and start them (default wheels: solid steel discs of the pitch radius and face width
 <code>width</code>; rigid bearings). Shared by <a href=\"modelica://WearCosim.Gears.GearPair\">GearPair</a>, which adds the

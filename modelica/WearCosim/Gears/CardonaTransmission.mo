@@ -32,7 +32,15 @@ equation
   wb = -pair.wheelB.w;
   w2 = -inertia2.w;
   inContact = pair.mesh.contactDrive or pair.mesh.contactBack;
-  annotation (Documentation(info = "<html>
+  annotation (
+    Icon(graphics = {
+      Rectangle(extent = {{-100, 100}, {100, -100}}, lineColor = {0, 0, 0}, fillColor = {255, 255, 255}, fillPattern = FillPattern.Solid),
+      Line(points = {{-100, 30}, {-10, 30}}, color = {0, 0, 0}, thickness = 1),
+      Line(points = {{10, -30}, {100, -30}}, color = {0, 0, 0}, thickness = 1),
+      Rectangle(extent = {{-30, 80}, {-10, -20}}, lineColor = {0, 0, 0}, fillColor = {192, 192, 192}, fillPattern = FillPattern.Solid),
+      Rectangle(extent = {{10, 20}, {30, -80}}, lineColor = {0, 0, 0}, fillColor = {160, 160, 164}, fillPattern = FillPattern.Solid),
+      Text(extent = {{-150, 145}, {150, 105}}, textString = "%name", textColor = {0, 0, 255})}),
+    Documentation(info = "<html>
 <p>Seed 003, third test (Cardona 1995, Table 3), built from library components: the spatial
 <a href=\"modelica://WearCosim.Gears.GearPair\">GearPair</a> (12 DOF, centres and tilts held by rigid supports, the
 paper's cases 1-2), two <a href=\"modelica://WearCosim.Gears.TorsionalShaft\">TorsionalShaft</a>s and two

@@ -33,7 +33,15 @@ equation
   end for;
   hub.f = {sum(fPin[:, j]) for j in 1:3};
   hub.t = {sum(tPin[:, j]) for j in 1:3};
-  annotation (Documentation(info = "<html><p>Carrier of a planetary stage, modelled as in the paper as massless
+  annotation (
+    Icon(graphics = {
+      Rectangle(extent = {{-100, 100}, {100, -100}}, lineColor = {0, 0, 0}, fillColor = {255, 255, 255}, fillPattern = FillPattern.Solid),
+      Line(points = {{-70, 0}, {70, 0}}, color = {0, 0, 0}, thickness = 2),
+      Ellipse(extent = {{-15, 15}, {15, -15}}, lineColor = {0, 0, 0}, fillColor = {192, 192, 192}, fillPattern = FillPattern.Solid),
+      Ellipse(extent = {{-85, 15}, {-55, -15}}, lineColor = {0, 0, 0}, fillColor = {255, 255, 255}, fillPattern = FillPattern.Solid),
+      Ellipse(extent = {{55, 15}, {85, -15}}, lineColor = {0, 0, 0}, fillColor = {255, 255, 255}, fillPattern = FillPattern.Solid),
+      Text(extent = {{-150, 145}, {150, 105}}, textString = "%name", textColor = {0, 0, 255})}),
+    Documentation(info = "<html><p>Carrier of a planetary stage, modelled as in the paper as massless
 (it turns with the body whose hub it is attached to, e.g. the driven bevel wheel). Planet i has its
 nominal centre at r<sub>C0</sub> + p<sub>0,i</sub> and is held at the pin r<sub>pin,i</sub> = r<sub>C0</sub> + u<sub>C</sub> + R(e, &psi;<sub>C</sub>)p<sub>0,i</sub>
 (Rodrigues rotation, exact for any carrier angle) by a hinge of stiffness k<sub>pin</sub> (the paper's absolutely rigid

@@ -21,7 +21,9 @@ model GearMesh "Massless spatial tooth mesh between the hubs of wheels a and b (
   parameter SI.Length b = 0 "Backlash (total, along the tooth normal)";
   parameter SI.Length X = 0 "Amplitude of the manufacturing error, dx_error = X*(1 - cos(zA*gamma_a)) (eq. 15)";
   parameter SI.TranslationalSpringConstant k_m = 1e8 "Mesh stiffness (constant), or single-pair stiffness if variableStiffness";
-  parameter Boolean variableStiffness = false "true: single/double tooth-pair alternation (smoothed rectangle), see Documentation";
+  parameter Boolean variableStiffness = false "true: periodic stiffness of the law Stiffness (default: smoothed single/double tooth-pair alternation), see Documentation; a run-time switch of the FMU" annotation (Evaluate = false);
+  replaceable model Stiffness = WearCosim.Gears.StiffnessLaws.SmoothedRectangle constrainedby WearCosim.Gears.StiffnessLaws.PartialStiffness
+    "Periodic mesh stiffness law used if variableStiffness (default: smoothed rectangle)" annotation (choicesAllMatching = true);
   parameter SI.TranslationalSpringConstant k_double = 2*k_m "Double-pair stiffness (variableStiffness)";
   parameter Real epsAlpha(min = 1, max = 2) = 1.6 "Transverse contact ratio: double-pair fraction of a mesh period is epsAlpha - 1 (variableStiffness)";
   parameter Real sharpness = 30 "Steepness of the smoothed single/double transitions (variableStiffness)";
@@ -32,6 +34,8 @@ model GearMesh "Massless spatial tooth mesh between the hubs of wheels a and b (
   parameter SI.Velocity vReg = 1e-3 "Regularisation of the friction direction at zero sliding";
   parameter SI.Time tauBeta = 0.01 "Relaxation time of the unwrapped centre-line angle onto its wrapped value";
   input SI.Length hWear = 0 "Wear depth of the flank at the current contact point (adds to the backlash on the drive flank; 0: unworn)";
+  Stiffness stiffness(final k_single = k_m, final k_double = k_double, final epsAlpha = epsAlpha, final sharpness = sharpness,
+    meshPhase = meshPhase) "Periodic mesh stiffness law (used if variableStiffness)";
   WearCosim.Gears.Hub hubA "Hub of wheel a";
   WearCosim.Gears.Hub hubB "Hub of wheel b";
   // ---------------------------------------------------------------- kinematics
@@ -84,7 +88,7 @@ protected
   final parameter Real f1 = cos(gammaCone)*sin(alphaEff) - cos(alphaEff)*sin(beta)*sin(gammaCone) "eq. 13";
   final parameter Real f2 = cos(alphaEff)*cos(beta) "eq. 13";
   final parameter Real f3 = cos(alphaEff)*cos(gammaCone)*sin(beta) + sin(alphaEff)*sin(gammaCone) "eq. 13";
-  final parameter SI.TranslationalSpringConstant kMean = if variableStiffness then k_m + (k_double - k_m)*(epsAlpha - 1) else k_m "Mean mesh stiffness over a mesh cycle";
+  final parameter SI.TranslationalSpringConstant kMean = if variableStiffness then stiffness.kMean else k_m "Mean mesh stiffness over a mesh cycle";
   final parameter SI.TranslationalDampingConstant bm = 2*chi*sqrt(kMean*IA*IB/(IA*rhoB^2 + IB*rhoA^2)) "Mesh damping coefficient (eq. 23)";
 equation
   rA = rA0 + hubA.u;
@@ -119,8 +123,8 @@ equation
   vs = vrefB - vrefA;
   dsDot = -(n*vs);
   vt = vs - (n*vs)*n;
-  // stiffness: constant, or smoothed single/double tooth-pair alternation (periodic in meshPhase)
-  k = if variableStiffness then k_m + (k_double - k_m)*0.5*(1 + tanh(sharpness*(cos(meshPhase - pi*(epsAlpha - 1)) - cos(pi*(epsAlpha - 1))))) else k_m;
+  // stiffness: constant, or the periodic law (default: smoothed single/double tooth-pair alternation)
+  k = if variableStiffness then stiffness.k else k_m;
   // eq. 16-18 (dead zone) and 22 (damping only in contact); the two relations are the events of the mesh
   contactDrive = ds > b/2;
   contactBack = ds < -b/2;
@@ -134,7 +138,15 @@ equation
   hubA.f = Fb;
   hubB.t = -cross(rhoB*e1refB, Fb);
   hubA.t = cross(rhoA*e1refA, Fb);
-  annotation (Documentation(info = "<html>
+  annotation (
+    Icon(graphics = {
+      Rectangle(extent = {{-100, 100}, {100, -100}}, lineColor = {0, 0, 0}, fillColor = {255, 255, 255}, fillPattern = FillPattern.Solid),
+      Ellipse(extent = {{-90, 60}, {10, -40}}, lineColor = {0, 0, 0}, fillColor = {255, 255, 255}, fillPattern = FillPattern.Solid),
+      Ellipse(extent = {{10, 40}, {80, -30}}, lineColor = {0, 0, 0}, fillColor = {255, 255, 255}, fillPattern = FillPattern.Solid),
+      Line(points = {{-30, -40}, {50, 40}}, color = {255, 0, 0}, thickness = 0.5),
+      Ellipse(extent = {{5, 15}, {15, 5}}, lineColor = {255, 0, 0}, fillColor = {255, 0, 0}, fillPattern = FillPattern.Solid),
+      Text(extent = {{-150, 145}, {150, 105}}, textString = "%name", textColor = {0, 0, 255})}),
+    Documentation(info = "<html>
 <p>Mesh force element of the spatial gear pair (SPEC section 3; Popov, Sorokin, Ivannikov,
 Degtyar&euml;v 2020 after Cardona 1995). Massless: the 12 DOF belong to the two
 <a href=\"modelica://WearCosim.Gears.Wheel\">Wheel</a>s whose hubs it connects
@@ -178,7 +190,9 @@ the paper's n is only defined up to sign, we write &Delta;s = -n&middot;&Delta;u
 towards the common cone apex (this makes eq. 7a hold for every external mesh).</li>
 <li>Internal mesh: the radial component of the tooth force points towards the ring (outwards on the planet's
 centre line): &alpha; enters eq. 13 with the opposite sign.</li>
-<li>Variable stiffness (<code>variableStiffness</code>): k = k<sub>single</sub> + (k<sub>double</sub>-k<sub>single</sub>)w(&phi;<sub>m</sub>),
+<li>Variable stiffness (<code>variableStiffness</code>, a run-time parameter): k from the replaceable law <code>Stiffness</code>
+(<a href=\"modelica://WearCosim.Gears.StiffnessLaws\">StiffnessLaws</a>), by default
+<a href=\"modelica://WearCosim.Gears.StiffnessLaws.SmoothedRectangle\">SmoothedRectangle</a>: k = k<sub>single</sub> + (k<sub>double</sub>-k<sub>single</sub>)w(&phi;<sub>m</sub>),
 w = &frac12;[1 + tanh(&sigma;(cos(&phi;<sub>m</sub> - &pi;(&epsilon;<sub>&alpha;</sub>-1)) - cos(&pi;(&epsilon;<sub>&alpha;</sub>-1))))]: a rectangle wave
 (double pair on a fraction &epsilon;<sub>&alpha;</sub>-1 of each mesh period, starting when a pair enters) smoothed by
 &sigma; = <code>sharpness</code> (continuous for the solver, periodic without any wrap). k<sub>mean</sub> = k<sub>single</sub> +

@@ -13,18 +13,20 @@ model GearPair "Spatial gear pair with backlash: two rigid wheels (12 DOF) and t
   parameter SI.Length b = 0 "Backlash";
   parameter SI.Length X = 0 "Manufacturing error amplitude (eq. 15)";
   parameter SI.TranslationalSpringConstant k_m = 1e8 "Mesh stiffness (single-pair stiffness if variableStiffness)";
-  parameter Boolean variableStiffness = false "Single/double pair alternation";
+  parameter Boolean variableStiffness = false "Single/double pair alternation; a run-time switch of the FMU" annotation (Evaluate = false);
+  replaceable model Stiffness = WearCosim.Gears.StiffnessLaws.SmoothedRectangle constrainedby WearCosim.Gears.StiffnessLaws.PartialStiffness
+    "Periodic mesh stiffness law used if variableStiffness (default: smoothed rectangle)" annotation (choicesAllMatching = true);
   parameter SI.TranslationalSpringConstant k_double = 2*k_m "Double-pair stiffness";
   parameter Real epsAlpha = 1.6 "Contact ratio";
   parameter Real sharpness = 30 "Smoothing of the stiffness alternation";
   parameter Real chi = 0 "Mesh damping proportionality factor (eq. 23)";
   parameter Real mu = 0 "Tooth friction coefficient";
-  WearCosim.Gears.GearMesh mesh(rhoA = rhoA, rhoB = rhoB, zA = zA, internal = internal, alpha = alpha, beta = beta,
+  WearCosim.Gears.GearMesh mesh(redeclare final model Stiffness = Stiffness, rhoA = rhoA, rhoB = rhoB, zA = zA, internal = internal, alpha = alpha, beta = beta,
     gammaCone = gammaCone, rA0 = rA0, e1A = e1A, e3A = e3A, rB0 = rB0, e1B = e1B, e3B = e3B, b = b, X = X,
     k_m = k_m, variableStiffness = variableStiffness, k_double = k_double, epsAlpha = epsAlpha,
     sharpness = sharpness, chi = chi, IA = IA, IB = IB, mu = mu) "Tooth mesh";
-  WearCosim.Gears.Hub hubA "Hub of wheel a (shafts, bearings, loads)";
-  WearCosim.Gears.Hub hubB "Hub of wheel b (shafts, bearings, loads)";
+  WearCosim.Gears.WheelHub hubA "Hub of wheel a (shafts, bearings, loads)";
+  WearCosim.Gears.WheelHub hubB "Hub of wheel b (shafts, bearings, loads)";
 equation
   connect(wheelA.hub, mesh.hubA);
   connect(wheelB.hub, mesh.hubB);

@@ -7,7 +7,7 @@ model HubMotion "Massless hub driver: moves a hub as prescribed by its inputs an
   input SI.AngularVelocity w[3] "Angular velocity of the hub, global frame";
   output SI.Force f[3] "Force the connected elements apply to the body of this hub, global frame";
   output SI.Torque t[3] "Torque about the hub centre the connected elements apply to the body of this hub, global frame";
-  WearCosim.Gears.Hub hub "Driven hub";
+  WearCosim.Gears.WheelHub hub "Driven hub (owned: positions and velocities set here)";
 equation
   hub.u = u;
   hub.v = v;
@@ -15,7 +15,14 @@ equation
   hub.w = w;
   f = hub.f;
   t = hub.t;
-  annotation (Documentation(info = "<html><p>Stands in for a <a href=\"modelica://WearCosim.Gears.Wheel\">Wheel</a>
+  annotation (
+    Icon(graphics = {
+      Rectangle(extent = {{-100, 100}, {100, -100}}, lineColor = {0, 0, 0}, fillColor = {255, 255, 255}, fillPattern = FillPattern.Solid),
+      Ellipse(extent = {{-40, 40}, {40, -40}}, lineColor = {0, 0, 0}, fillColor = {192, 192, 192}, fillPattern = FillPattern.Solid),
+      Line(points = {{-90, -70}, {90, -70}}, color = {0, 0, 0}, arrow = {Arrow.None, Arrow.Filled}),
+      Line(points = {{-70, -90}, {-70, 90}}, color = {0, 0, 0}, arrow = {Arrow.None, Arrow.Filled}),
+      Text(extent = {{-150, 145}, {150, 105}}, textString = "%name", textColor = {0, 0, 255})}),
+    Documentation(info = "<html><p>Stands in for a <a href=\"modelica://WearCosim.Gears.Wheel\">Wheel</a>
 whose motion is computed elsewhere (another FMU): it sets the potentials of <code>hub</code> from its inputs,
 exactly as a wheel sets them from its states, and, like a wheel, it receives the sum of the flows of the connected
 elements as the load on the body (<code>f = hub.f</code>, <code>t = hub.t</code>). Used by

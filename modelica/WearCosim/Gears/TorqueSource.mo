@@ -7,6 +7,12 @@ model TorqueSource "Constant torque about an axis applied to a hub (optionally s
 equation
   hub.t = -T*e;
   hub.f = zeros(3);
-  annotation (Documentation(info = "<html><p>Applies the torque T&middot;e to the body owning <code>hub</code>
+  annotation (
+    Icon(graphics = {
+      Rectangle(extent = {{-100, 100}, {100, -100}}, lineColor = {0, 0, 0}, fillColor = {255, 255, 255}, fillPattern = FillPattern.Solid),
+      Line(points = {{-60, -50}, {-75, 0}, {-55, 50}, {0, 70}, {55, 50}}, color = {0, 0, 0}, thickness = 0.5, arrow = {Arrow.None, Arrow.Filled}),
+      Ellipse(extent = {{-15, 15}, {15, -15}}, lineColor = {0, 0, 0}, fillColor = {192, 192, 192}, fillPattern = FillPattern.Solid),
+      Text(extent = {{-150, 145}, {150, 105}}, textString = "%name", textColor = {0, 0, 255})}),
+    Documentation(info = "<html><p>Applies the torque T&middot;e to the body owning <code>hub</code>
 (flow convention: <code>hub.t = -T e</code>). A step at t = 0 as in Cardona's test and the spin-up of Kubo's test.</p></html>"));
 end TorqueSource;

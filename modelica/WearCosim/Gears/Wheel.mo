@@ -12,7 +12,7 @@ model Wheel "Rigid gear wheel or shaft body: 3 translations, unbounded spin and 
   parameter SI.AngularVelocity w0 = 0 "Initial spin rate d(psi)/dt";
   parameter SI.Angle psi0 = 0 "Initial spin angle";
   parameter SI.Velocity v0[3] = {0, 0, 0} "Initial velocity of the centre (if not fixed)";
-  WearCosim.Gears.Hub hub "Hub of the wheel";
+  WearCosim.Gears.WheelHub hub "Hub of the wheel (owned: positions and velocities set here)";
   SI.Position u[3] "Displacement of the centre, global frame";
   SI.Velocity v[3] "Velocity of the centre, global frame";
   SI.Angle tilt1 "Small tilt about e1";
@@ -71,7 +71,13 @@ equation
     der(psi) = w;
     Ip*der(w) = M[3];
   end if;
-  annotation (Documentation(info = "<html>
+  annotation (
+    Icon(graphics = {
+      Rectangle(extent = {{-100, 100}, {100, -100}}, lineColor = {0, 0, 0}, fillColor = {255, 255, 255}, fillPattern = FillPattern.Solid),
+      Ellipse(extent = {{-80, 80}, {80, -80}}, lineColor = {0, 0, 0}, fillColor = {192, 192, 192}, fillPattern = FillPattern.Solid),
+      Ellipse(extent = {{-20, 20}, {20, -20}}, lineColor = {0, 0, 0}, fillColor = {0, 0, 0}, fillPattern = FillPattern.Solid),
+      Text(extent = {{-150, 145}, {150, 105}}, textString = "%name", textColor = {0, 0, 255})}),
+    Documentation(info = "<html>
 <p>Rigid body carrying a gear (or a shaft inertia). Generalised coordinates: the displacement
 <b>u</b> of the centre (global frame), the spin &psi; about the nominal axis e3 and two small tilts about
 the nominal axes e1, e2. The external loads arrive through <code>hub</code> (sum of the flows of all

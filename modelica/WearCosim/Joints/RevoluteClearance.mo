@@ -13,12 +13,14 @@ model RevoluteClearance "Planar revolute joint with radial clearance and a worn 
   parameter SI.Velocity v0 = 1e-4 "Ambrosio friction: no friction below this slip speed";
   parameter SI.Velocity v1 = 1e-2 "Ambrosio friction: full Coulomb friction above this slip speed";
   parameter SI.Velocity vImpactMin = 1e-3 "Floor of the captured impact velocity (grazing contacts)";
-  parameter Boolean lubricated = false "true: Flores hybrid lubricated/dry force; false: dry contact only";
+  parameter Boolean lubricated = false "true: Flores hybrid lubricated/dry force; false: dry contact only (a run-time switch of the FMU)" annotation (Evaluate = false);
   parameter SI.DynamicViscosity mu_oil = 0.4 "Oil dynamic viscosity (400 cP at 40 degC, seed section 3)";
   parameter Real epsMax(unit = "1", min = 0, max = 1) = 0.99 "Cap of the eccentricity ratio in the film forces";
   parameter Real wedgeScale(unit = "1", min = 0, max = 1) = 1 "Scale of the wedge (hydrodynamic) film force: 1 = squeeze + wedge (Sommerfeld), 0 = pure squeeze film (seed 002's assumption)";
   parameter SI.Length e0 = 0.05*c "Width of the lubricated-to-dry transition band (Flores hybrid)";
   parameter SI.Length eReg = 1e-12 "Regularisation of |e| at the bearing centre";
+  replaceable model NormalForce = WearCosim.Joints.ContactLaws.Flores constrainedby WearCosim.Joints.ContactLaws.PartialNormalForce
+    "Normal force law of the dry contact (default: Flores)" annotation (choicesAllMatching = true);
   // ---------------------------------------------------------------- kinematics (inputs, bound by the mechanism)
   input SI.Position rB[2] "Bearing centre, global frame";
   input SI.Velocity vB[2] "Velocity of the bearing centre, global frame";
@@ -49,6 +51,8 @@ model RevoluteClearance "Planar revolute joint with radial clearance and a worn 
   SI.Force Frad "Total radial force on the journal along n";
   SI.Force Ftan "Total tangential force on the journal along t";
   discrete SI.Velocity vImpact(start = 1, fixed = true) "Penetration velocity captured at the last contact onset";
+  NormalForce normalForce(final n_exp = n_exp, final cr = cr, K = K, delta = delta, deltaDot = eDot, vImpact = vImpact)
+    "Normal force law of the dry contact";
 protected
   final parameter SI.HertzStiffness K0 = WearCosim.Contact.floresStiffness(E_bearing, nu_bearing, E_journal, nu_journal, R_bearing, R_journal) "Flores stiffness of the unworn joint (for reference)";
 equation
@@ -71,8 +75,8 @@ equation
   when delta > 0 then
     vImpact = max(pre(eDot), vImpactMin);
   end when;
-  // dry contact: Flores normal force, Ambrosio friction
-  FnDry = if delta > 0 then WearCosim.Contact.floresForce(K, n_exp, cr, delta, eDot, vImpact) else 0;
+  // dry contact: normal force law (default Flores), Ambrosio friction
+  FnDry = if delta > 0 then normalForce.Fn else 0;
   FtDry = WearCosim.Contact.ambrosioFriction(mu_d, FnDry, vSlip, v0, v1);
   // film and hybrid weighting
   if lubricated then
@@ -92,7 +96,15 @@ equation
   F = Frad*nG + Ftan*tG;
   tauJ = R_journal*Ftan;
   tauB = -(R_journal + e)*Ftan;
-  annotation (Documentation(info = "<html>
+  annotation (
+    Icon(graphics = {
+      Rectangle(extent = {{-100, 100}, {100, -100}}, lineColor = {0, 0, 0}, fillColor = {255, 255, 255}, fillPattern = FillPattern.Solid),
+      Ellipse(extent = {{-80, 80}, {80, -80}}, lineColor = {0, 0, 0}, fillColor = {192, 192, 192}, fillPattern = FillPattern.Solid),
+      Ellipse(extent = {{-62, 62}, {62, -62}}, lineColor = {0, 0, 0}, fillColor = {255, 255, 255}, fillPattern = FillPattern.Solid),
+      Ellipse(extent = {{-30, 20}, {60, -70}}, lineColor = {0, 0, 0}, fillColor = {128, 128, 128}, fillPattern = FillPattern.Solid),
+      Line(points = {{0, 0}, {15, -25}}, color = {255, 0, 0}, thickness = 0.5),
+      Text(extent = {{-150, 145}, {150, 105}}, textString = "%name", textColor = {0, 0, 255})}),
+    Documentation(info = "<html>
 <p>Journal (body j, centre r<sub>J</sub>, radius R<sub>journal</sub>) inside a bearing (body i, centre
 r<sub>B</sub>, rotation &phi;<sub>B</sub>, radius R<sub>bearing</sub> + h(&theta;)) in the joint plane; the
 kinematic constraint of the ideal revolute is replaced by forces (SPEC section 1, seed 002
@@ -104,12 +116,14 @@ section 1). The mechanism binds the kinematic inputs and applies <code>F</code> 
 &theta; = atan2 of n in the bearing frame.</li>
 <li>Local clearance c<sub>local</sub> = c + h(&theta;), h from <code>wearDepth</code> by
 <a href=\"modelica://WearCosim.Contact.wearProfile\">wearProfile</a>; penetration &delta; = |e| - c<sub>local</sub>.</li>
-<li>Normal force (Flores): F<sub>n,dry</sub> = K(R<sub>bearing</sub>+h)&delta;<sup>1.5</sup>[1 + 8(1-c<sub>r</sub>)/(5c<sub>r</sub>)&delta;'/&delta;'<sup>(-)</sup>] &ge; 0,
+<li>Normal force: the replaceable law <code>NormalForce</code> (<a href=\"modelica://WearCosim.Joints.ContactLaws\">ContactLaws</a>),
+evaluated while &delta; &gt; 0; default <a href=\"modelica://WearCosim.Joints.ContactLaws.Flores\">Flores</a>: F<sub>n,dry</sub> = K(R<sub>bearing</sub>+h)&delta;<sup>1.5</sup>[1 + 8(1-c<sub>r</sub>)/(5c<sub>r</sub>)&delta;'/&delta;'<sup>(-)</sup>] &ge; 0,
 &delta;'<sup>(-)</sup> captured by <code>when delta &gt; 0</code> from <code>pre(eDot)</code> and floored at
 <code>vImpactMin</code>.</li>
 <li>Friction (Ambr&oacute;sio): F<sub>t,dry</sub> = -&mu;<sub>d</sub>c<sub>d</sub>(|v<sub>t</sub>|)F<sub>n,dry</sub>v<sub>t</sub>/|v<sub>t</sub>|, with
 v<sub>t</sub> = t&middot;(v<sub>J</sub>-v<sub>B</sub>) + R<sub>journal</sub>&omega;<sub>J</sub> - (R<sub>bearing</sub>+h)&omega;<sub>B</sub>.</li>
-<li>Lubricated (<code>lubricated = true</code>): Sommerfeld long-bearing film F<sub>r</sub>, F<sub>t</sub> with the local clearance,
+<li>Lubricated (<code>lubricated = true</code>; a run-time parameter of the FMU, declared <code>Evaluate = false</code>:
+both branches are computed and an if-expression selects one): Sommerfeld long-bearing film F<sub>r</sub>, F<sub>t</sub> with the local clearance,
 &omega; = &omega;<sub>J</sub>-&omega;<sub>B</sub>, &gamma;' the whirl rate in the bearing frame, &epsilon; capped at
 &epsilon;<sub>max</sub>; Flores hybrid blend with weight w = clip((|e|-c<sub>local</sub>)/e<sub>0</sub>, 0, 1):
 force = (1-w)&middot;film + w&middot;dry. Dry joint: w = 1.</li>

@@ -29,7 +29,17 @@ equation
   rD3 = {q1 + data.xD3, q2 + data.yD3};
   vD3 = data.qAmp*omega*{-cos(phase), sin(phase)};
   aD3 = data.qAmp*omega^2*{sin(phase), cos(phase)};
-  annotation (Documentation(info = "<html>
+  annotation (
+    Icon(graphics = {
+      Rectangle(extent = {{-100, 100}, {100, -100}}, lineColor = {0, 0, 0}, fillColor = {255, 255, 255}, fillPattern = FillPattern.Solid),
+      Polygon(points = {{-60, 30}, {60, 30}, {0, 70}}, lineColor = {0, 0, 0}, fillColor = {192, 192, 192}, fillPattern = FillPattern.Solid),
+      Line(points = {{-80, -80}, {-60, 30}}, color = {0, 0, 0}, thickness = 1),
+      Line(points = {{80, -80}, {60, 30}}, color = {0, 0, 0}, thickness = 1),
+      Line(points = {{0, -80}, {0, 70}}, color = {0, 0, 0}, thickness = 1),
+      Line(points = {{-95, -80}, {95, -80}}, color = {0, 0, 0}),
+      Ellipse(extent = {{-8, 78}, {8, 62}}, lineColor = {0, 0, 0}, fillColor = {255, 255, 255}, fillPattern = FillPattern.Solid),
+      Text(extent = {{-150, 145}, {150, 105}}, textString = "%name", textColor = {0, 0, 255})}),
+    Documentation(info = "<html>
 <p>Shared by <a href=\"modelica://WearCosim.Mechanisms.HybridMechanism3CPaR\">HybridMechanism3CPaR</a> and its ideal twin.
 Prescribed drives (seed 002 section 3) as explicit functions of the phase w&middot;t (one trivial state,
 der(phase) = w, so that each model is an ODE in every tool). The platform only translates

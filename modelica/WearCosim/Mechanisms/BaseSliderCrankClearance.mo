@@ -52,7 +52,17 @@ equation
   m3*aSlider = -FJournal[1];
   ex = rJournal[1] - x3;
   ey = rJournal[2];
-  annotation (Documentation(info = "<html>
+  annotation (
+    Icon(graphics = {
+      Rectangle(extent = {{-100, 100}, {100, -100}}, lineColor = {0, 0, 0}, fillColor = {255, 255, 255}, fillPattern = FillPattern.Solid),
+      Line(points = {{-90, -40}, {90, -40}}, color = {0, 0, 0}),
+      Ellipse(extent = {{-76, 4}, {-64, -8}}, lineColor = {0, 0, 0}, fillColor = {0, 0, 0}, fillPattern = FillPattern.Solid),
+      Line(points = {{-70, -2}, {-40, 45}}, color = {0, 0, 0}, thickness = 1),
+      Line(points = {{-40, 45}, {40, 0}}, color = {0, 0, 0}, thickness = 1),
+      Rectangle(extent = {{20, 18}, {70, -30}}, lineColor = {0, 0, 0}, fillColor = {192, 192, 192}, fillPattern = FillPattern.Solid),
+      Ellipse(extent = {{32, 8}, {48, -8}}, lineColor = {0, 0, 0}, fillColor = {255, 255, 255}, fillPattern = FillPattern.Solid),
+      Text(extent = {{-150, 145}, {150, 105}}, textString = "%name", textColor = {0, 0, 255})}),
+    Documentation(info = "<html>
 <p>The rigid bodies of the slider-crank benchmark (SPEC 2.2) with the revolute joint between connecting rod
 (journal, rod end C) and slider (bearing) removed: the joint acts only through the variables
 <code>FJournal</code> (force on the journal) and <code>tauJournal</code> (torque on the rod), which an extending

@@ -3,12 +3,14 @@ model HybridMechanism3CPaR "3-CPaR&R1R2 hybrid mechanism (seed 002) with a revol
   import SI = WearCosim.Units.SI;
   extends WearCosim.Mechanisms.BaseHybridMechanism3CPaRClearance;
   extends WearCosim.Interfaces.WearSurface(final R_journal = data.R_journal, c = 0.25e-3, final L = data.L);
-  parameter Boolean lubricated = false "true: lubricated D3 joint (Flores hybrid); false: dry";
+  parameter Boolean lubricated = false "true: lubricated D3 joint (Flores hybrid); false: dry, a run-time switch of the FMU" annotation (Evaluate = false);
   parameter SI.Length e0 = 0.05*c "Width of the lubricated-to-dry transition band";
   output SI.Force Fx "Joint force on the journal (chain 3), x";
   output SI.Force Fy "Joint force on the journal (chain 3), y";
   output SI.Force Fjoint "Magnitude of the joint force at D3";
-  WearCosim.Joints.RevoluteClearance joint(final nSectors = nSectors, final R_journal = R_journal, final c = c, final L = L,
+  replaceable model NormalForce = WearCosim.Joints.ContactLaws.Flores constrainedby WearCosim.Joints.ContactLaws.PartialNormalForce
+    "Normal force law of the joint's dry contact (default: Flores)" annotation (choicesAllMatching = true);
+  WearCosim.Joints.RevoluteClearance joint(redeclare final model NormalForce = NormalForce, final nSectors = nSectors, final R_journal = R_journal, final c = c, final L = L,
     final E_bearing = data.E_bearing, final nu_bearing = data.nu_bearing, final E_journal = data.E_journal,
     final nu_journal = data.nu_journal, final cr = data.cr, final mu_d = data.mu_d, final v0 = data.v0, final v1 = data.v1,
     final lubricated = lubricated, final mu_oil = data.mu_oil, final epsMax = data.epsMax, final e0 = e0,

@@ -10,12 +10,14 @@ model SliderCrankClearance "Slider-crank (Flores-Ambrosio benchmark) with a revo
   parameter Real mu_d = 0.01 "Dynamic friction coefficient";
   parameter SI.Velocity v0 = 1e-4 "Ambrosio friction: lower slip-speed bound";
   parameter SI.Velocity v1 = 1e-2 "Ambrosio friction: upper slip-speed bound";
-  parameter Boolean lubricated = false "true: lubricated joint (Flores hybrid); false: dry";
+  parameter Boolean lubricated = false "true: lubricated joint (Flores hybrid); false: dry, a run-time switch of the FMU" annotation (Evaluate = false);
   parameter SI.DynamicViscosity mu_oil = 0.4 "Oil dynamic viscosity";
   parameter Real epsMax = 0.99 "Cap of the eccentricity ratio in the film forces";
   parameter SI.Length e0 = 0.05*c "Width of the lubricated-to-dry transition band";
   output SI.Force Fjoint "Magnitude of the total joint force";
-  WearCosim.Joints.RevoluteClearance joint(final nSectors = nSectors, final R_journal = R_journal, final c = c, final L = L,
+  replaceable model NormalForce = WearCosim.Joints.ContactLaws.Flores constrainedby WearCosim.Joints.ContactLaws.PartialNormalForce
+    "Normal force law of the joint's dry contact (default: Flores)" annotation (choicesAllMatching = true);
+  WearCosim.Joints.RevoluteClearance joint(redeclare final model NormalForce = NormalForce, final nSectors = nSectors, final R_journal = R_journal, final c = c, final L = L,
     final E_bearing = E, final nu_bearing = nu, final E_journal = E, final nu_journal = nu, final cr = cr,
     final mu_d = mu_d, final v0 = v0, final v1 = v1, final lubricated = lubricated, final mu_oil = mu_oil,
     final epsMax = epsMax, final e0 = e0,

@@ -33,7 +33,17 @@ equation
   F[1] = -m3*aSlider;
   F[2] = ((J2 + m2*l^2/4)*a2 + m2*l/2*({-sin(phi2), cos(phi2)}*aCrankPin) + m2*g*l/2*cos(phi2) + l*sin(phi2)*F[1])/(l*cos(phi2));
   Fjoint = sqrt(F[1]^2 + F[2]^2);
-  annotation (Documentation(info = "<html>
+  annotation (
+    Icon(graphics = {
+      Rectangle(extent = {{-100, 100}, {100, -100}}, lineColor = {0, 0, 0}, fillColor = {255, 255, 255}, fillPattern = FillPattern.Solid),
+      Line(points = {{-90, -40}, {90, -40}}, color = {0, 0, 0}),
+      Ellipse(extent = {{-76, 4}, {-64, -8}}, lineColor = {0, 0, 0}, fillColor = {0, 0, 0}, fillPattern = FillPattern.Solid),
+      Line(points = {{-70, -2}, {-40, 45}}, color = {0, 0, 0}, thickness = 1),
+      Line(points = {{-40, 45}, {40, 0}}, color = {0, 0, 0}, thickness = 1),
+      Rectangle(extent = {{20, 18}, {70, -30}}, lineColor = {0, 0, 0}, fillColor = {192, 192, 192}, fillPattern = FillPattern.Solid),
+      Ellipse(extent = {{32, 8}, {48, -8}}, lineColor = {0, 0, 0}, fillColor = {255, 255, 255}, fillPattern = FillPattern.Solid),
+      Text(extent = {{-150, 145}, {150, 105}}, textString = "%name", textColor = {0, 0, 255})}),
+    Documentation(info = "<html>
 <p>Ideal twin of <a href=\"modelica://WearCosim.Mechanisms.SliderCrankClearance\">SliderCrankClearance</a>
 (same data and sign conventions). Closed-form kinematics of the in-line slider-crank:
 sin&phi;<sub>2</sub> = -(r/l)sin&phi;<sub>1</sub>,

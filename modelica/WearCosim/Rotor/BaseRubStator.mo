@@ -13,12 +13,14 @@ partial model BaseRubStator "Rub contact and rigid or elastic stator with the we
   parameter SI.PoissonNumber nu_stator = 0.3 "Poisson's ratio of the stator";
   // ---------------------------------------------------------------- stator
   parameter SI.Position statorOffset[2] = {0, 0} "Position of the stator centre relative to the bearing axis (misalignment)";
-  parameter Boolean elasticStator = false "true: stator is a mass-spring-damper; false: rigid, fixed at statorOffset";
+  parameter Boolean elasticStator = false "true: stator is a mass-spring-damper; false: rigid, fixed at statorOffset; a run-time switch of the FMU" annotation (Evaluate = false);
   parameter SI.Mass mStator = 5 "Stator mass (elastic stator)";
   parameter SI.TranslationalSpringConstant kStator = 5e7 "Stator support stiffness (elastic stator)";
   parameter SI.TranslationalDampingConstant cStator = 1000 "Stator support damping (elastic stator)";
   // ---------------------------------------------------------------- components
-  WearCosim.Rotor.RubContact contact(final nSectors = nSectors, final R_journal = R_journal, final c = c, final L = L,
+  replaceable model NormalForce = WearCosim.Rotor.RubLaws.KelvinVoigt constrainedby WearCosim.Rotor.RubLaws.PartialNormalForce
+    "Normal force law of the rub (default: Kelvin-Voigt penalty)" annotation (choicesAllMatching = true);
+  WearCosim.Rotor.RubContact contact(redeclare final model NormalForce = NormalForce, final nSectors = nSectors, final R_journal = R_journal, final c = c, final L = L,
     final k_c = k_c, final c_c = c_c, final mu = mu, final vEps = vEps, final E_rotor = E_rotor, final nu_rotor = nu_rotor,
     final E_stator = E_stator, final nu_stator = nu_stator,
     wearDepth = wearDepth, rR = rRub, vR = vRub, rS = rS, vS = vS, Omega = OmegaRub) "Rub contact at the rub node";
@@ -50,13 +52,22 @@ equation
   vSlip = contact.vSlip;
   halfWidth = contact.halfWidth;
   inContact = contact.inContact;
-  annotation (Documentation(info = "<html>
+  annotation (
+    Icon(graphics = {
+      Rectangle(extent = {{-100, 100}, {100, -100}}, lineColor = {0, 0, 0}, fillColor = {255, 255, 255}, fillPattern = FillPattern.Solid),
+      Ellipse(extent = {{-80, 80}, {80, -80}}, lineColor = {0, 0, 0}, fillColor = {160, 160, 164}, fillPattern = FillPattern.Solid),
+      Ellipse(extent = {{-68, 68}, {68, -68}}, lineColor = {0, 0, 0}, fillColor = {255, 255, 255}, fillPattern = FillPattern.Solid),
+      Ellipse(extent = {{-40, 60}, {60, -40}}, lineColor = {0, 0, 0}, fillColor = {192, 192, 192}, fillPattern = FillPattern.Solid),
+      Ellipse(extent = {{22, 52}, {34, 40}}, lineColor = {255, 0, 0}, fillColor = {255, 0, 0}, fillPattern = FillPattern.Solid),
+      Ellipse(extent = {{-10, 10}, {10, -10}}, lineColor = {0, 0, 0}, fillColor = {0, 0, 0}, fillPattern = FillPattern.Solid),
+      Text(extent = {{-150, 145}, {150, 105}}, textString = "%name", textColor = {0, 0, 255})}),
+    Documentation(info = "<html>
 <p>The stator side of the rub system of SPEC section 5, shared by the monolithic
 <a href=\"modelica://WearCosim.Rotor.RotorStatorRub\">RotorStatorRub</a> (which binds the rub-node variables
 <code>rRub, vRub, OmegaRub</code> to its finite-element rotor) and the force-element component
 <a href=\"modelica://WearCosim.Components.Rotor.RubStator\">Components.Rotor.RubStator</a> (which binds them to its
 inputs): a <a href=\"modelica://WearCosim.Rotor.RubContact\">RubContact</a> between the rub node and the stator, which is
-rigid and fixed at <code>statorOffset</code>, or, with <code>elasticStator = true</code>, a mass-spring-damper
+rigid and fixed at <code>statorOffset</code>, or, with <code>elasticStator = true</code> (a run-time parameter of the FMU), a mass-spring-damper
 (m<sub>s</sub>, k<sub>s</sub>, c<sub>s</sub>) in both lateral directions that receives the reaction -F (<code>contact.F</code> is
 the force on the rotor).</p>
 <p>The wear interface (<code>wearDepth[nSectors]</code> inputs, <code>Fn, Ft, delta, theta, vSlip, halfWidth,

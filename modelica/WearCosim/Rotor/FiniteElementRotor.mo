@@ -84,7 +84,16 @@ equation
   else
     energy = 0;
   end if;
-  annotation (Documentation(info = "<html>
+  annotation (
+    Icon(graphics = {
+      Rectangle(extent = {{-100, 100}, {100, -100}}, lineColor = {0, 0, 0}, fillColor = {255, 255, 255}, fillPattern = FillPattern.Solid),
+      Line(points = {{-95, 0}, {95, 0}}, color = {0, 0, 0}, thickness = 1),
+      Rectangle(extent = {{-45, 50}, {-35, -50}}, lineColor = {0, 0, 0}, fillColor = {192, 192, 192}, fillPattern = FillPattern.Solid),
+      Rectangle(extent = {{35, 50}, {45, -50}}, lineColor = {0, 0, 0}, fillColor = {192, 192, 192}, fillPattern = FillPattern.Solid),
+      Polygon(points = {{-90, -5}, {-100, -30}, {-80, -30}}, lineColor = {0, 0, 0}, fillColor = {192, 192, 192}, fillPattern = FillPattern.Solid),
+      Polygon(points = {{90, -5}, {80, -30}, {100, -30}}, lineColor = {0, 0, 0}, fillColor = {192, 192, 192}, fillPattern = FillPattern.Solid),
+      Text(extent = {{-150, 145}, {150, 105}}, textString = "%name", textColor = {0, 0, 255})}),
+    Documentation(info = "<html>
 <p>Rotor of <code>nElements</code> Timoshenko shaft elements (nodes 1 .. nElements+1) with four
 degrees of freedom per node q = {x, y, &alpha;, &beta;} (lateral displacements, rotations about x and
 y; axial and torsional motion are not modelled), rigid disks, linear bearings to ground and

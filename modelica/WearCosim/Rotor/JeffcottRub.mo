@@ -28,7 +28,9 @@ model JeffcottRub "Jeffcott rotor (single disk on a massless shaft) with unbalan
   output SI.AngularVelocity whirlRate "Whirl angular velocity (> 0 forward, < 0 backward)";
   output SI.Energy energy "Kinetic + shaft strain + contact spring energy";
   SI.AngularAcceleration dOmega "Spin acceleration";
-  WearCosim.Rotor.RubContact contact(final nSectors = nSectors, final R_journal = R_journal, final c = c, final L = L,
+  replaceable model NormalForce = WearCosim.Rotor.RubLaws.KelvinVoigt constrainedby WearCosim.Rotor.RubLaws.PartialNormalForce
+    "Normal force law of the rub (default: Kelvin-Voigt penalty)" annotation (choicesAllMatching = true);
+  WearCosim.Rotor.RubContact contact(redeclare final model NormalForce = NormalForce, final nSectors = nSectors, final R_journal = R_journal, final c = c, final L = L,
     final k_c = k_c, final c_c = c_c, final mu = mu, final vEps = vEps,
     wearDepth = wearDepth, rR = {x, y}, vR = {vx, vy}, rS = {0, 0}, vS = {0, 0}, Omega = Omega) "Rub contact";
 equation
@@ -49,7 +51,16 @@ equation
   vSlip = contact.vSlip;
   halfWidth = contact.halfWidth;
   inContact = contact.inContact;
-  annotation (Documentation(info = "<html>
+  annotation (
+    Icon(graphics = {
+      Rectangle(extent = {{-100, 100}, {100, -100}}, lineColor = {0, 0, 0}, fillColor = {255, 255, 255}, fillPattern = FillPattern.Solid),
+      Ellipse(extent = {{-80, 80}, {80, -80}}, lineColor = {0, 0, 0}, fillColor = {160, 160, 164}, fillPattern = FillPattern.Solid),
+      Ellipse(extent = {{-68, 68}, {68, -68}}, lineColor = {0, 0, 0}, fillColor = {255, 255, 255}, fillPattern = FillPattern.Solid),
+      Ellipse(extent = {{-35, 55}, {55, -35}}, lineColor = {0, 0, 0}, fillColor = {192, 192, 192}, fillPattern = FillPattern.Solid),
+      Ellipse(extent = {{5, 15}, {15, 5}}, lineColor = {0, 0, 0}, fillColor = {0, 0, 0}, fillPattern = FillPattern.Solid),
+      Line(points = {{10, 10}, {45, 45}}, color = {255, 0, 0}, arrow = {Arrow.None, Arrow.Filled}),
+      Text(extent = {{-150, 145}, {150, 105}}, textString = "%name", textColor = {0, 0, 255})}),
+    Documentation(info = "<html>
 <p>Jeffcott (Laval) rotor: a disk of mass m on a massless shaft of lateral stiffness k, viscous damping d,
 unbalance u = m<sub>u</sub>e<sub>U</sub>, spin &Omega;(t) (constant or ramped), no tilt, no gyroscopic effect, rubbing on a
 rigid stator through <a href=\"modelica://WearCosim.Rotor.RubContact\">RubContact</a>:</p>

@@ -11,6 +11,8 @@ model RubContact "Rotor-stator rub: circular clearance with a worn stator, penal
   parameter SI.ModulusOfElasticity E_stator = 211e9 "Young's modulus of the stator (for the Hertz half-width)";
   parameter SI.PoissonNumber nu_stator = 0.3 "Poisson's ratio of the stator";
   parameter SI.Length eReg = 1e-12 "Regularisation of |e| at the stator centre";
+  replaceable model NormalForce = WearCosim.Rotor.RubLaws.KelvinVoigt constrainedby WearCosim.Rotor.RubLaws.PartialNormalForce
+    "Normal force law of the rub (default: Kelvin-Voigt penalty)" annotation (choicesAllMatching = true);
   input SI.Position rR[2] "Displacement of the disk centre (rub node), global frame";
   input SI.Velocity vR[2] "Velocity of the disk centre";
   input SI.Position rS[2] "Displacement of the stator centre";
@@ -24,6 +26,7 @@ model RubContact "Rotor-stator rub: circular clearance with a worn stator, penal
   Real t[2] "Contact tangent (n rotated by +90 deg)";
   SI.Velocity deltaDot "Penetration rate (radial velocity d|e|/dt)";
   SI.Length hLocal "Wear depth of the stator at theta";
+  NormalForce normalForce(final k_c = k_c, final c_c = c_c, delta = delta, deltaDot = deltaDot) "Normal force law of the rub";
 equation
   eVec = rR - rS;
   e = sqrt(eVec[1]^2 + eVec[2]^2 + eReg^2);
@@ -35,12 +38,20 @@ equation
   deltaDot = n*(vR - vS);
   vSlip = R_journal*Omega + t*(vR - vS);
   inContact = delta > 0;
-  Fn = if delta > 0 then max(0, k_c*delta + c_c*deltaDot) else 0;
+  Fn = if delta > 0 then normalForce.Fn else 0;
   Ft = -mu*Fn*tanh(vSlip/vEps);
   F = -Fn*n + Ft*t;
   halfWidth = WearCosim.Contact.hertzHalfWidth(Fn, R_bearing + hLocal, R_journal, E_stator, nu_stator, E_rotor, nu_rotor, L);
   energy = 0.5*k_c*max(delta, 0)^2;
-  annotation (Documentation(info = "<html>
+  annotation (
+    Icon(graphics = {
+      Rectangle(extent = {{-100, 100}, {100, -100}}, lineColor = {0, 0, 0}, fillColor = {255, 255, 255}, fillPattern = FillPattern.Solid),
+      Ellipse(extent = {{-80, 80}, {80, -80}}, lineColor = {0, 0, 0}, fillColor = {160, 160, 164}, fillPattern = FillPattern.Solid),
+      Ellipse(extent = {{-68, 68}, {68, -68}}, lineColor = {0, 0, 0}, fillColor = {255, 255, 255}, fillPattern = FillPattern.Solid),
+      Ellipse(extent = {{-40, 60}, {60, -40}}, lineColor = {0, 0, 0}, fillColor = {192, 192, 192}, fillPattern = FillPattern.Solid),
+      Ellipse(extent = {{22, 52}, {34, 40}}, lineColor = {255, 0, 0}, fillColor = {255, 0, 0}, fillPattern = FillPattern.Solid),
+      Text(extent = {{-150, 145}, {150, 105}}, textString = "%name", textColor = {0, 0, 255})}),
+    Documentation(info = "<html>
 <p>Point-to-point rotor-stator contact of SPEC section 5 (seed 004): the disk (radius
 <code>R_journal</code>, centre r<sub>R</sub>) turns at &Omega; inside a stator bore of radius
 <code>R_bearing</code> = R<sub>journal</sub> + c, worn by h(&theta;) per sector (the
@@ -73,5 +84,7 @@ augmented Lagrangian without multiplier updates; with k<sub>c</sub> equal to the
 stator and seal (rather than an arbitrarily large number) it is the physical compliance of the contact, and
 the contact damping c<sub>c</sub> represents the energy lost in impacts. Both are exactly the parameters the seed
 varies (contact stiffness, contact damping), so the parameter study remains meaningful.</p>
+<p>The normal force law is replaceable (<code>NormalForce</code>, see <a href=\"modelica://WearCosim.Rotor.RubLaws\">RubLaws</a>);
+the default <a href=\"modelica://WearCosim.Rotor.RubLaws.KelvinVoigt\">KelvinVoigt</a> is the law described above.</p>
 </html>"));
 end RubContact;

@@ -122,7 +122,8 @@ def _stmt_exprs(s):
 
 
 def _evaluated_params(V, structural: set, num_value) -> set:
-    """Real parameters folded at build time because of ``annotation(Evaluate=true)``.
+    """Real parameters folded at build time because of ``annotation(Evaluate=true)`` (and
+    Integer/Boolean ones annotated ``Evaluate=false`` that a ``final`` modifier fixes).
 
     rumoca reports ``evaluate`` for annotated parameters and for every ``final`` one.  A
     parameter is folded only if its value depends on nothing but literals and parameters that
@@ -131,8 +132,8 @@ def _evaluated_params(V, structural: set, num_value) -> set:
     (annotate the dependencies too).  Folded parameters are exported as constants; the
     expressions that use them are simplified by CasADi (zeros of a folded matrix vanish from
     the generated code)."""
-    cand = {n for n, v in V.items() if v.variability == "parameter" and v.type == "Real" and v.evaluate
-            and n not in structural}
+    cand = {n for n, v in V.items() if v.variability == "parameter" and (v.type == "Real" or v.keep)
+            and (v.evaluate or v.keep and v.final and v.type != "Real") and n not in structural}
     deps = {}
     for n in cand:
         v = V[n]
@@ -230,7 +231,9 @@ def build(model: ir.Model) -> Dae:
 
     structural_params = set()
     for name, v in V.items():
-        if v.variability == "constant" or (v.variability == "parameter" and v.type != "Real"):
+        # an Integer/Boolean parameter is folded unless annotated Evaluate=false (a law switch
+        # that stays tunable; the structural hook still folds it if a size or range needs it)
+        if v.variability == "constant" or (v.variability == "parameter" and v.type != "Real" and not v.keep):
             structural_params.add(name)
     structural_params |= _evaluated_params(V, structural_params, num_value)
 

@@ -421,6 +421,62 @@ def _find_identifier(files, ident: str, prefer: Optional[Path] = None):
     return ir.Loc(loc.file, loc.line) if loc else None
 
 
+_CLASS_KW = r"(?:model|block|connector|record|type|class|package|function|operator)"
+_DECL_PREFIXES = r"(?:(?:parameter|constant|discrete|input|output|flow|stream|inner|outer|final|replaceable|redeclare|each)\s+)*"
+
+
+def _declares(text: str, name: str) -> bool:
+    return re.search(r"(?<![\w.])" + _CLASS_KW + r"\s+" + re.escape(name) + r"\b", _strip_comments(text)) is not None
+
+
+def _missing_class_error(src: Sources, comp: str) -> Optional[ExportError]:
+    """When rumoca reports an unresolved reference ``comp.x``, the usual cause is that the
+    class of component ``comp`` was not found (a library not on MODELICAPATH, a misspelt class
+    name): name that class, not the reference.  None when the type resolves or cannot be told."""
+    tname = loc = None
+    for f in [src.path] + [x for x in src.files if x != src.path]:
+        try:
+            txt = _strip_comments(f.read_text(encoding="utf-8", errors="replace"))
+        except OSError:
+            continue
+        mm = re.search(r"(?m)^\s*" + _DECL_PREFIXES + r"([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)\s*(?:\[[^\]]*\]\s*)?"
+                       + re.escape(comp) + r"\s*[\[(\"=;]", txt)
+        if mm:
+            tname, loc = mm.group(1), ir.Loc(str(f), txt[:mm.start(1)].count("\n") + 1)
+            break
+    if tname is None or tname in ("Real", "Integer", "Boolean", "String"):
+        return None
+    parts = tname.split(".")
+    top = parts[0]
+    if any(_declares(f.read_text(encoding="utf-8", errors="replace"), top) for f in src.files if f.is_file()):
+        return None                      # a class of the compiled sources themselves
+    libs = {}
+    for folder in modelica_path():
+        for name, p in _top_packages(folder).items():
+            libs.setdefault(name, p)
+    if src.in_package:
+        libs.setdefault(src.root.name, src.root)
+    if top not in libs:
+        where = os.pathsep.join(str(p) for p in modelica_path()) or "empty"
+        return _err(f"unknown class {tname} (type of component '{comp}'): no library {top} in the "
+                    f"MODELICAPATH folders ({where}); add the folder that holds {top}/ to MODELICAPATH "
+                    f"or pass it with --library", loc, "name")
+    cur = libs[top]
+    for seg in parts[1:]:
+        if not cur.is_dir():
+            return None                  # a class inside a file: not told apart here
+        if (cur / seg / "package.mo").is_file():
+            cur = cur / seg
+        elif (cur / f"{seg}.mo").is_file():
+            cur = cur / f"{seg}.mo"
+        elif (cur / "package.mo").is_file() and _declares((cur / "package.mo").read_text(encoding="utf-8", errors="replace"), seg):
+            return None
+        else:
+            err = unknown_class_error(tname, package_classes(libs[top]), f"{top} ({libs[top]})", loc)
+            return _err(f"{err.message} (type of component '{comp}')", loc, "name")
+    return None
+
+
 def _translate_rumoca_error(exc, src: Sources, model: str, text: str) -> ExportError:
     path, files = src.path, src.files
     text_ = str(exc).replace(str(_DETACHED / path.name), str(path))
@@ -453,6 +509,9 @@ def _translate_rumoca_error(exc, src: Sources, model: str, text: str) -> ExportE
     m = re.search(r"unresolved (?:component )?reference:? '([^']+)'", text_) or \
         re.search(r"unresolved (?:type|class|function)[^']*'([^']+)'", text_)
     if m:
+        missing = _missing_class_error(src, m.group(1).split(".")[0].split("[")[0])
+        if missing is not None:
+            return missing
         loc = _find_identifier(files, m.group(1), prefer=path)
         hint = ""
         top = m.group(1).split(".")[0]
@@ -752,7 +811,8 @@ class _Conv:
             nominal=self.expr(r.get("nominal")), unit=r.get("unit") or "",
             quantity=r.get("quantity") or "", display_unit=r.get("display_unit") or "",
             description=r.get("description") or "", final=bool(finals.get(name, False)),
-            protected=bool(r.get("is_protected")), evaluate=bool(r.get("evaluate")), loc=loc)
+            protected=bool(r.get("is_protected")), evaluate=bool(r.get("evaluate")),
+            keep=bool(r.get("evaluate_refused")), loc=loc)
 
     # -- statements (function bodies, algorithms)
     def comp_ref(self, comp) -> ir.Ref:

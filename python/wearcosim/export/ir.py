@@ -183,6 +183,7 @@ class Var:
     final: bool = False
     protected: bool = False
     evaluate: bool = False              # annotation(Evaluate=true) (rumoca also sets it on final parameters)
+    keep: bool = False                  # annotation(Evaluate=false): an Integer/Boolean parameter stays tunable
     loc: Loc = Loc()
 
 

@@ -23,7 +23,9 @@ model GearMeshElement "Gear mesh force element: kinematics of wheels a and b in,
   parameter SI.Length b = 0 "Backlash (total, along the tooth normal)";
   parameter SI.Length X = 0 "Amplitude of the manufacturing error X*(1 - cos(meshPhase)) (eq. 15)";
   parameter SI.TranslationalSpringConstant k_m = 1e8 "Mesh stiffness (constant), or single-pair stiffness if variableStiffness";
-  parameter Boolean variableStiffness = false "true: smoothed single/double tooth-pair alternation of the stiffness";
+  parameter Boolean variableStiffness = false "true: smoothed single/double tooth-pair alternation of the stiffness; a run-time switch of the FMU" annotation (Evaluate = false);
+  replaceable model Stiffness = WearCosim.Gears.StiffnessLaws.SmoothedRectangle constrainedby WearCosim.Gears.StiffnessLaws.PartialStiffness
+    "Periodic mesh stiffness law used if variableStiffness (default: smoothed rectangle)" annotation (choicesAllMatching = true);
   parameter SI.TranslationalSpringConstant k_double = 2*k_m "Double-pair stiffness (variableStiffness)";
   parameter Real epsAlpha(min = 1, max = 2) = 1.6 "Transverse contact ratio (variableStiffness)";
   parameter Real sharpness = 30 "Steepness of the smoothed single/double transitions (variableStiffness)";
@@ -83,7 +85,7 @@ model GearMeshElement "Gear mesh force element: kinematics of wheels a and b in,
   output Boolean inContact "Drive flank in contact";
   WearCosim.Gears.HubMotion motionA(u = uA, v = vA, phi = phiA, w = wA) "Wheel a as seen by the mesh";
   WearCosim.Gears.HubMotion motionB(u = uB, v = vB, phi = phiB, w = wB) "Wheel b as seen by the mesh";
-  WearCosim.Gears.GearMesh mesh(rhoA = rhoA, rhoB = rhoB, zA = zA, internal = internal, alpha = alpha, beta = beta,
+  WearCosim.Gears.GearMesh mesh(redeclare final model Stiffness = Stiffness, rhoA = rhoA, rhoB = rhoB, zA = zA, internal = internal, alpha = alpha, beta = beta,
     gammaCone = gammaCone, rA0 = rA0, e1A = e1A, e3A = e3A, rB0 = rB0, e1B = e1B, e3B = e3B, b = b, X = X,
     k_m = k_m, variableStiffness = variableStiffness, k_double = k_double, epsAlpha = epsAlpha,
     sharpness = sharpness, chi = chi, IA = IA, IB = IB, mu = muMesh, vReg = vReg, tauBeta = tauBeta, hWear = hC) "Tooth mesh (Gears.GearMesh)";
@@ -116,7 +118,15 @@ equation
   Ft = -mu*Fn*vSlip/sqrt(vSlip^2 + vReg^2);
   delta = ds - b/2;
   inContact = mesh.contactDrive;
-  annotation (Documentation(info = "<html>
+  annotation (
+    Icon(graphics = {
+      Rectangle(extent = {{-100, 100}, {100, -100}}, lineColor = {0, 0, 0}, fillColor = {255, 255, 255}, fillPattern = FillPattern.Solid),
+      Ellipse(extent = {{-90, 60}, {10, -40}}, lineColor = {0, 0, 0}, fillColor = {255, 255, 255}, fillPattern = FillPattern.Solid),
+      Ellipse(extent = {{10, 40}, {80, -30}}, lineColor = {0, 0, 0}, fillColor = {255, 255, 255}, fillPattern = FillPattern.Solid),
+      Line(points = {{-30, -40}, {50, 40}}, color = {255, 0, 0}, thickness = 0.5),
+      Ellipse(extent = {{5, 15}, {15, 5}}, lineColor = {255, 0, 0}, fillColor = {255, 0, 0}, fillPattern = FillPattern.Solid),
+      Text(extent = {{-150, 145}, {150, 105}}, textString = "%name", textColor = {0, 0, 255})}),
+    Documentation(info = "<html>
 <p>The tooth mesh of the spatial gear pair (<a href=\"modelica://WearCosim.Gears.GearMesh\">Gears.GearMesh</a>, eq. 5-26)
 as a force element with causal ports: the motion of the two wheel hubs comes in, the mesh loads on both wheels go
 out. The wheels themselves (and shafts, bearings, torques) are a separate body model, e.g.

@@ -17,7 +17,7 @@ equation
 element (both extend <a href=\"modelica://WearCosim.Rotor.BaseRubStator\">Rotor.BaseRubStator</a>; here the rub-node
 motion comes from the inputs): <a href=\"modelica://WearCosim.Rotor.RubContact\">RubContact</a> (penalty normal force with contact damping,
 regularised Coulomb friction, worn stator bore) between the rotor's rub node (inputs) and the stator, which is rigid
-and fixed at <code>statorOffset</code> or, with <code>elasticStator = true</code> (structural), a mass-spring-damper
+and fixed at <code>statorOffset</code> or, with <code>elasticStator = true</code> (a run-time parameter of the FMU), a mass-spring-damper
 (mStator, kStator, cStator) in x and y that receives -F. The rotor is a separate body model, e.g.
 <a href=\"modelica://WearCosim.Components.Rotor.TwoDiskRotor\">TwoDiskRotor</a> (connect rR = rNode, vR = vNode,
 Omega = Omega, Fext = F). The defaults are those of

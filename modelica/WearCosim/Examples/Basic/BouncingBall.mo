@@ -1,5 +1,6 @@
 within WearCosim.Examples.Basic;
 model BouncingBall "Ball bouncing on the ground (when + reinit)"
+  extends WearCosim.Icons.Example;
   parameter WearCosim.Units.SI.Acceleration g = 9.81 "Gravity";
   parameter Real e(min = 0, max = 1) = 0.8 "Coefficient of restitution";
   parameter WearCosim.Units.SI.Position h0 = 1 "Initial height";

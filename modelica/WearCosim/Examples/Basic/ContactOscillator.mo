@@ -1,5 +1,6 @@
 within WearCosim.Examples.Basic;
 model ContactOscillator "Mass on a spring hitting a one-sided Hunt-Crossley/Flores wall (impact velocity captured at contact onset)"
+  extends WearCosim.Icons.Example;
   import SI = WearCosim.Units.SI;
   parameter SI.Mass m = 1 "Mass";
   parameter SI.TranslationalSpringConstant k = 100 "Suspension stiffness";

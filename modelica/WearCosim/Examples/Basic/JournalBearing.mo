@@ -1,5 +1,6 @@
 within WearCosim.Examples.Basic;
 model JournalBearing "2-D journal in a worn bearing with a sector wear-depth array (atan2 + user function)"
+  extends WearCosim.Icons.Example;
   import SI = WearCosim.Units.SI;
   parameter Integer nSectors = 12 "Number of angular wear sectors";
   parameter SI.Mass m = 0.5 "Journal mass";

@@ -1,5 +1,6 @@
 within WearCosim.Examples.Basic;
 model MassSpringMatrix "Two-mass chain in matrix form M*der(v) = -K*q (linear algebraic loop)"
+  extends WearCosim.Icons.Example;
   parameter Real M[2, 2] = [2, 0.5; 0.5, 1] "Mass matrix [kg] (coupled, so der(v) needs a linear solve)";
   parameter Real K[2, 2] = [40, -10; -10, 20] "Stiffness matrix [N/m]";
   Real q[2](each start = 0, each fixed = true) "Displacements [m]";

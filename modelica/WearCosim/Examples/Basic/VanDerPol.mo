@@ -1,5 +1,6 @@
 within WearCosim.Examples.Basic;
 model VanDerPol "Van der Pol oscillator (stiff for large mu)"
+  extends WearCosim.Icons.Example;
   parameter Real mu = 5 "Nonlinear damping parameter";
   Real x(start = 2, fixed = true) "Position";
   Real y(start = 0, fixed = true) "Velocity";

@@ -1,5 +1,6 @@
 within WearCosim.Examples.Gears;
 model BevelPlanetary "Seed 003 first test (Table 1): bevel pair driving the carrier of a planetary stage with a fixed ring and helical planets"
+  extends WearCosim.Icons.Example;
   import SI = WearCosim.Units.SI;
   constant Real pi = 3.141592653589793 "pi";
   parameter SI.Length module = 1e-3 "Module of all gears";

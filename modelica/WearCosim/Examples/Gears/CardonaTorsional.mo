@@ -1,5 +1,6 @@
 within WearCosim.Examples.Gears;
 model CardonaTorsional "Cardona's test as the 4-DOF torsional system of eq. 27 (independent reference for CardonaCase1/2)"
+  extends WearCosim.Icons.Example;
   import SI = WearCosim.Units.SI;
   parameter WearCosim.Gears.CardonaData data "Table 3 (inch-lbf-s, converted to SI inside); data.b_in = 0.001968 for case 2";
   parameter Boolean baseRadius = true "true: mesh lever arm = base radius rho*cos(alpha) (consistent with the spatial model's tooth normal); false: pitch radius rho as printed";

@@ -1,5 +1,6 @@
 within WearCosim.Examples.Gears;
 model GearWear "Spur pair at steady speed with a worn pinion flank: the profile wear interface (mean tooth) for the wear master"
+  extends WearCosim.Icons.Example;
   import SI = WearCosim.Units.SI;
   constant Real pi = 3.141592653589793 "pi";
   // ---------------------------------------------------------------- wear interface (profile surface)

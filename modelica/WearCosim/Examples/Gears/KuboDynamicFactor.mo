@@ -1,5 +1,6 @@
 within WearCosim.Examples.Gears;
 model KuboDynamicFactor "Kubo's spur pair (seed 003 Table 2): variable mesh stiffness, dynamic factor at a steady speed nRpm"
+  extends WearCosim.Icons.Example;
   import SI = WearCosim.Units.SI;
   constant Real pi = 3.141592653589793 "pi";
   parameter Real nRpm = 6000 "Speed of wheel a [rpm] (steady: both wheels start at the rigid speeds)";
@@ -18,7 +19,10 @@ model KuboDynamicFactor "Kubo's spur pair (seed 003 Table 2): variable mesh stif
   final parameter SI.TranslationalSpringConstant kMean = kSingle + (kDouble - kSingle)*(epsAlpha - 1) "Mean mesh stiffness";
   final parameter SI.AngularVelocity w0 = nRpm*2*pi/60 "Speed of a";
   final parameter SI.Force F0 = T/(rho*cos(alpha)) "Static mesh force with the brake";
-  WearCosim.Gears.GearPair pair(module = module, zA = z, zB = z, alpha = alpha, width = width, variableStiffness = true,
+  parameter Boolean variableStiffness = true "true: periodic mesh stiffness (law Stiffness); false: constant kSingle; a run-time switch of the FMU" annotation (Evaluate = false);
+  replaceable model Stiffness = WearCosim.Gears.StiffnessLaws.SmoothedRectangle constrainedby WearCosim.Gears.StiffnessLaws.PartialStiffness
+    "Mesh stiffness law of the pair (default: smoothed rectangle)" annotation (choicesAllMatching = true);
+  WearCosim.Gears.GearPair pair(redeclare final model Stiffness = Stiffness, module = module, zA = z, zB = z, alpha = alpha, width = width, variableStiffness = variableStiffness,
     k_m = kSingle, k_double = kDouble, epsAlpha = epsAlpha, sharpness = sharpness, chi = chi, X = 0, wA0 = w0,
     psiB0 = F0/(kMean*rho*cos(alpha))) "Spur pair 25/25, rigid bearings, b pre-rotated by the static deflection";
   WearCosim.Gears.TorqueSource drive(T = T) "Driving torque on a";

@@ -1,5 +1,6 @@
 within WearCosim.Examples.Gears;
 model StaticMesh "Zero-backlash helical pair under a static torque: wheel b held, wheel a on elastic bearings; mesh deflection = F/k_m"
+  extends WearCosim.Icons.Example;
   import SI = WearCosim.Units.SI;
   constant Real pi = 3.141592653589793 "pi";
   parameter SI.Torque T = 50 "Static torque on wheel a";

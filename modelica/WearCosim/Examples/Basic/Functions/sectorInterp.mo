@@ -22,4 +22,7 @@ algorithm
       y := y + f*h[k];
     end if;
   end for;
+  annotation (Documentation(info = "<html><p>Periodic linear interpolation of the sector values <code>h[n]</code> (sector i
+centred at (i - 1/2)&middot;2&pi;/n) at the angle <code>theta</code>; used by
+<a href=\"modelica://WearCosim.Examples.Basic.JournalBearing\">JournalBearing</a>.</p></html>"));
 end sectorInterp;

@@ -29,13 +29,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
+from ..resources import library_root
 from . import ir
 from .errors import ExportError
 
 RUMOCA_VERSION = "0.10.2"
 
 #: the folder holding the WearCosim library (source root of files outside any package)
-LIBRARY_ROOT = Path(__file__).resolve().parents[3] / "modelica"
+LIBRARY_ROOT = library_root()
 #: name given to a stand-alone file handed to rumoca: a folder that does not exist, so that
 #: rumoca reads no neighbouring file (it loads every .mo file of a source's folder)
 _DETACHED = Path("/nonexistent-wearcosim-detached-source")

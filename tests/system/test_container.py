@@ -358,3 +358,23 @@ def test_refuses_bad_connections(fmu, tmp_path, connections, message):
     with pytest.raises(ContainerError, match=message) as exc:
         build_container(system, tmp_path / "s.fmu")
     assert "\n" not in str(exc.value)
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_container_model_description_is_valid_with_base_units(case, container):
+    """FMPy's validation finds nothing in a container FMU; every unit it carries over from its
+    components is defined with its SI base-unit exponents (as the exporter's own FMUs)."""
+    from fmpy import read_model_description
+    from fmpy.validation import validate_fmu
+
+    from wearcosim.export import units
+    path = container(case)
+    assert validate_fmu(str(path)) == []
+    md = read_model_description(str(path))
+    used = {v.unit or (v.declaredType.unit if v.declaredType else None) for v in md.modelVariables} - {None, ""}
+    defined = {u.name: u for u in md.unitDefinitions}
+    assert used <= set(defined), used - set(defined)
+    for name, u in defined.items():
+        want = units.dim(name)
+        got = [getattr(u.baseUnit, b, 0) or 0 for b in units.BASE] if u.baseUnit else None
+        assert got == list(want.exps), (name, got, want.exps)

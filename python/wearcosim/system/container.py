@@ -834,8 +834,18 @@ def _render_xml(P: _Plan, guid: str, sources) -> str:
            files, '  </CoSimulation>']
     units = sorted({s.unit for s in L.slots if s.name and s.unit and s.type == "Real"})
     if units:
+        from ..export import units as _units
         out.append('  <UnitDefinitions>')
-        out += [f'    <Unit name={quoteattr(u)}/>' for u in units]
+        for u in units:
+            try:            # SI base-unit exponents; a component's unit outside the grammar stays bare
+                base = _units.base_unit_attrs(u)
+            except _units.UnitError:
+                base = None
+            if base is None:
+                out.append(f'    <Unit name={quoteattr(u)}/>')
+            else:
+                out += [f'    <Unit name={quoteattr(u)}>', f'      <BaseUnit {base}/>'.replace(" />", "/>"),
+                        '    </Unit>']
         out.append('  </UnitDefinitions>')
     out.append('  <LogCategories>')
     out += [f'    <Category name="{c}"/>' for c in LOG_CATEGORIES]

@@ -380,7 +380,7 @@ def main(argv=None) -> int:
     b.set_defaults(func=cmd_build)
     c = sub.add_parser("check", help="validate FMUs (FMPy validation; --wear-interface too)")
     c.add_argument("fmus", nargs="+")
-    c.add_argument("--wear-interface", action="store_true", help="also check the wear interface (README)")
+    c.add_argument("--wear-interface", action="store_true", help="also check the wear interface (docs/wear-interface.md)")
     c.add_argument("--prefix", default="", help="prefix of the wear-interface names")
     c.add_argument("--no-smoke", action="store_true",
                    help="skip the smoke test (instantiate, initialise, one step, in a subprocess)")

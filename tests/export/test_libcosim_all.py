@@ -40,13 +40,16 @@ def test_example_runs_in_libcosim_like_in_fmpy(model, build_example):
         a, b = np.asarray(vals[n]), np.asarray(ref[n][1:])
         assert np.all(np.isfinite(a)), n
         scale = max(np.ptp(b), np.max(np.abs(b)), 1e-300)
-        assert np.max(np.abs(a[:-1] - b[:-1])) <= 1e-6 * scale, (n, np.max(np.abs(a - b)) / scale)
+        # + the solver's absolute tolerance (1e-3 rtol): a signal that is zero up to round-off
+        # (BevelPlanetary's planet hub v[3], ~1e-12) has no scale of its own
+        slack = 1e-3 * float(md.defaultExperiment.tolerance or 1e-6)
+        assert np.max(np.abs(a[:-1] - b[:-1])) <= 1e-6 * scale + slack, (n, np.max(np.abs(a - b)) / scale)
         # the last point: FMPy defines the stop time, libcosim does not.  The FMU's solver steps
         # reach past communication points but never past a defined stop time, so FMPy's last
         # value is a step end and libcosim's comes from the step's dense output: they may differ
         # at the solver's tolerance (measured: 1.4e-5 of a 21 nm signal, 3e-13 m, Lubricated7pi,
         # absolute tolerance 1e-9)
-        assert abs(a[-1] - b[-1]) <= 1e-6 * scale + 1e-3 * max(abs(b[-1]), 1e-9), (n, abs(a[-1] - b[-1]))
+        assert abs(a[-1] - b[-1]) <= 1e-6 * scale + 1e-3 * max(abs(b[-1]), 1e-9) + slack, (n, abs(a[-1] - b[-1]))
 
 
 def test_no_tolerance_means_the_default_experiment_tolerance(build_example):

@@ -264,6 +264,6 @@ def _smoke_child(unzipped: str, report: str) -> int:
 
 
 def wear_interface_problems(fmu, prefix: str = "") -> list:
-    """Problems with the documented wear interface (see README, "Wear interface")."""
+    """Problems with the documented wear interface (docs/wear-interface.md)."""
     from .. import wear_interface
     return wear_interface.check(fmu, prefix)

@@ -46,3 +46,30 @@ def built_once(tmp_path_factory, folder: Path, models, name: str) -> dict:
             build_fmu(m, path=Path(folder) / f"{m}.mo", out_dir=out)
         built[m] = f
     return built
+
+
+def logging_slave(fmu, unzipdir, instance_name: str = "s", logging_on: bool = True):
+    """A Co-Simulation instance (FMPy's low-level FMU2Slave) of ``fmu`` extracted into
+    ``unzipdir``, instantiated with a logger that records (category, message) pairs:
+    returns (slave, model description, value references by name, logs)."""
+    from fmpy import calloc, extract, free, read_model_description
+    from fmpy.fmi2 import (FMU2Slave, fmi2CallbackAllocateMemoryTYPE, fmi2CallbackFreeMemoryTYPE,
+                           fmi2CallbackFunctions, fmi2CallbackLoggerTYPE)
+    md = read_model_description(str(fmu))
+    d = extract(str(fmu), unzipdir=str(unzipdir))
+    logs = []
+
+    def text(b):
+        return b.decode() if isinstance(b, bytes) else str(b)
+
+    def logger(component, instanceName, status, category, message):
+        logs.append((text(category), text(message)))
+    cb = fmi2CallbackFunctions()
+    cb.logger = fmi2CallbackLoggerTYPE(logger)
+    cb.allocateMemory = fmi2CallbackAllocateMemoryTYPE(calloc)
+    cb.freeMemory = fmi2CallbackFreeMemoryTYPE(free)
+    s = FMU2Slave(guid=md.guid, unzipDirectory=d, modelIdentifier=md.coSimulation.modelIdentifier,
+                  instanceName=instance_name)
+    s.instantiate(callbacks=cb, loggingOn=logging_on)
+    s._wc_callbacks = cb            # kept alive as long as the instance
+    return s, md, {v.name: v.valueReference for v in md.modelVariables}, logs

@@ -159,30 +159,16 @@ def test_libcosim_loads_and_steps(name, build_example):
 
 def test_out_of_range_and_nan_parameters_are_rejected(build_example, tmp_path):
     """fmi2SetReal with a value outside [min, max] or NaN -> fmi2Error, logged, process alive."""
-    from fmpy import read_model_description, extract
     from fmpy.fmi1 import FMICallException
-    from fmpy.fmi2 import FMU2Slave, fmi2CallbackFunctions, fmi2CallbackLoggerTYPE, \
-        fmi2CallbackAllocateMemoryTYPE, fmi2CallbackFreeMemoryTYPE
-    from fmpy import calloc, free
-    fmu = build_example(BASIC + "BouncingBall")
-    md = read_model_description(str(fmu))
-    vr = {v.name: v.valueReference for v in md.modelVariables}
-    d = extract(str(fmu), unzipdir=str(tmp_path / "unzipped"))
-    logs = []
 
-    def logger(component, instanceName, status, category, message):
-        logs.append(message.decode() if isinstance(message, bytes) else str(message))
-    cb = fmi2CallbackFunctions()
-    cb.logger = fmi2CallbackLoggerTYPE(logger)
-    cb.allocateMemory = fmi2CallbackAllocateMemoryTYPE(calloc)
-    cb.freeMemory = fmi2CallbackFreeMemoryTYPE(free)
-    s = FMU2Slave(guid=md.guid, unzipDirectory=d, modelIdentifier=md.coSimulation.modelIdentifier, instanceName="p")
-    s.instantiate(callbacks=cb, loggingOn=True)
+    from wctest import logging_slave
+    fmu = build_example(BASIC + "BouncingBall")
+    s, md, vr, logs = logging_slave(fmu, tmp_path / "unzipped", "p")
     for bad in (1.5, float("nan"), -0.1):
         n_logs = len(logs)
         with pytest.raises(FMICallException):
             s.setReal([vr["e"]], [bad])
-        assert len(logs) > n_logs and "e" in logs[-1]   # the log names the variable
+        assert len(logs) > n_logs and "e" in logs[-1][1]   # the log names the variable
     s.setReal([vr["e"]], [0.5])          # a valid value is accepted afterwards
     s.setupExperiment(startTime=0.0)
     s.enterInitializationMode()

@@ -334,23 +334,9 @@ def test_cli_reports_an_invalid_unit_on_one_line(tmp_path):
 def test_switching_one_category_off_keeps_the_others(build_example, tmp_path):
     """fmi2SetDebugLogging(fmi2False, [logStatusWarning]) switches that category off only (FMI
     2.0, 2.1.5): the state events of the bouncing ball are still logged under logEvents."""
-    from fmpy import calloc, extract, free, read_model_description
-    from fmpy.fmi2 import FMU2Slave, fmi2CallbackAllocateMemoryTYPE, fmi2CallbackFreeMemoryTYPE, \
-        fmi2CallbackFunctions, fmi2CallbackLoggerTYPE
+    from wctest import logging_slave
     fmu = build_example("WearCosim.Examples.Basic.BouncingBall")
-    md = read_model_description(str(fmu))
-    d = extract(str(fmu), unzipdir=str(tmp_path / "unzipped"))
-    logs = []
-
-    def logger(component, instanceName, status, category, message):
-        logs.append((category.decode() if isinstance(category, bytes) else str(category),
-                     message.decode() if isinstance(message, bytes) else str(message)))
-    cb = fmi2CallbackFunctions()
-    cb.logger = fmi2CallbackLoggerTYPE(logger)
-    cb.allocateMemory = fmi2CallbackAllocateMemoryTYPE(calloc)
-    cb.freeMemory = fmi2CallbackFreeMemoryTYPE(free)
-    s = FMU2Slave(guid=md.guid, unzipDirectory=d, modelIdentifier=md.coSimulation.modelIdentifier, instanceName="b")
-    s.instantiate(callbacks=cb, loggingOn=False)
+    s, _, _, logs = logging_slave(fmu, tmp_path / "unzipped", "b", logging_on=False)
     s.setDebugLogging(True, ["logEvents", "logStatusWarning"])
     s.setDebugLogging(False, ["logStatusWarning"])
     s.setupExperiment(startTime=0.0)

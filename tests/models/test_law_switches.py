@@ -95,26 +95,29 @@ def test_lubricated_switch_on_the_dry_fmu_reproduces_the_lubricated_example(fmus
     _switch_check(lub, dry, "lubricated", False)
 
 
-def test_variable_stiffness_switch_reproduces_a_build_time_constant_stiffness(fmus):
-    kubo = fmus("WearCosim.Examples.Gears.KuboDynamicFactor")
-    const = fmus("KuboConstant", """
-        model KuboConstant "Kubo pair with the constant mesh stiffness chosen at build time"
-          extends WearCosim.Examples.Gears.KuboDynamicFactor(variableStiffness = false);
-          annotation (experiment(StopTime = 0.03, Interval = 1e-6, Tolerance = 1e-7));
-        end KuboConstant;
-        """)
-    _switch_check(kubo, const, "variableStiffness", False, stop=0.01)
+BUILD_TIME_VARIANTS = {
+    # switch: (example, variant's name, its modification, experiment of the variant, value, stop)
+    "variableStiffness": ("WearCosim.Examples.Gears.KuboDynamicFactor", "KuboConstant",
+                          "variableStiffness = false", "StopTime = 0.03, Interval = 1e-6, Tolerance = 1e-7",
+                          False, 0.01),
+    "elasticStator": ("WearCosim.Examples.Rotor.TwoDiskRub", "TwoDiskRubElastic", "elasticStator = true",
+                      "StopTime = 1.5, Interval = 2e-4, Tolerance = 1e-7", True, 0.3),
+}
 
 
-def test_elastic_stator_switch_reproduces_a_build_time_elastic_stator(fmus):
-    rub = fmus("WearCosim.Examples.Rotor.TwoDiskRub")
-    elastic = fmus("TwoDiskRubElastic", """
-        model TwoDiskRubElastic "TwoDiskRub with the elastic stator chosen at build time"
-          extends WearCosim.Examples.Rotor.TwoDiskRub(elasticStator = true);
-          annotation (experiment(StopTime = 1.5, Interval = 2e-4, Tolerance = 1e-7));
-        end TwoDiskRubElastic;
+@pytest.mark.parametrize("switch", list(BUILD_TIME_VARIANTS))
+def test_switch_reproduces_the_build_time_variant(fmus, switch):
+    """KuboDynamicFactor with variableStiffness = false, TwoDiskRub with elasticStator = true,
+    set on the built FMU, against a variant that fixes the choice when it is built."""
+    example, name, mod, experiment, value, stop = BUILD_TIME_VARIANTS[switch]
+    built = fmus(example)
+    variant = fmus(name, f"""
+        model {name} "{example.rsplit('.', 1)[-1]} with {mod} chosen at build time"
+          extends {example}({mod});
+          annotation (experiment({experiment}));
+        end {name};
         """)
-    _switch_check(rub, elastic, "elasticStator", True, stop=0.3)
+    _switch_check(built, variant, switch, value, stop=stop)
 
 
 def test_a_final_switch_is_still_folded(fmus):

@@ -56,17 +56,17 @@ def cmd_build(args) -> int:
                 return _err(f"two models would build {short}.fmu: {seen[short]} and {m}")
             seen[short] = m
         rc = 0
-        for m in models:
+        for m in _steps(models, "build", unit="FMU"):
             try:
                 if backend == "openmodelica":
                     p = openmodelica.build_fmu(m, package_dir, out)
-                    print(f"built {p} (OpenModelica)")
+                    _say(f"built {p} (OpenModelica)")
                 else:
                     r = build_fmu(m, package_dir, out, path=args.file, expose_protected=args.expose_protected)
-                    print(f"built {r.fmu}  [{r.seconds:.2f} s, {r.n_states} states, "
-                          f"{r.n_event_indicators} event indicators]")
+                    _say(f"built {r.fmu}  [{r.seconds:.2f} s, {r.n_states} states, "
+                         f"{r.n_event_indicators} event indicators]")
             except ExportError as exc:
-                print(f"error: {exc}", file=sys.stderr)
+                _say(f"error: {exc}", sys.stderr)
                 rc = 1
                 if not args.keep_going:
                     return rc
@@ -79,19 +79,50 @@ def cmd_build(args) -> int:
 def cmd_check(args) -> int:
     from .fmi.check import validate
     rc = 0
-    for f in args.fmus:
+    for f in _steps(args.fmus, "check", unit="FMU"):
         problems = validate(f, smoke=not args.no_smoke)
         if args.wear_interface and not problems:
             from .fmi.check import wear_interface_problems
             problems = wear_interface_problems(f, args.prefix)
         if problems:
             rc = 1
-            print(f"{f}: {len(problems)} problem(s)")
-            for p in problems:
-                print(f"  - {p}")
+            _say(f"{f}: {len(problems)} problem(s)" + "".join(f"\n  - {p}" for p in problems))
         else:
-            print(f"{f}: OK")
+            _say(f"{f}: OK")
     return rc
+
+
+_BAR = []
+
+
+def _steps(items, desc: str, unit: str = "it"):
+    """``items`` with a progress bar on stderr when it is a terminal and there is more than one
+    (tqdm); otherwise as they are.  Lines said meanwhile go through :func:`_say`."""
+    items = list(items)
+    if len(items) < 2 or not sys.stderr.isatty():
+        yield from items
+        return
+    import shutil
+
+    from tqdm import tqdm
+    bar = tqdm(items, desc=desc, unit=unit, file=sys.stderr, ncols=shutil.get_terminal_size().columns)
+    _BAR.append(bar)
+    try:
+        yield from bar
+    finally:
+        _BAR.remove(bar)
+        bar.close()
+
+
+def _say(msg: str, file=None):
+    """A result line, at once (flushed: visible while a long command runs, also in a pipe),
+    above the progress bar if one is shown."""
+    file = file or sys.stdout
+    if _BAR:
+        from tqdm import tqdm
+        tqdm.write(msg, file=file)
+    else:
+        print(msg, file=file, flush=True)
 
 
 def cmd_simulate(args) -> int:

@@ -34,13 +34,30 @@ def _circle(ax, radius_mm, centre_mm=(0.0, 0.0), label="unworn clearance circle"
             ls=(0, (3, 3)), zorder=5, label=label)
 
 
+def _gaps(t):
+    """Where the recorded series jumps in time (cycles not recorded, ``run.record_every``):
+    a boolean per segment, True where the step exceeds 1.5 x the usual one."""
+    dt = np.diff(np.asarray(t, dtype=float))
+    if dt.size == 0:
+        return np.zeros(0, dtype=bool)
+    return dt > 1.5 * np.median(dt)
+
+
+def _broken(t, *xs):
+    """``xs`` with NaN inserted at the time gaps, so that a line is not drawn across them."""
+    cut = np.flatnonzero(_gaps(t)) + 1
+    return [np.insert(np.asarray(x, dtype=float), cut, np.nan) for x in xs]
+
+
 def _time_line(ax, x, y, t, cmap="viridis"):
-    """The path (x, y) coloured by time t; returns the collection (for a colour bar)."""
+    """The path (x, y) coloured by time t, not drawn across gaps in t; returns the collection
+    (for a colour bar)."""
     from matplotlib.collections import LineCollection
     pts = np.column_stack([x, y]).reshape(-1, 1, 2)
     seg = np.concatenate([pts[:-1], pts[1:]], axis=1)
-    lc = LineCollection(seg, cmap=cmap, linewidths=1.0, zorder=3)
-    lc.set_array(np.asarray(t)[:-1])
+    keep = ~_gaps(t) if len(t) == len(x) else np.ones(len(seg), dtype=bool)
+    lc = LineCollection(seg[keep], cmap=cmap, linewidths=1.0, zorder=3)
+    lc.set_array(np.asarray(t)[:-1][keep])
     ax.add_collection(lc)
     ax.plot([x[0]], [y[0]], "o", ms=3, color="C3", zorder=6, label="start")
     return lc
@@ -194,12 +211,15 @@ def compare_orbits(runs: dict, clearance: float, base, title=""):
         fig, ax = figure(COLUMN, 0.95)
         for j, name in enumerate(names):
             s = runs[name]
-            ax.plot(um(s["ex"]) / 1e3, um(s["ey"]) / 1e3, lw=0.5, color=f"C{j}", label=name)
+            x, y = um(s["ex"]) / 1e3, um(s["ey"]) / 1e3
+            if "time" in s:
+                x, y = _broken(s["time"], x, y)
+            ax.plot(x, y, lw=0.5, color=f"C{j}", label=name)
         _circle(ax, clearance * 1e3)
         ax.set_aspect("equal")
         ax.set_xlabel("x (mm)")
         ax.set_ylabel("y (mm)")
-        ax.legend(loc="upper right", fontsize=6)
+        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=3, fontsize=6)
         ax.set_title(_wrap(title))
         return save(fig, base)
     cols = 4

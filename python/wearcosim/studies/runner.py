@@ -9,9 +9,8 @@ from __future__ import annotations
 
 import csv
 import io
-import os
 import sys
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 
 import numpy as np
@@ -74,15 +73,35 @@ def run_all(scenarios, out_dir: Path, workers: int = 2, scheduler: str = None):
         out_dir.mkdir(parents=True, exist_ok=True)
         prebuild(scenarios, log=lambda *a: print(*a, file=sys.stderr))
         if client is not None:
+            from distributed import as_completed as dask_completed
             futs = client.map(run_case, scenarios, [str(out_dir)] * len(scenarios), pure=False)
+            _follow(dask_completed(futs), len(futs))
             return client.gather(futs)
         if workers <= 1:
-            return [run_case(s, str(out_dir)) for s in scenarios]
+            return [_done(run_case(s, str(out_dir)), i + 1, len(scenarios)) for i, s in enumerate(scenarios)]
         with ProcessPoolExecutor(max_workers=workers) as ex:
-            return list(ex.map(run_case, scenarios, [str(out_dir)] * len(scenarios)))
+            futs = [ex.submit(run_case, s, str(out_dir)) for s in scenarios]
+            _follow(as_completed(futs), len(futs))
+            return [f.result() for f in futs]          # in the order given (a failure raises here)
     finally:
         if isinstance(scheduler, str) and client is not None:
             client.close()
+
+
+def _done(path: str, k: int, n: int) -> str:
+    """One finished case said on stderr: ``case k/n done: <results>``."""
+    print(f"case {k}/{n} done: {path}", file=sys.stderr, flush=True)
+    return path
+
+
+def _follow(completed, n: int):
+    """Say each case as it finishes (in completion order); failures are raised later, in the
+    order the cases were given, by the caller."""
+    for k, fut in enumerate(completed, 1):
+        if fut.exception() is None:
+            _done(fut.result(), k, n)
+        else:
+            print(f"case {k}/{n} failed", file=sys.stderr, flush=True)
 
 
 def summary_row(name, meta, wear) -> dict:

@@ -549,66 +549,23 @@ def open_system(path, *, extract: bool = True, limits: Limits | None = None, sch
 
 # ---------------------------------------------------------------------------------- units
 
-#: SI base units of ssc:BaseUnit and the derived units a Modelica model uses (exponents)
-_SI = {
-    "kg": {"kg": 1}, "m": {"m": 1}, "s": {"s": 1}, "A": {"A": 1}, "K": {"K": 1}, "mol": {"mol": 1},
-    "cd": {"cd": 1}, "rad": {"rad": 1}, "g": ({"kg": 1}, 1e-3),
-    "N": {"kg": 1, "m": 1, "s": -2}, "J": {"kg": 1, "m": 2, "s": -2}, "W": {"kg": 1, "m": 2, "s": -3},
-    "Pa": {"kg": 1, "m": -1, "s": -2}, "Hz": {"s": -1}, "C": {"A": 1, "s": 1},
-    "V": {"kg": 1, "m": 2, "s": -3, "A": -1}, "Ohm": {"kg": 1, "m": 2, "s": -3, "A": -2},
-    "F": {"kg": -1, "m": -2, "s": 4, "A": 2}, "S": {"kg": -1, "m": -2, "s": 3, "A": 2},
-    "Wb": {"kg": 1, "m": 2, "s": -2, "A": -1}, "T": {"kg": 1, "s": -2, "A": -1},
-    "H": {"kg": 1, "m": 2, "s": -2, "A": -2}, "sr": {"rad": 2},
-    "deg": ({"rad": 1}, math.pi / 180), "min": ({"s": 1}, 60.0), "h": ({"s": 1}, 3600.0),
-    "l": ({"m": 3}, 1e-3), "bar": ({"kg": 1, "m": -1, "s": -2}, 1e5), "rpm": ({"rad": 1, "s": -1}, math.pi / 30),
-}
-_PREFIX = {"Y": 1e24, "Z": 1e21, "E": 1e18, "P": 1e15, "T": 1e12, "G": 1e9, "M": 1e6, "k": 1e3, "h": 1e2,
-           "da": 1e1, "d": 1e-1, "c": 1e-2, "m": 1e-3, "u": 1e-6, "n": 1e-9, "p": 1e-12, "f": 1e-15,
-           "a": 1e-18, "z": 1e-21, "y": 1e-24}
-_BASE_ATTRS = ("kg", "m", "s", "A", "K", "mol", "cd", "rad")
-
-
-def _operand(sym: str):
-    for cand, scale in [(sym, 1.0)] + [(sym[len(p):], f) for p, f in _PREFIX.items() if sym.startswith(p) and len(sym) > len(p)]:
-        if cand in _SI:
-            d = _SI[cand]
-            dims, factor = (d if isinstance(d, tuple) else (d, 1.0))
-            return dims, factor * scale
-    return None
-
-
 def base_unit(unit: str):
     """The ssc:BaseUnit attributes of a unit string in Modelica syntax (``"N.m/rad"``,
     ``"m/s2"``, ``"1/s"``, ``"kg.m2"``, ``"mm"``), as ``{attr: text}``; None when the unit is
-    not understood or needs a non-integer exponent (``"N/m1.5"``)."""
-    u = unit.strip()
-    if not u:
+    not understood or needs a non-integer exponent (``"N/m1.5"``).  The unit algebra is the
+    exporter's (:func:`wearcosim.export.units.dim`)."""
+    from ..export import units
+    if not unit.strip():
         return None
-    num, _, den = u.partition("/")
-    if "/" in den:
+    try:
+        d = units.dim(unit.strip())
+    except units.UnitError:
         return None
-    den = den.strip("()")
-    dims = {k: 0 for k in _BASE_ATTRS}
-    factor = 1.0
-    for part, sign in ((num, 1), (den, -1)):
-        if not part:
-            continue
-        for f in part.split("."):
-            if f == "1":
-                continue
-            m = re.fullmatch(r"([A-Za-z]+)([+-]?\d+)?", f)
-            if not m:
-                return None
-            op = _operand(m.group(1))
-            if op is None:
-                return None
-            e = sign * int(m.group(2) or 1)
-            for k, v in op[0].items():
-                dims[k] += v * e
-            factor *= op[1] ** e
-    out = {k: str(v) for k, v in dims.items() if v}
-    if factor != 1.0:
-        out["factor"] = repr(factor)
+    out = {k: str(v) for k, v in zip(units.BASE, d.exps) if v}
+    if d.factor != 1.0:
+        out["factor"] = repr(d.factor)
+    if d.offset != 0.0:
+        out["offset"] = repr(d.offset)
     return out
 
 

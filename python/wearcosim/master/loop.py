@@ -386,20 +386,18 @@ class WearMaster:
         finally:
             r.free_state(s)
         scal, arr = self.ctl.state()
-        return {"blob": blob, "cycle": st.cycle, "k": r.k, "depth": st.depth.copy(),
-                "pending": st.pending.copy(), "lengths": dict(lengths), "wear_cycles": wear_cycles, "real": real,
-                "before": np.array(before, float), "window": np.array(window_pending, float),
-                "summary": list(summary), "ctl": scal, "ctl_arrays": arr}
+        return {"arrays": {"fmu_state": blob, "depth": st.depth.copy(), "before": np.array(before, float),
+                           "window": np.array(window_pending, float), **arr},
+                "meta": {"cycle": st.cycle, "k": r.k, "lengths": dict(lengths), "wear_cycles": wear_cycles,
+                         "real": real, "summary": list(summary), "ctl": scal}}
 
     def _write_mark(self, mark, st: RunState):
         """The checkpoint of ``mark``: the streams made durable first (at least up to the
-        mark's lengths), then the small checkpoint file (O(1) in the run's length)."""
+        mark's lengths), then the small checkpoint file (O(1) in the run's length).  (The
+        wear pending since the update is zero at a mark: not stored.)"""
         t0 = time.perf_counter()
-        arrays = {"depth": mark["depth"], "pending": mark["pending"], "fmu_state": mark["blob"],
-                  "before": mark["before"], "window": mark["window"], **mark["ctl_arrays"]}
-        meta = {"cycle": mark["cycle"], "k": mark["k"], "scenario": self.sc.raw, "fmu_sha256": self.fmu_sha,
-                "layout": 3, "lengths": mark["lengths"], "wear_cycles": mark["wear_cycles"], "real": mark["real"],
-                "summary": mark["summary"], "ctl": mark["ctl"]}
+        arrays = mark["arrays"]
+        meta = {**mark["meta"], "scenario": self.sc.raw, "fmu_sha256": self.fmu_sha, "layout": 3}
         try:
             st.spool.sync()
             store.save_checkpoint(self.ckpt_path, arrays, meta)
@@ -418,13 +416,9 @@ class WearMaster:
             raise MasterError(f"{self.ckpt_path}: checkpoint belongs to a different scenario; start over with --restart")
         self._set_fmu_state(r, arrays["fmu_state"])
         r.k = int(meta["k"])
-        st = RunState(cycle=int(meta["cycle"]), depth=arrays["depth"].copy(), pending=arrays["pending"].copy())
+        st = RunState(cycle=int(meta["cycle"]), depth=arrays["depth"].copy(), pending=np.zeros_like(arrays["depth"]))
         self.ctl.restore(meta["ctl"], arrays)
-        self.mark = {"blob": arrays["fmu_state"], "cycle": st.cycle, "k": r.k, "depth": st.depth.copy(),
-                     "pending": st.pending.copy(), "lengths": meta["lengths"], "before": arrays["before"],
-                     "window": arrays["window"], "summary": meta["summary"], "wear_cycles": meta["wear_cycles"],
-                     "real": meta["real"], "ctl": meta["ctl"],
-                     "ctl_arrays": {k: arrays[k] for k in arrays if k.startswith("ctl_")}}
+        self.mark = {"arrays": arrays, "meta": meta}        # what a rejected next jump is taken back to
         try:
             st.spool = store.Spool(self.spool_path, self._streams(), meta["lengths"])
         except (OSError, store.CheckpointError) as exc:
@@ -461,7 +455,7 @@ class WearMaster:
 
     def _streams(self):
         return (["time"] + list(self.sc.record) + ["profile_cycles", "profile_real", "profiles"] + list(self.SUMMARY)
-                + ["x_" + h for h in self.HISTORY])
+                + list(self._x_names))
 
     def _controller(self):
         """The extrapolation controller: adaptive, or (fixed factor) the same estimator with the
@@ -589,8 +583,8 @@ class WearMaster:
             if self.mark is not None and not written:      # flush the last wear update's checkpoint
                 self._write_mark(self.mark, st)
             if self.ckpt_path.exists():
-                saved = (f"; checkpoint of the last wear update (cycle {self.mark['cycle'] if self.mark else '?'}): "
-                         f"{self.ckpt_path}")
+                saved = (f"; checkpoint of the last wear update (cycle "
+                         f"{self.mark['meta']['cycle'] if self.mark else '?'}): {self.ckpt_path}")
             raise MasterError(f"{sc.name}: FMU failed in cycle {st.cycle + 1 if st else 1} (last successful time "
                               f"{t:.9g} s): {exc}{saved}") from None
         finally:
@@ -633,12 +627,12 @@ class WearMaster:
                                                     ctl.done + (0 if j.accept else ctl.last_jump), j.factor, j.error,
                                                     float(np.max(j.local, initial=0.0)), float(j.accept)))
             if not j.accept:         # take the jump back: the FMU, profile and streams of the mark
-                mk = self.mark
-                self._set_fmu_state(r, mk["blob"])
-                r.k = int(mk["k"])
-                st.cycle, st.depth, st.pending = int(mk["cycle"]), mk["before"].copy(), mk["window"].copy()
-                st.spool.truncate(mk["lengths"], keep=["x_" + h for h in self.HISTORY])
-                summary = list(mk["summary"])
+                arrays, meta = self.mark["arrays"], self.mark["meta"]
+                self._set_fmu_state(r, arrays["fmu_state"])
+                r.k = int(meta["k"])
+                st.cycle, st.depth, st.pending = int(meta["cycle"]), arrays["before"].copy(), arrays["window"].copy()
+                st.spool.truncate(meta["lengths"], keep=self._x_names)
+                summary = list(meta["summary"])
                 m = self._window(st.cycle)
                 J = ctl.redo()
             elif sc.adaptive and ctl.finished:
@@ -738,7 +732,7 @@ class WearMaster:
             bound = ctl.bound if ctl.bound is not None else np.zeros(self.ports.n)
             peak = float(np.max(st.depth, initial=0.0))
             extra = {"extrapolation": {
-                "streams": {h: "x_" + h for h in self.HISTORY},
+                "streams": dict(zip(self.HISTORY, self._x_names)),
                 "data": {"error_bound": bound},
                 "attrs": {"mode": "adaptive" if sc.adaptive else "fixed", "rtol": sc.rtol,
                           "error_estimate": float(np.max(bound, initial=0.0)),

@@ -168,11 +168,13 @@ class Results:
         except ImportError:
             raise ImportError("Results.to_xarray needs xarray: pip install xarray") from None
         import h5py
+        with h5py.File(self.path, "r") as f:          # the units attributes, read in one pass
+            unit_of = {(g, k): str(f[g][k].attrs["units"]) for g in ("series", "summary") if g in f
+                       for k in f[g] if "units" in f[g][k].attrs}
 
         def units(group, name):
-            with h5py.File(self.path, "r") as f:
-                ds = f.get(f"{group}/{name}")
-                return {"units": ds.attrs["units"]} if ds is not None and "units" in ds.attrs else {}
+            u = unit_of.get((group, name))
+            return {"units": u} if u else {}
         sector_units = "m" if float(self.meta.get("extent", 0) or 0) > 0 else "rad"
         coords = {"cycles": ("cycles", np.asarray(self.wear["cycles"]), {"units": "1", "long_name": "real cycles"}),
                   "sector": ("sector", self.sector_centres, {"units": sector_units, "long_name": "sector centre"})}

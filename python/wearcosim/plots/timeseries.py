@@ -5,10 +5,9 @@ from pathlib import Path
 
 
 def _plt():
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    return plt
+    """pyplot on the Agg backend with the project's figure style (:mod:`.style`)."""
+    from .style import plt
+    return plt()
 
 
 def save(fig, path):

@@ -6,7 +6,9 @@ STAMP := .make/installed
 
 $(STAMP): pyproject.toml
 	@mkdir -p .make
-	$(PYTHON) -m pip install --quiet --disable-pip-version-check -e '.[test]'
+	@echo "== installing wearcosim and its dependencies (first run only; a few minutes)"
+	$(PYTHON) -m pip install --disable-pip-version-check --progress-bar on -e '.[test]'
+	@echo "== installed" 
 	@touch $(STAMP)
 
 install: $(STAMP)

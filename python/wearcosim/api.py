@@ -88,7 +88,7 @@ def study(scenarios: Iterable["Scenario | PathLike"], out: PathLike = "results",
             paths.append(Path(s))
     done = run_all(paths, out, workers=workers, scheduler=scheduler)
     write_report(done, out, title)
-    return [Results(p) for p in done]
+    return [Results(Path(p)) for p in done]
 
 
 def _write_scenario(sc: Scenario, folder: Path) -> Path:
@@ -112,7 +112,7 @@ def _write_scenario(sc: Scenario, folder: Path) -> Path:
 
 def load_results(path: PathLike) -> "Results":
     """The results of a finished (or stopped) run."""
-    return Results(path)
+    return Results(Path(path))
 
 
 @dataclass
@@ -159,7 +159,7 @@ class Results:
     def completed(self) -> bool:
         return bool(self.meta.get("completed", True))
 
-    def to_xarray(self):
+    def to_xarray(self) -> Any:
         """An ``xarray.Dataset``: ``depth(cycles, sector)``, ``final(sector)``, the series
         over ``time`` and the summaries over ``cycle``, with ``units`` attributes; the run's
         facts as dataset attributes.  Needs xarray (``pip install xarray``)."""
@@ -200,7 +200,7 @@ class Results:
         """The run's figures (orbit, wear over angle and cycles, profiles, final profile,
         extrapolation history) as PNG and PDF in ``out_dir`` (default: beside the file)."""
         from .plots.wear import plot_results
-        return plot_results(self.path, out_dir)
+        return plot_results(self.path, None if out_dir is None else Path(out_dir))
 
     def __repr__(self) -> str:
         peak = float(np.max(self.final)) if self.final.size else float("nan")

@@ -14,6 +14,7 @@ import os
 import tempfile
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Iterator
 
 
 def umask() -> int:
@@ -31,13 +32,15 @@ def umask() -> int:
     return m
 
 
-def stale_temporaries(dest, suffix: str = ".tmp"):
+def stale_temporaries(dest: str | os.PathLike[str], suffix: str = ".tmp") -> list[Path]:
     """Temporary files that :func:`atomic_path` of ``dest`` may have left behind."""
     dest = Path(dest)
     return sorted(dest.parent.glob(f".{dest.name}.*{suffix}"))
 
 
-def fsync_dir(d: Path):
+def fsync_dir(d: str | os.PathLike[str]) -> None:
+    """Flush a folder's entries to disk (after a rename into it); errors are ignored (not every
+    file system lets a folder be opened or synced)."""
     try:
         fd = os.open(str(d), os.O_RDONLY)
     except OSError:
@@ -51,7 +54,10 @@ def fsync_dir(d: Path):
 
 
 @contextmanager
-def atomic_path(dest, suffix: str = ".tmp"):
+def atomic_path(dest: str | os.PathLike[str], suffix: str = ".tmp") -> Iterator[Path]:
+    """``with atomic_path(dest) as tmp:`` write ``tmp`` (a new file beside ``dest``, with the
+    permissions the umask gives); when the block ends normally it is synced and renamed over
+    ``dest``, otherwise removed: ``dest`` is either the old file or the complete new one."""
     dest = Path(dest)
     dest.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix="." + dest.name + ".", suffix=suffix, dir=dest.parent)
@@ -73,6 +79,7 @@ def atomic_path(dest, suffix: str = ".tmp"):
         raise
 
 
-def write_bytes(dest, data: bytes):
+def write_bytes(dest: str | os.PathLike[str], data: bytes) -> None:
+    """Write ``data`` to ``dest`` atomically (:func:`atomic_path`)."""
     with atomic_path(dest) as tmp:
         tmp.write_bytes(data)

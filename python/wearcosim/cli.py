@@ -19,7 +19,7 @@ def _err(msg: str) -> int:
     raise UsageError(msg)
 
 
-def cmd_build(args) -> int:
+def cmd_build(args: argparse.Namespace) -> int:
     from .export import frontend, openmodelica
     from .export.build import DEFAULT_PACKAGE, build_fmu
     from .resources import build_dir
@@ -76,7 +76,7 @@ def cmd_build(args) -> int:
         return 1
 
 
-def cmd_check(args) -> int:
+def cmd_check(args: argparse.Namespace) -> int:
     from .fmi.check import validate
     rc = 0
     for f in _steps(args.fmus, "check", unit="FMU"):
@@ -125,7 +125,7 @@ def _say(msg: str, file=None):
         print(msg, file=file, flush=True)
 
 
-def cmd_simulate(args) -> int:
+def cmd_simulate(args: argparse.Namespace) -> int:
     import numpy as np
     from fmpy import read_model_description, simulate_fmu
     from .fmi.archive import remove_temp_dir, safe_extract
@@ -167,7 +167,7 @@ def cmd_simulate(args) -> int:
     return 0
 
 
-def cmd_run(args) -> int:
+def cmd_run(args: argparse.Namespace) -> int:
     from .master.loop import WearMaster
     from .master.scenario import load
     if args.resume and args.restart:
@@ -188,14 +188,14 @@ def cmd_run(args) -> int:
     return 0
 
 
-def cmd_plot(args) -> int:
+def cmd_plot(args: argparse.Namespace) -> int:
     from .plots.wear import plot_results
     for f in plot_results(Path(args.results), args.out):
         print(f"figure: {f}")
     return 0
 
 
-def cmd_study(args) -> int:
+def cmd_study(args: argparse.Namespace) -> int:
     from .studies.runner import run_study
     if args.workers < 1:
         return _err("--workers must be >= 1")
@@ -204,7 +204,7 @@ def cmd_study(args) -> int:
                      scheduler=args.scheduler, title=args.title)
 
 
-def cmd_demo(args) -> int:
+def cmd_demo(args: argparse.Namespace) -> int:
     from .demo import run_demo
     _build_dir(args)
     return run_demo(_out(args.out))
@@ -241,7 +241,7 @@ def _print_problems(found) -> int:
     return 1 if found else 0
 
 
-def cmd_system_check(args) -> int:
+def cmd_system_check(args: argparse.Namespace) -> int:
     from .system.ssp import open_system
     from .system.validate import problems
     with open_system(args.file) as system:
@@ -253,7 +253,7 @@ def cmd_system_check(args) -> int:
     return 0
 
 
-def cmd_system_pack(args) -> int:
+def cmd_system_pack(args: argparse.Namespace) -> int:
     from .system.ssp import open_system, write_ssp
     from .system.validate import problems
     out = Path(args.out)
@@ -273,7 +273,7 @@ def cmd_system_pack(args) -> int:
     return 0
 
 
-def cmd_system_show(args) -> int:
+def cmd_system_show(args: argparse.Namespace) -> int:
     from .system.ssp import open_system
     with open_system(args.file, extract=False) as s:
         title = f"system {s.name!r}" + (f" ({s.ssd_name})" if s.ssd_name and s.ssd_name != s.name else "")
@@ -301,7 +301,7 @@ def cmd_system_show(args) -> int:
     return 0
 
 
-def cmd_system_run(args) -> int:
+def cmd_system_run(args: argparse.Namespace) -> int:
     import numpy as np
     from .atomic import write_bytes
     from .system.examples import ensure_fmus
@@ -389,7 +389,7 @@ def _one_line(exc: BaseException) -> str:
     return msg
 
 
-def main(argv=None) -> int:
+def main(argv: "list[str] | None" = None) -> int:
     p = argparse.ArgumentParser(prog="wearcosim", description=__doc__.split("\n\n")[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--debug", action="store_true", help="show the Python traceback of an error")

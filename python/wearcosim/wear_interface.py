@@ -31,6 +31,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
 
 OUTPUTS = ("Fn", "Ft", "delta", "theta", "vSlip", "halfWidth")
 FLAG = "inContact"
@@ -58,7 +60,7 @@ class WearPorts:
         return len(self.depth_names)
 
 
-def describe(md, prefix: str = "") -> WearPorts:
+def describe(md: Any, prefix: str = "") -> WearPorts:
     """Find the wear interface in a model description (fmpy ``ModelDescription``);
     raises ``ValueError`` listing everything that is missing."""
     vars_ = {v.name: v for v in md.modelVariables}
@@ -117,7 +119,7 @@ def describe(md, prefix: str = "") -> WearPorts:
     return WearPorts(prefix, depth_names, update, outs, radius, length, prefix + PROFILE[1] if profile else "")
 
 
-def check(fmu, prefix: str = "") -> list:
+def check(fmu: str | Path, prefix: str = "") -> list[str]:
     """Problems of ``fmu`` with the wear interface (empty list: fine)."""
     from fmpy import read_model_description
     try:

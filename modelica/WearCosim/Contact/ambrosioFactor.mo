@@ -1,5 +1,5 @@
 within WearCosim.Contact;
-function ambrosioFactor "Dynamic correction coefficient c_d(|v_t|) of Ambrosio's modified Coulomb friction (SPEC 1.2)"
+function ambrosioFactor "Dynamic correction coefficient c_d(|v_t|) of Ambrosio's modified Coulomb friction (docs/physics/clearance-joint.md)"
   import SI = WearCosim.Units.SI;
   input SI.Velocity vt "Tangential slip velocity (signed)";
   input SI.Velocity v0 "Below |vt| = v0 no friction force (0 < v0 < v1)";

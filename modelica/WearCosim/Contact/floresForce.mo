@@ -1,5 +1,5 @@
 within WearCosim.Contact;
-function floresForce "Flores dissipative normal contact force (SPEC 1.1, seed eq. 1), clipped at 0"
+function floresForce "Flores dissipative normal contact force (docs/physics/clearance-joint.md, seed eq. 1), clipped at 0"
   import SI = WearCosim.Units.SI;
   input SI.HertzStiffness K "Generalised stiffness (for n = 1.5; unit N/m^n in general)";
   input Real n = 1.5 "Exponent of the penetration (1.5 for metals)";

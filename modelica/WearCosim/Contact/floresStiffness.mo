@@ -1,5 +1,5 @@
 within WearCosim.Contact;
-function floresStiffness "Generalised stiffness K of the Flores/Hertz law for a journal in a bearing (SPEC 1.1, seed eq. 2-3)"
+function floresStiffness "Generalised stiffness K of the Flores/Hertz law for a journal in a bearing (docs/physics/clearance-joint.md, seed eq. 2-3)"
   import SI = WearCosim.Units.SI;
   input SI.ModulusOfElasticity E_i "Young's modulus of the bearing (body i)";
   input SI.PoissonNumber nu_i "Poisson's ratio of the bearing";
@@ -18,7 +18,7 @@ algorithm
 <p>K = 4/(3&pi;(&sigma;<sub>i</sub>+&sigma;<sub>j</sub>)) &middot; (R<sub>i</sub>R<sub>j</sub>/(R<sub>i</sub>-R<sub>j</sub>))<sup>1/2</sup>,
 &sigma;<sub>k</sub> = (1-&nu;<sub>k</sub><sup>2</sup>)/(&pi;E<sub>k</sub>); i = bearing (concave), j = journal.
 This is the sphere-in-spherical-cavity expression that Flores &amp; Ambr&oacute;sio (2004) use for
-cylindrical joints; it is kept as the seed and SPEC 1.1 prescribe.</p>
+cylindrical joints; it is kept as the seed prescribes.</p>
 <p>Regularisation: R<sub>i</sub>-R<sub>j</sub> is floored at <code>dRmin</code> (1 nm) so that a zero
 clearance gives a large but finite stiffness.</p>
 <p>Check: R<sub>i</sub> = 10.5 mm, R<sub>j</sub> = 10 mm, steel on steel (E = 207 GPa,

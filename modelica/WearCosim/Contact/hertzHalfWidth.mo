@@ -1,5 +1,5 @@
 within WearCosim.Contact;
-function hertzHalfWidth "Half-width of the Hertz line contact of a journal in a bearing (SPEC 1.5)"
+function hertzHalfWidth "Half-width of the Hertz line contact of a journal in a bearing (docs/physics/clearance-joint.md)"
   import SI = WearCosim.Units.SI;
   input SI.Force Fn "Normal force (negative values are treated as 0)";
   input SI.Radius R_i "Bearing radius (local, worn)";

@@ -1,5 +1,5 @@
 within WearCosim.Contact;
-function hybridWeight "Weight of the dry force in Flores' hybrid lubricated/dry model (SPEC 1.4, seed eq. 7)"
+function hybridWeight "Weight of the dry force in Flores' hybrid lubricated/dry model (docs/physics/clearance-joint.md, seed eq. 7)"
   import SI = WearCosim.Units.SI;
   input SI.Length e "Eccentricity";
   input SI.Length c "Local radial clearance c + h(theta)";

@@ -2,7 +2,7 @@ within WearCosim;
 package Contact "Contact laws of a revolute clearance joint (Flores, Ambrosio, Sommerfeld, Hertz) as small functions"
   extends WearCosim.Icons.Package;
   annotation (Documentation(info = "<html>
-<p>Leaf functions of the contact model of SPEC section 1 (seed 002, eq. 1-7). They are
+<p>Leaf functions of the contact model of seed 002 (docs/physics/clearance-joint.md) (seed 002, eq. 1-7). They are
 functions, not models, so that (i) they can be tested one by one against closed forms,
 (ii) their internal relations (<code>min</code>, <code>max</code>, regime switches) never
 create event indicators (relations inside functions do not generate events) - each is

@@ -1,5 +1,5 @@
 within WearCosim.Contact;
-function sommerfeldRadial "Squeeze-film force of the infinitely long journal bearing, Sommerfeld conditions (SPEC 1.3, seed eq. 6)"
+function sommerfeldRadial "Squeeze-film force of the infinitely long journal bearing, Sommerfeld conditions (docs/physics/clearance-joint.md, seed eq. 6)"
   import SI = WearCosim.Units.SI;
   input SI.DynamicViscosity mu "Oil dynamic viscosity";
   input SI.Length L "Bearing length";

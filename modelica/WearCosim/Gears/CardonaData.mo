@@ -1,5 +1,5 @@
 within WearCosim.Gears;
-record CardonaData "Cardona's test (seed 003 Table 3, SPEC 3 case 3): data in inch-lbf-s, converted to SI here and only here"
+record CardonaData "Cardona's test (seed 003 Table 3, case 3): data in inch-lbf-s, converted to SI here and only here"
   import SI = WearCosim.Units.SI;
   constant Real pi = 3.141592653589793 "pi";
   constant Real inch = 0.0254 "1 in in m";

@@ -1,5 +1,5 @@
 within WearCosim.Gears;
-model GearMesh "Massless spatial tooth mesh between the hubs of wheels a and b (Popov-Sorokin after Cardona, SPEC 3, eq. 5-26)"
+model GearMesh "Massless spatial tooth mesh between the hubs of wheels a and b (Popov-Sorokin after Cardona, seed 003 eq. 5-26)"
   import SI = WearCosim.Units.SI;
   constant Real pi = 3.141592653589793 "pi";
   // ---------------------------------------------------------------- gear geometry
@@ -147,7 +147,7 @@ equation
       Ellipse(extent = {{5, 15}, {15, 5}}, lineColor = {255, 0, 0}, fillColor = {255, 0, 0}, fillPattern = FillPattern.Solid),
       Text(extent = {{-150, 145}, {150, 105}}, textString = "%name", textColor = {0, 0, 255})}),
     Documentation(info = "<html>
-<p>Mesh force element of the spatial gear pair (SPEC section 3; Popov, Sorokin, Ivannikov,
+<p>Mesh force element of the spatial gear pair (seed 003 (docs/physics/gears.md); Popov, Sorokin, Ivannikov,
 Degtyar&euml;v 2020 after Cardona 1995). Massless: the 12 DOF belong to the two
 <a href=\"modelica://WearCosim.Gears.Wheel\">Wheel</a>s whose hubs it connects
 (<a href=\"modelica://WearCosim.Gears.GearPair\">GearPair</a> assembles the three). Wheel a is the larger
@@ -176,7 +176,7 @@ compression drops by h, i.e. the backlash of the drive flank grows by h; see
 loaded transmission error of the wheel bodies.</li>
 <li>eq. 16-18: F<sub>el</sub> = k(&Delta;s - b/2) for &Delta;s &gt; b/2, 0 in the dead zone, k(&Delta;s + b/2) for &Delta;s &lt; -b/2.</li>
 <li>eq. 19-23: damping b<sub>m</sub>&middot;d&Delta;s/dt only in contact, d&Delta;s/dt = -n&middot;(v<sub>ref,b</sub> - v<sub>ref,a</sub>),
-b<sub>m</sub> = 2&chi;(k<sub>mean</sub>I<sub>a</sub>I<sub>b</sub>/(I<sub>a</sub>&rho;<sub>b</sub><sup>2</sup> + I<sub>b</sub>&rho;<sub>a</sub><sup>2</sup>))<sup>1/2</sup> (SPEC form of eq. 23).</li>
+b<sub>m</sub> = 2&chi;(k<sub>mean</sub>I<sub>a</sub>I<sub>b</sub>/(I<sub>a</sub>&rho;<sub>b</sub><sup>2</sup> + I<sub>b</sub>&rho;<sub>a</sub><sup>2</sup>))<sup>1/2</sup> (eq. 23 as in docs/physics/gears.md).</li>
 <li>eq. 26: F<sub>fr</sub> = -&mu;|F<sub>n</sub>|v<sub>t</sub>/(|v<sub>t</sub>|<sup>2</sup>+v<sub>reg</sub><sup>2</sup>)<sup>1/2</sup>, v<sub>t</sub> = (E - nn)&middot;v<sub>s</sub>.</li>
 <li>Loads: <b>F</b><sub>b</sub> = F<sub>n</sub>n + F<sub>fr</sub> on b at r<sub>b</sub>+&rho;<sub>b</sub>e1ref<sub>b</sub>, -<b>F</b><sub>b</sub> on a at
 r<sub>a</sub>+&rho;<sub>a</sub>e1ref<sub>a</sub> (the virtual work of the elastic force is -F<sub>el</sub>&delta;&Delta;s to first order, i.e.

@@ -2,7 +2,7 @@ within WearCosim;
 package Gears "Spatial gear pairs with backlash (12 DOF per pair) and the transmission parts around them"
   extends WearCosim.Icons.Package;
   annotation (Documentation(info = "<html>
-<p>Spatial gear-pair model of Popov, Sorokin, Ivannikov and Degtyar&euml;v (2020) after Cardona (1995), SPEC section 3
+<p>Spatial gear-pair model of Popov, Sorokin, Ivannikov and Degtyar&euml;v (2020) after Cardona (1995), seed 003 (docs/physics/gears.md)
 (seed 003): each pair has 12 DOF (3 translations + 3 rotations per wheel) and no Lagrange multipliers.</p>
 <h4>Components</h4>
 <ul>

@@ -107,7 +107,7 @@ equation
     Documentation(info = "<html>
 <p>Journal (body j, centre r<sub>J</sub>, radius R<sub>journal</sub>) inside a bearing (body i, centre
 r<sub>B</sub>, rotation &phi;<sub>B</sub>, radius R<sub>bearing</sub> + h(&theta;)) in the joint plane; the
-kinematic constraint of the ideal revolute is replaced by forces (SPEC section 1, seed 002
+kinematic constraint of the ideal revolute is replaced by forces (seed 002 (docs/physics/clearance-joint.md), seed 002
 section 1). The mechanism binds the kinematic inputs and applies <code>F</code> and
 <code>tauJ</code> to the journal body and -<code>F</code>, <code>tauB</code> to the bearing body.</p>
 <h4>Equations</h4>
@@ -152,7 +152,7 @@ c and large compared with the penetrations of the dry contact).</li>
 <li>The Sommerfeld (full-film, infinitely long bearing) solution ignores cavitation and is applied for
 L/D &ge; 2 as in the seed.</li>
 <li><code>wedgeScale</code> scales the wedge (load-carrying, hydrodynamic) film force: 1 keeps the full
-Sommerfeld film of SPEC section 1.3; 0 gives the pure squeeze film that seed 002 assumes for its mechanism
+Sommerfeld film of seed 002 eq. 6 (docs/physics/clearance-joint.md); 0 gives the pure squeeze film that seed 002 assumes for its mechanism
 (section 1.1.2: the relative radial velocity dominates the relative rotation). A pure squeeze film damps the
 approach of the journal but cannot carry a steady load, so the journal still reaches the bearing wall and
 wears, with softer impacts.</li>

@@ -27,7 +27,7 @@ equation
   ex = rJournal[1] - rD3[1];
   ey = rJournal[2] - rD3[2];
   annotation (Documentation(info = "<html>
-<p>The 3-CPaR&amp;R<sub>1</sub>R<sub>2</sub> mechanism (SPEC 2.1) with its revolute D3 between link C3D3 (journal) and
+<p>The 3-CPaR&amp;R<sub>1</sub>R<sub>2</sub> mechanism (docs/physics/mechanisms.md) with its revolute D3 between link C3D3 (journal) and
 the moving platform (bearing) removed: prescribed drives and platform kinematics of
 <a href=\"modelica://WearCosim.Mechanisms.BaseHybridMechanism3CPaR\">BaseHybridMechanism3CPaR</a>, plus the two free
 coordinates of chain 3 (&alpha;, &beta;) and their Lagrange equations under the loads of the D3 joint, the variables

@@ -63,7 +63,7 @@ equation
       Ellipse(extent = {{32, 8}, {48, -8}}, lineColor = {0, 0, 0}, fillColor = {255, 255, 255}, fillPattern = FillPattern.Solid),
       Text(extent = {{-150, 145}, {150, 105}}, textString = "%name", textColor = {0, 0, 255})}),
     Documentation(info = "<html>
-<p>The rigid bodies of the slider-crank benchmark (SPEC 2.2) with the revolute joint between connecting rod
+<p>The rigid bodies of the slider-crank benchmark (docs/physics/mechanisms.md) with the revolute joint between connecting rod
 (journal, rod end C) and slider (bearing) removed: the joint acts only through the variables
 <code>FJournal</code> (force on the journal) and <code>tauJournal</code> (torque on the rod), which an extending
 model binds, either to a <a href=\"modelica://WearCosim.Joints.RevoluteClearance\">RevoluteClearance</a> of its own

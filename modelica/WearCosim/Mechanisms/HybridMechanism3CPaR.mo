@@ -33,7 +33,7 @@ equation
   halfWidth = joint.halfWidth;
   inContact = joint.inContact;
   annotation (Documentation(info = "<html>
-<p>The seed's 3-CPaR&amp;R<sub>1</sub>R<sub>2</sub> hybrid mechanism (SPEC 2.1) with radial clearance in the revolute D3
+<p>The seed's 3-CPaR&amp;R<sub>1</sub>R<sub>2</sub> hybrid mechanism (docs/physics/mechanisms.md) with radial clearance in the revolute D3
 between link C3D3 (journal) and the moving platform (bearing, the worn body).</p>
 <p>Bodies, free coordinates and equations of motion are those of
 <a href=\"modelica://WearCosim.Mechanisms.BaseHybridMechanism3CPaRClearance\">BaseHybridMechanism3CPaRClearance</a>,

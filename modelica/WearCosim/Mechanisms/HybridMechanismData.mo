@@ -46,7 +46,7 @@ record HybridMechanismData "Parameter set of the 3-CPaR&R1R2 hybrid mechanism (s
   parameter Real epsMax = 0.99 "Cap of the eccentricity ratio in the film forces";
   parameter Real wedgeScale = 0 "Scale of the wedge film force: 0 = pure squeeze film, as assumed in seed 002 section 1.1.2";
   annotation (Documentation(info = "<html>
-<p>One parameter set for every model of the 3-CPaR&amp;R<sub>1</sub>R<sub>2</sub> mechanism (SPEC 2.1). The
+<p>One parameter set for every model of the 3-CPaR&amp;R<sub>1</sub>R<sub>2</sub> mechanism (docs/physics/mechanisms.md). The
 driving laws are the seed's; everything else is <b>chosen</b> (the seed's Tables 1-2 are not in its
 text): metre-scale, consistent with the q values, physically plausible.</p>
 <ul>

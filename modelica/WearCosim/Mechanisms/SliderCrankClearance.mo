@@ -37,7 +37,7 @@ equation
   halfWidth = joint.halfWidth;
   inContact = joint.inContact;
   annotation (Documentation(info = "<html>
-<p>The classic slider-crank benchmark of the clearance-joint literature (SPEC 2.2) with the
+<p>The classic slider-crank benchmark of the clearance-joint literature (docs/physics/mechanisms.md) with the
 clearance between connecting rod (journal) and slider (bearing, the worn body; it translates
 without rotating, so the bearing frame is the global frame).</p>
 <p>The bodies and their equations of motion are those of

@@ -10,10 +10,10 @@ exported FMU carries the wear interface at its top level, and has an ideal-joint
 the same mechanism's kinematics and joint reaction in closed form.</p>
 <ul>
 <li><a href=\"modelica://WearCosim.Mechanisms.SliderCrankClearance\">SliderCrankClearance</a> /
-<a href=\"modelica://WearCosim.Mechanisms.SliderCrankIdeal\">SliderCrankIdeal</a>: the Flores-Ambr&oacute;sio benchmark (SPEC 2.2).</li>
+<a href=\"modelica://WearCosim.Mechanisms.SliderCrankIdeal\">SliderCrankIdeal</a>: the Flores-Ambr&oacute;sio benchmark (docs/physics/mechanisms.md).</li>
 <li><a href=\"modelica://WearCosim.Mechanisms.HybridMechanism3CPaR\">HybridMechanism3CPaR</a> /
 <a href=\"modelica://WearCosim.Mechanisms.HybridMechanism3CPaRIdeal\">HybridMechanism3CPaRIdeal</a>: the seed's
-3-CPaR&amp;R1R2 mechanism with the clearance at D3 (SPEC 2.1), parameters in
+3-CPaR&amp;R1R2 mechanism with the clearance at D3 (docs/physics/mechanisms.md), parameters in
 <a href=\"modelica://WearCosim.Mechanisms.HybridMechanismData\">HybridMechanismData</a>.</li>
 </ul>
 <p>The bodies and equations of motion of each clearance model live in a partial base class,

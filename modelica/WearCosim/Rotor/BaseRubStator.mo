@@ -62,7 +62,7 @@ equation
       Ellipse(extent = {{-10, 10}, {10, -10}}, lineColor = {0, 0, 0}, fillColor = {0, 0, 0}, fillPattern = FillPattern.Solid),
       Text(extent = {{-150, 145}, {150, 105}}, textString = "%name", textColor = {0, 0, 255})}),
     Documentation(info = "<html>
-<p>The stator side of the rub system of SPEC section 5, shared by the monolithic
+<p>The stator side of the rub system of seed 004 (docs/physics/rotor.md), shared by the monolithic
 <a href=\"modelica://WearCosim.Rotor.RotorStatorRub\">RotorStatorRub</a> (which binds the rub-node variables
 <code>rRub, vRub, OmegaRub</code> to its finite-element rotor) and the force-element component
 <a href=\"modelica://WearCosim.Components.Rotor.RubStator\">Components.Rotor.RubStator</a> (which binds them to its

@@ -97,7 +97,7 @@ equation
 <p>Rotor of <code>nElements</code> Timoshenko shaft elements (nodes 1 .. nElements+1) with four
 degrees of freedom per node q = {x, y, &alpha;, &beta;} (lateral displacements, rotations about x and
 y; axial and torsional motion are not modelled), rigid disks, linear bearings to ground and
-unbalance on the disks (SPEC section 5):</p>
+unbalance on the disks (docs/physics/rotor.md):</p>
 <p>M q'' + (C + &Omega;(t) G) q' + K q = f<sub>unb</sub>(t) + f<sub>ext</sub> + M g<sub>vec</sub>.</p>
 <ul>
 <li>M, K, G: assembled at parameter time by

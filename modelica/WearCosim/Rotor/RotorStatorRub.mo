@@ -10,7 +10,7 @@ equation
   OmegaRub = rotor.Omega;
   Omega = rotor.Omega;
   annotation (Documentation(info = "<html>
-<p>The rotor-stator rub system of SPEC section 5: a
+<p>The rotor-stator rub system of seed 004 (docs/physics/rotor.md): a
 <a href=\"modelica://WearCosim.Rotor.FiniteElementRotor\">FiniteElementRotor</a> whose node
 <code>rotor.forceNode</code> (a disk or a seal node) meets the stator through a
 <a href=\"modelica://WearCosim.Rotor.RubContact\">RubContact</a>. The stator is rigid and fixed at

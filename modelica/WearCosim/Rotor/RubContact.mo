@@ -52,7 +52,7 @@ equation
       Ellipse(extent = {{22, 52}, {34, 40}}, lineColor = {255, 0, 0}, fillColor = {255, 0, 0}, fillPattern = FillPattern.Solid),
       Text(extent = {{-150, 145}, {150, 105}}, textString = "%name", textColor = {0, 0, 255})}),
     Documentation(info = "<html>
-<p>Point-to-point rotor-stator contact of SPEC section 5 (seed 004): the disk (radius
+<p>Point-to-point rotor-stator contact of seed 004 (docs/physics/rotor.md) (seed 004): the disk (radius
 <code>R_journal</code>, centre r<sub>R</sub>) turns at &Omega; inside a stator bore of radius
 <code>R_bearing</code> = R<sub>journal</sub> + c, worn by h(&theta;) per sector (the
 <a href=\"modelica://WearCosim.Interfaces.WearSurface\">wear interface</a>, identical to the clearance

@@ -2,7 +2,7 @@ within WearCosim;
 package Rotor "Finite-element rotors with rotor-stator rub"
   extends WearCosim.Icons.Package;
   annotation (Documentation(info = "<html>
-<p>Rotor-stator rub of SPEC section 5 (seed 004, last abstract):</p>
+<p>Rotor-stator rub of seed 004 (docs/physics/rotor.md) (seed 004, last abstract):</p>
 <ul>
 <li><a href=\"modelica://WearCosim.Rotor.FiniteElementRotor\">FiniteElementRotor</a>: Timoshenko shaft elements
 (4 DOF per node), rigid disks, linear (anisotropic, cross-coupled) bearings, unbalance, gyroscopic effects,

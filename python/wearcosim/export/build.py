@@ -45,8 +45,10 @@ def short_name(model: str) -> str:
     return model.split(".")[-1]
 
 
-def build_fmu(model: str, package_dir=DEFAULT_PACKAGE, out_dir=None, path=None,
-              identifier: str = None, keep_dir=None, expose_protected: bool = False) -> BuildResult:
+def build_fmu(model: str, package_dir: str | Path = DEFAULT_PACKAGE, out_dir: str | Path | None = None,
+              path: str | Path | None = None,
+              identifier: str | None = None, keep_dir: str | Path | None = None,
+              expose_protected: bool = False) -> BuildResult:
     """Build ``<out_dir>/<ShortName>.fmu`` for class ``model``.  Protected parameters are
     not ScalarVariables of the FMU unless ``expose_protected`` (as in Dymola's default)."""
     t0 = time.perf_counter()

@@ -39,6 +39,7 @@ import xml.etree.ElementTree as ET
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Iterable, Sequence
 
 #: the schema version written into fmiVersion (the FMI 3.0 build-description schema)
 SCHEMA_VERSION = "3.0"
@@ -77,7 +78,7 @@ class BuildConfiguration:
 
 # ----------------------------------------------------------------------------- writing
 
-def to_xml(configs) -> str:
+def to_xml(configs: Iterable[BuildConfiguration]) -> str:
     """The text of a buildDescription.xml holding ``configs``."""
     root = ET.Element("fmiBuildDescription", fmiVersion=SCHEMA_VERSION)
     for c in configs:
@@ -104,7 +105,7 @@ def _attrs(**kw) -> dict:
     return {k: v for k, v in kw.items() if v is not None}
 
 
-def write(src_dir, configs) -> Path:
+def write(src_dir: str | Path, configs: Iterable[BuildConfiguration]) -> Path:
     """Write ``<src_dir>/buildDescription.xml``."""
     path = Path(src_dir) / FILE_NAME
     path.write_text(to_xml(configs), encoding="utf-8")
@@ -113,7 +114,7 @@ def write(src_dir, configs) -> Path:
 
 # ----------------------------------------------------------------------------- reading
 
-def read(source) -> list:
+def read(source: str | Path) -> list[BuildConfiguration]:
     """The build configurations of a buildDescription.xml: a path to the file, to an FMU
     (``sources/buildDescription.xml`` inside it) or to an extracted FMU's folder."""
     source = Path(source)
@@ -169,7 +170,7 @@ def platform_tuple() -> str:
     return f"{arch}-{system}"
 
 
-def choose(configs, model_identifier: str, tuple_: str | None = None) -> BuildConfiguration:
+def choose(configs: Sequence[BuildConfiguration], model_identifier: str, tuple_: str | None = None) -> BuildConfiguration:
     """The configuration an importer on platform ``tuple_`` (default: this machine) uses for
     ``model_identifier``: the one for that platform, else the one without a platform."""
     tuple_ = tuple_ or platform_tuple()
@@ -311,7 +312,7 @@ def build_binary(sources: Path, config: BuildConfiguration, work: Path, build_ty
     return lib
 
 
-def rebuild_fmu(fmu, dest, build_type: str = "Release", cmake: str = "cmake") -> Path:
+def rebuild_fmu(fmu: str | Path, dest: str | Path, build_type: str = "Release", cmake: str = "cmake") -> Path:
     """Rebuild the binary of ``fmu`` from its ``sources/`` as its buildDescription.xml says
     (CMake) and write ``dest``: the same archive with this platform's binary replaced."""
     from ..atomic import atomic_path
@@ -334,7 +335,7 @@ def rebuild_fmu(fmu, dest, build_type: str = "Release", cmake: str = "cmake") ->
     return dest
 
 
-def write_cmake_project(fmu, folder) -> Path:
+def write_cmake_project(fmu: str | Path, folder: str | Path) -> Path:
     """Extract ``fmu`` into ``folder`` and write ``folder/CMakeLists.txt`` (the binary goes to
     ``folder/binaries/<platform>``); returns the CMakeLists.txt."""
     from ..fmi.archive import safe_extract
@@ -347,7 +348,7 @@ def write_cmake_project(fmu, folder) -> Path:
     return path
 
 
-def main(argv=None) -> int:
+def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m wearcosim.export.builddesc",
                                 description="Rebuild an FMU's binary from sources/buildDescription.xml with CMake.")
     sub = p.add_subparsers(dest="cmd", required=True)

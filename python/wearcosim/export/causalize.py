@@ -19,6 +19,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any, Sequence
 
 import casadi as ca
 
@@ -44,7 +45,7 @@ class Causal:
     nl_residuals: list = field(default_factory=list)  # [SX] residuals in knowns + w
 
 
-def unknowns_of(dae: Dae):
+def unknowns_of(dae: Dae) -> tuple[list[str], dict[str, Any]]:
     names, syms = [], {}
     for sv in dae.scalars.values():
         if sv.kind == "state":
@@ -58,7 +59,7 @@ def unknowns_of(dae: Dae):
     return names, syms
 
 
-def incidence(residuals, unknown_syms: dict):
+def incidence(residuals: Sequence[ca.SX], unknown_syms: dict[str, ca.SX]) -> list[list[int]]:
     """For each residual, the indices of the unknowns it depends on."""
     index = {s.name(): k for k, s in enumerate(unknown_syms.values())}
     out = []
@@ -67,7 +68,7 @@ def incidence(residuals, unknown_syms: dict):
     return out
 
 
-def match(inc, n_vars):
+def match(inc: Sequence[Sequence[int]], n_vars: int) -> tuple[list[int], list[int]]:
     """Maximum bipartite matching equations -> variables. Returns (eq->var, var->eq)."""
     n_eq = len(inc)
     eq_of_var = [-1] * n_vars
@@ -99,7 +100,7 @@ def match(inc, n_vars):
     return var_of_eq, eq_of_var
 
 
-def tarjan(n, succ):
+def tarjan(n: int, succ: Sequence[Sequence[int]]) -> list[list[int]]:
     """Strongly connected components of a graph (iterative Tarjan), in reverse topological
     order of the condensation (i.e. a component comes after every component it reaches)."""
     index = [None] * n
@@ -145,7 +146,8 @@ def tarjan(n, succ):
     return comps
 
 
-def check_balance(dae: Dae, residuals, names, syms, what="model"):
+def check_balance(dae: Dae, residuals: Sequence[tuple[ca.SX, Any]], names: Sequence[str], syms: dict[str, ca.SX],
+                  what: str = "model") -> tuple[list[list[int]], list[int]]:
     """Counts and a maximum matching; an unbalanced or structurally singular system is an
     error naming the variables and equations the matching leaves over, with their lines."""
     n_eq, n_var = len(residuals), len(names)
@@ -253,7 +255,7 @@ def _nominal(dae: Dae, name: str) -> float:
     return 0.0
 
 
-def check_regular(dae: Dae, J, vnames, eqs, samples: int = 16):
+def check_regular(dae: Dae, J: ca.SX, vnames: Sequence[str], eqs: Sequence[Any], samples: int = 16) -> None:
     """Refuse a linear block whose matrix is singular for every value of its coefficients.
 
     The matching guarantees a structurally regular block, but its matrix can still be
@@ -301,7 +303,7 @@ def check_regular(dae: Dae, J, vnames, eqs, samples: int = 16):
                       f"equations is {why} (equations: {listed})", eqs[0][1], "structure")
 
 
-def short_loc(loc) -> str:
+def short_loc(loc: Any) -> str:
     """``file.mo:line`` without the folder (the message's location carries the full path)."""
     if loc is None or not getattr(loc, "file", None):
         return "?"

@@ -35,6 +35,7 @@ import tempfile
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, Callable, Sequence
 from string import Template
 from xml.sax.saxutils import quoteattr, escape
 
@@ -112,13 +113,13 @@ class Layout:
     off: dict = field(default_factory=dict)     # slice name -> offset
     n: dict = field(default_factory=dict)       # slice name -> count
 
-    def add_slice(self, name, items):
+    def add_slice(self, name: str, items: Sequence[Any]) -> None:
         self.off[name] = len(self.slots)
         self.n[name] = len(items)
         self.slots.extend(items)
 
     @property
-    def NV(self):
+    def NV(self) -> int:
         return len(self.slots)
 
 
@@ -466,7 +467,8 @@ def build_functions(causal: Causal, expose_protected: bool = False) -> Generated
                      split_eval, out_slots if "out" in F else None)
 
 
-def simultaneous_when_equations(fire_vec, targets: dict, when_eqs, solved, causal: Causal):
+def simultaneous_when_equations(fire_vec: ca.SX, targets: dict[str, ca.SX], when_eqs: Sequence[Any],
+                                solved: Callable[[ca.SX], ca.SX], causal: Causal) -> ca.SX:
     """The equations of the when-clauses active at an event, solved together (MLS 8.3.5).
 
     ``fire_vec`` holds, for each when-assigned variable ``v`` (in the order of ``targets``:
@@ -576,7 +578,8 @@ def simultaneous_when_equations(fire_vec, targets: dict, when_eqs, solved, causa
     return ca.vertcat(*out)
 
 
-def initial_values(causal: Causal, L: Layout, solved, fold):
+def initial_values(causal: Causal, L: Layout, solved: Callable[[ca.SX], ca.SX],
+                   fold: Callable[[ca.SX], ca.SX]) -> tuple[ca.SX, Any]:
     """Initial states and discrete values: start expressions, then initial equations
     solved for the states that are not fixed."""
     dae = causal.dae
@@ -692,7 +695,7 @@ def _chunks(f):
     return res
 
 
-def render_c(gen: Generated, outdir: Path, experiment: dict):
+def render_c(gen: Generated, outdir: Path, experiment: dict[str, Any]) -> None:
     L = gen.layout
     outdir.mkdir(parents=True, exist_ok=True)
     # CasADi code: the Jacobian (the largest function, ~half of the code of a big model) goes
@@ -851,8 +854,9 @@ LOG_CATEGORIES = (
 META_ATTRS = ("author", "version", "copyright", "license")
 
 
-def render_xml(gen: Generated, experiment: dict, description: str = "", source_files=("model.c",),
-               meta: dict = None) -> str:
+def render_xml(gen: Generated, experiment: dict[str, Any], description: str = "",
+               source_files: Sequence[str] = ("model.c",),
+               meta: dict[str, Any] | None = None) -> str:
     """modelDescription.xml.  ``meta``: author, version, copyright, license (the
     fmiModelDescription attributes of the same names), each given only when not empty."""
     L = gen.layout
@@ -1049,8 +1053,8 @@ def _doc_num(x) -> str:
     return "" if n is None else "%.15g" % float(n)
 
 
-def render_documentation(gen: Generated, description: str = "", documentation: dict = None,
-                         meta: dict = None) -> str:
+def render_documentation(gen: Generated, description: str = "", documentation: dict[str, Any] | None = None,
+                         meta: dict[str, Any] | None = None) -> str:
     """``documentation/index.html`` of the FMU (FMI 2.0, 2.1: the entry point of the FMU's
     documentation): the model's name and description, the library's version, author,
     copyright and license, the model's ``Documentation(info, revisions)``, and tables of the

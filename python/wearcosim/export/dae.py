@@ -42,7 +42,7 @@ class ScalarVar:
     structural: bool = False  # a parameter whose value fixes a size/range/subscript (folded)
 
     @property
-    def causality(self):
+    def causality(self) -> str:
         return self.base.causality
 
 
@@ -61,7 +61,7 @@ class Dae:
     events: EventRegistry = None
     param_values: dict = field(default_factory=dict)     # param/calc name -> numeric default
 
-    def of_kind(self, *kinds):
+    def of_kind(self, *kinds: str) -> list["ScalarVar"]:
         return [s for s in self.scalars.values() if s.kind in kinds]
 
 

@@ -5,6 +5,8 @@ the counts and the variables involved, so a user can fix the ``.mo`` file.
 """
 from __future__ import annotations
 
+from typing import Any
+
 
 class ExportError(Exception):
     """A model the exporter cannot turn into an FMU.
@@ -14,7 +16,7 @@ class ExportError(Exception):
     ``compile``) that tests and the CLI can use.
     """
 
-    def __init__(self, message: str, loc=None, kind: str = "error"):
+    def __init__(self, message: str, loc: Any = None, kind: str = "error") -> None:
         self.message = message
         self.loc = loc
         self.kind = kind

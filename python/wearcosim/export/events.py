@@ -22,6 +22,7 @@ evaluated directly: they can change only at events that are already being handle
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import casadi as ca
 
@@ -63,7 +64,7 @@ class EventRegistry:
         self._by_key: dict = {}
         self.loc = None
 
-    def relation(self, op, a, b, loc):
+    def relation(self, op: str, a: Any, b: Any, loc: Any) -> Any:
         A, B = as_sx(a), as_sx(b)
         diff = A - B
         if not ca.depends_on(diff, self.cont):
@@ -82,8 +83,8 @@ class EventRegistry:
             self._by_key[key] = r
         return r.m
 
-    def initial(self):
+    def initial(self) -> ca.SX:
         return self.init_flag
 
-    def pre(self, name, value):
+    def pre(self, name: str, value: Any) -> Any:
         return value

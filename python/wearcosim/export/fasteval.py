@@ -48,6 +48,7 @@ import itertools
 import math
 import re
 import weakref
+from typing import Any, Callable, Optional
 
 import numpy as np
 
@@ -851,7 +852,7 @@ def _table(model) -> _Table:
     return tab
 
 
-def call(model, f: ir.Function, args):
+def call(model: ir.Model, f: ir.Function, args: list[Any]) -> Optional[list[Any]]:
     """Outputs of ``f(*args)`` (a list, as ``Evaluator.inline`` returns them) from compiled
     code, or None: not translatable, or it failed at run time (the interpreter then runs).
     ``args`` are numbers or arrays of numbers; the number of arguments was checked."""
@@ -872,7 +873,7 @@ def call(model, f: ir.Function, args):
     return outs
 
 
-def source(model, name):
+def source(model: ir.Model, name: str) -> Optional[str]:
     """Generated source of function ``name`` (None if not compiled), for tests and debugging."""
     f = model.functions[name]
     tab = _table(model)
@@ -881,7 +882,7 @@ def source(model, name):
     return tab.cache[name][2]
 
 
-def unsupported_reason(model, name):
+def unsupported_reason(model: ir.Model, name: str) -> Optional[str]:
     """Why function ``name`` is not compiled (None if it is)."""
     f = model.functions[name]
     tab = _table(model)

@@ -27,7 +27,7 @@ import tempfile
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Optional
+from typing import Any, Iterable, Optional
 
 from ..resources import library_root
 from . import ir
@@ -84,7 +84,7 @@ class SourceMap:
     on that line and holds that keyword text.
     """
 
-    def __init__(self, files):
+    def __init__(self, files: Iterable[str | Path]) -> None:
         self.files = [Path(f) for f in files]
         self._text = {}
         self._lines = {}
@@ -105,7 +105,7 @@ class SourceMap:
         import bisect
         return bisect.bisect_right(self._lines[f], offset)
 
-    def learn(self, location: dict):
+    def learn(self, location: dict[str, Any]) -> None:
         sid = location.get("source")
         if sid is None or sid in self.ids:
             return
@@ -120,7 +120,7 @@ class SourceMap:
                 self.ids[sid] = f
                 return
 
-    def learn_span(self, span: dict, text: str, prefer: Optional[Path] = None):
+    def learn_span(self, span: dict[str, Any], text: str, prefer: Optional[Path] = None) -> None:
         """Pin a source id from a span known to cover ``text`` (a declaration's name)."""
         sid = span.get("source") if span else None
         if sid is None or sid in self.ids:
@@ -163,7 +163,7 @@ class Sources:
     map_files: list         # files rumoca's source spans may point into
 
 
-def modelica_path() -> list:
+def modelica_path() -> list[Path]:
     """Folders searched for top-level library packages, in order: the entries of the
     ``MODELICAPATH`` environment variable (``os.pathsep``-separated, as in the Modelica
     specification, section 13.3.3), then the bundled library folder (``modelica/``)."""
@@ -196,7 +196,7 @@ def _package_tree(pkg: Path) -> list:
 _IDENT = re.compile(r"(?<![\w.])([A-Za-z_]\w*)")
 
 
-def referenced_libraries(texts, own: str = None) -> list:
+def referenced_libraries(texts: Iterable[str], own: Optional[str] = None) -> list[str]:
     """Library packages (folders or files) that the sources in ``texts`` refer to by their
     top-level name, and, transitively, the ones those refer to.  The first folder of
     :func:`modelica_path` that holds a package wins; ``own`` (the name of the package being
@@ -359,7 +359,7 @@ _CLASS_DEF = re.compile(r"(?<![\w.])(?:(?:encapsulated|partial|final|expandable|
                         r"package|function)\s+(\w+)")
 
 
-def class_names(path: Path, text: str = None) -> list:
+def class_names(path: Path, text: Optional[str] = None) -> list[str]:
     """Dotted names of the classes a file defines (with its ``within`` prefix)."""
     try:
         src = _strip_comments(text if text is not None else Path(path).read_text(errors="ignore"))
@@ -378,7 +378,7 @@ def class_names(path: Path, text: str = None) -> list:
     return out
 
 
-def unknown_class_error(model: str, names: list, where: str, loc) -> ExportError:
+def unknown_class_error(model: str, names: list[str], where: str, loc: Optional[ir.Loc]) -> ExportError:
     """``model`` is not one of ``names``: say which names exist, the closest first."""
     last = model.split(".")[-1]
     close_last = set(difflib.get_close_matches(last, [n.split(".")[-1] for n in names], n=5, cutoff=0.6))
@@ -1054,7 +1054,7 @@ def package_classes(package_dir: Path) -> list:
     return out
 
 
-def flatten(path, model: str) -> dict:
+def flatten(path: str | Path, model: str) -> dict[str, Any]:
     """rumoca's flat IR (dict) of ``model`` loaded from ``path`` (raises ExportError)."""
     return _flatten(sources(Path(path)), model)
 
@@ -1115,7 +1115,7 @@ def _check_size(model: str, variables: dict) -> None:
                        f"WEARCOSIM_MAX_SCALARS to raise it)", v.loc, "size")
 
 
-def load(path, model: str) -> ir.Model:
+def load(path: str | Path, model: str) -> ir.Model:
     """Load ``model`` (dotted name) from ``path`` (its file or package) into our IR."""
     src = sources(Path(path))
     return _to_ir(_flatten(src, model), src, model, probe=False)
@@ -1258,7 +1258,7 @@ def _target(t) -> ir.Ref:
     return ir.Ref(str(t))
 
 
-def list_models(package_dir, prefix: str = "WearCosim.Examples") -> list:
+def list_models(package_dir: str | Path, prefix: str = "WearCosim.Examples") -> list[str]:
     """Dotted names of every model class below ``prefix`` (one class per file)."""
     package_dir = Path(package_dir)
     top = package_dir.name

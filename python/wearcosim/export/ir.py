@@ -26,7 +26,7 @@ given: equations carry lines, diagnostics lines and columns).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Optional, Tuple, Union
+from typing import Iterator, Optional, Tuple, Union
 
 
 @dataclass(frozen=True)
@@ -247,7 +247,7 @@ class Model:
     loc: Loc = Loc()
 
 
-def walk(e: Expr):
+def walk(e: Expr) -> Iterator[Expr]:
     """Yield ``e`` and all its sub-expressions (pre-order)."""
     yield e
     if isinstance(e, Ref):

@@ -6,6 +6,7 @@ the demo) can ask for an FMU without depending on each other.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any, Callable
 
 from ..resources import fmu_sources
 
@@ -18,7 +19,8 @@ def sources_mtime(package_dir: Path) -> float:
                list(Path(__file__).resolve().parent.glob("*.py")))
 
 
-def ensure_fmu(model: str, out_dir: Path, package=None, log=print, newest: float = None) -> Path:
+def ensure_fmu(model: str, out_dir: Path, package: str | Path | None = None, log: Callable[[str], Any] = print,
+               newest: float | None = None) -> Path:
     """The FMU of ``model`` in ``out_dir``, (re)built when missing or older than its sources
     (``newest``: their newest mtime, when the caller already knows it)."""
     from .build import DEFAULT_PACKAGE, build_fmu
@@ -30,7 +32,8 @@ def ensure_fmu(model: str, out_dir: Path, package=None, log=print, newest: float
     return dest
 
 
-def build_examples(out_dir: Path, prefix="WearCosim.Examples", log=print):
+def build_examples(out_dir: Path, prefix: str = "WearCosim.Examples",
+                   log: Callable[[str], Any] = print) -> dict[str, Path]:
     """Every example model below ``prefix`` built (if stale) into ``out_dir``."""
     from . import frontend
     from .build import DEFAULT_PACKAGE

@@ -25,6 +25,10 @@ import subprocess
 import tempfile
 import zipfile
 from pathlib import Path
+from typing import TYPE_CHECKING, Iterable, Sequence
+
+if TYPE_CHECKING:
+    from . import builddesc
 
 from ..atomic import atomic_path
 from ..resources import fmu_sources
@@ -62,7 +66,7 @@ COMPILER_OPTIONS = ("-include", PIN_HEADER, "-ffp-contract=off", "-fvisibility=h
 _DLFCN = re.compile(rb"^\s*#\s*include\s*<dlfcn\.h>", re.M)
 
 
-def libraries(src_dir: Path, units) -> list:
+def libraries(src_dir: Path, units: Iterable[str]) -> list[str]:
     """System libraries the binary is linked with: libm, and libdl for units that use dlopen
     (in libc since glibc 2.34, in libdl before; the container FMUs)."""
     libs = ["m"]
@@ -84,7 +88,7 @@ def _link_flags(libs) -> list:
     return flags
 
 
-def build_description(src_dir: Path, units, identifier: str):
+def build_description(src_dir: Path, units: Iterable[str], identifier: str) -> "builddesc.BuildConfiguration":
     """The buildDescription.xml configuration of a binary compiled by :func:`compile_binary`."""
     from . import builddesc
     files = builddesc.SourceFileSet(
@@ -98,7 +102,7 @@ def build_description(src_dir: Path, units, identifier: str):
                     "(compilerOptions in GCC/Clang syntax)")
 
 
-def runtime_sources():
+def runtime_sources() -> tuple[list[Path], list[Path]]:
     """(compilation units, headers) of the shared runtime."""
     units = sorted(p for p in RUNTIME.glob("*.c"))
     headers = sorted(list(RUNTIME.glob("*.h")) + list((RUNTIME / "include").glob("*.h")))
@@ -107,7 +111,7 @@ def runtime_sources():
     return units, headers
 
 
-def copy_sources(gen_dir: Path, src_dir: Path):
+def copy_sources(gen_dir: Path, src_dir: Path) -> list[str]:
     """Lay out ``sources/``: generated files + runtime (flat, one include dir)."""
     src_dir.mkdir(parents=True, exist_ok=True)
     units, headers = runtime_sources()
@@ -138,7 +142,8 @@ def unit_bytes(src_dir: Path, unit: str) -> int:
                            if (Path(src_dir) / m.decode()).is_file())
 
 
-def compile_binary(src_dir: Path, units, identifier: str, out: Path, cc: str = None, opt: str = "-O2"):
+def compile_binary(src_dir: Path, units: Sequence[str], identifier: str, out: Path, cc: str | None = None,
+                   opt: str = "-O2") -> list[str]:
     """Compile every unit to an object file, in parallel (one process per core: the generated
     model.c and model_jac.c take most of the time), then link the shared library.  Units above
     :data:`LARGE_UNIT_BYTES` are compiled at -O1.  ``src_dir/buildDescription.xml`` is written
@@ -193,7 +198,7 @@ def compile_binary(src_dir: Path, units, identifier: str, out: Path, cc: str = N
     return cmd
 
 
-def write_fmu(stage: Path, dest: Path):
+def write_fmu(stage: Path, dest: Path) -> Path:
     """Zip the staged tree into ``dest`` atomically (temp file + fsync + rename)."""
     with atomic_path(dest, suffix=".part") as tmp:
         with zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED) as z:

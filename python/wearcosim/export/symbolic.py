@@ -27,7 +27,11 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Callable, Optional
+from typing import Any, Callable, NoReturn, Optional, Sequence, Union
+
+#: A Modelica value while evaluating: a Python number, a ``casadi.SX`` expression, or a NumPy
+#: object array of those (Modelica arrays); tuples for multiple function outputs.
+Val = Any
 
 import casadi as ca
 import numpy as np
@@ -36,11 +40,11 @@ from . import ir
 from .errors import ExportError
 
 
-def is_num(x) -> bool:
+def is_num(x: Val) -> bool:
     return isinstance(x, (int, float, bool, np.integer, np.floating, np.bool_))
 
 
-def to_num(x):
+def to_num(x: Val) -> Union[int, float, bool, None]:
     """A Python number if ``x`` is (or folds to) a numeric constant, else None."""
     if is_num(x):
         return x
@@ -49,7 +53,7 @@ def to_num(x):
     return None
 
 
-def as_sx(x) -> ca.SX:
+def as_sx(x: Val) -> ca.SX:
     if isinstance(x, ca.SX):
         return x
     return ca.SX(float(x))
@@ -74,7 +78,7 @@ def _fold(x):
     return x
 
 
-def if_else(c, a, b):
+def if_else(c: Val, a: Val, b: Val) -> Val:
     cn = to_num(c)
     if cn is not None:
         return a if cn else b
@@ -162,11 +166,11 @@ def _binop(op, a, b):
     raise ValueError(op)
 
 
-def mod(a, b):
+def mod(a: Val, b: Val) -> Val:
     return _binop("-", a, _binop("*", _un("floor", _binop("/", a, b)), b))
 
 
-def div_trunc(a, b):
+def div_trunc(a: Val, b: Val) -> Val:
     q = _binop("/", a, b)
     n = to_num(q)
     if n is not None:
@@ -174,11 +178,11 @@ def div_trunc(a, b):
     return ca.sign(q) * ca.floor(ca.fabs(q))
 
 
-def shape(x):
+def shape(x: Val) -> tuple[int, ...]:
     return x.shape if isinstance(x, np.ndarray) else ()
 
 
-def arr(x) -> np.ndarray:
+def arr(x: Val) -> np.ndarray:
     if isinstance(x, np.ndarray):
         return x
     out = np.empty((), dtype=object)
@@ -186,7 +190,7 @@ def arr(x) -> np.ndarray:
     return out
 
 
-def matmul(a, b):
+def matmul(a: Val, b: Val) -> Val:
     """Modelica ``*`` by operand shape."""
     sa, sb = shape(a), shape(b)
     if not sa or not sb:
@@ -247,13 +251,13 @@ def _matmul_plain(A, B):
 class EventSink:
     """Receives event-generating relations; default: no events (plain comparison)."""
 
-    def relation(self, op: str, a, b, loc) -> object:
+    def relation(self, op: str, a: Val, b: Val, loc: Any) -> object:
         return _binop(op, a, b)
 
-    def initial(self):
+    def initial(self) -> Val:
         return False
 
-    def pre(self, name: str, value):
+    def pre(self, name: str, value: Val) -> Val:
         return value
 
 
@@ -277,7 +281,7 @@ class Evaluator:
 
     def __init__(self, model: ir.Model, resolve: Callable[[str, ir.Loc], object],
                  events: Optional[EventSink] = None, der: Optional[Callable] = None,
-                 pre: Optional[Callable] = None, time=None, numeric: bool = False):
+                 pre: Optional[Callable] = None, time: Val = None, numeric: bool = False) -> None:
         self.model = model
         self.resolve = resolve            # name -> value (array/scalar) of a model variable
         self.events = events or EventSink()
@@ -297,17 +301,17 @@ class Evaluator:
         self._owned: dict = {}
 
     # ------------------------------------------------------------------ helpers
-    def fail(self, msg, kind="unsupported"):
+    def fail(self, msg: str, kind: str = "unsupported") -> NoReturn:
         raise ExportError(msg, self.loc, kind)
 
-    def num(self, v):
+    def num(self, v: Val) -> Union[int, float, bool, None]:
         """Numeric value of ``v`` if it is structural (folds structural parameters)."""
         n = _numeric(v)
         if n is None and self.structural_hook is not None and isinstance(v, ca.SX):
             n = self.structural_hook(v)
         return n
 
-    def structural(self, e: ir.Expr, what: str, env=None):
+    def structural(self, e: ir.Expr, what: str, env: Optional[dict] = None) -> Union[int, float, bool]:
         v = self.eval(e, env)
         n = self.num(v)
         if n is None:
@@ -315,7 +319,7 @@ class Evaluator:
         return n
 
     # ------------------------------------------------------------------ expressions
-    def eval(self, e: ir.Expr, env: Optional[dict] = None):
+    def eval(self, e: ir.Expr, env: Optional[dict] = None) -> Val:
         m = getattr(self, "_e_" + type(e).__name__)
         return m(e, env)
 
@@ -346,7 +350,7 @@ class Evaluator:
             return base
         return self.index(base, [self.eval(s, env) for s in e.subs])
 
-    def index(self, base, subs):
+    def index(self, base: Val, subs: Sequence[Val]) -> Val:
         if not isinstance(base, np.ndarray):
             self.fail("subscript on a scalar", "type")
         if len(subs) > base.ndim:
@@ -398,7 +402,7 @@ class Evaluator:
     def _e_Un(self, e, env):
         return self.unary(e.op, self.eval(e.a, env))
 
-    def unary(self, op, a):
+    def unary(self, op: str, a: Val) -> Val:
         """``op a`` of a value."""
         if op == "-":
             return _elementwise(lambda x: -x if is_num(x) else _fold(-x), a)
@@ -421,7 +425,7 @@ class Evaluator:
         b = self.eval(e.b, env)
         return self.binary(op, a, b)
 
-    def binary(self, op, a, b):
+    def binary(self, op: str, a: Val, b: Val) -> Val:
         """``a op b`` of two values (no event generation: relations are plain comparisons)."""
         try:
             if op == "*":
@@ -534,7 +538,7 @@ class Evaluator:
         vals = [self.eval(a, env) for a in args]
         return self.builtin(name, vals)
 
-    def builtin(self, name, vals):
+    def builtin(self, name: str, vals: list[Val]) -> Val:
         """Built-in function ``name`` applied to the argument values ``vals`` (those that
         need no special evaluation of their arguments: not der/pre/noEvent/...)."""
         if name in _UNARY:
@@ -642,7 +646,7 @@ class Evaluator:
         self.fail(f"built-in function {name}() is not supported")
 
     # ------------------------------------------------------------------ functions
-    def call_function(self, e: ir.Call, env):
+    def call_function(self, e: ir.Call, env: Optional[dict]) -> Val:
         f = self.model.functions.get(e.name)
         if f is None:
             self.fail(f"unknown function {e.name}", "name")
@@ -650,7 +654,7 @@ class Evaluator:
         outs = self.inline(f, args)
         return outs[0] if len(outs) == 1 else tuple(outs)
 
-    def inline(self, f: ir.Function, args):
+    def inline(self, f: ir.Function, args: Sequence[Val]) -> Val:
         if self._fdepth > 50:
             self.fail(f"recursion too deep in function {f.name}")
         if len(args) > len(f.inputs):
@@ -699,11 +703,11 @@ class Evaluator:
                 self._owned.clear()
         return [fenv[o.name] for o in f.outputs]
 
-    def exec_block(self, stmts, env):
+    def exec_block(self, stmts: Sequence[ir.Stmt], env: dict) -> None:
         for s in stmts:
             self.exec(s, env)
 
-    def exec(self, s, env):
+    def exec(self, s: ir.Stmt, env: dict) -> None:
         if getattr(s, "loc", None) is not None and s.loc.line:
             self.loc = s.loc
         if isinstance(s, ir.Assign):
@@ -760,7 +764,7 @@ class Evaluator:
         else:
             self.fail(f"statement {type(s).__name__}")
 
-    def exec_if(self, blocks, other, env):
+    def exec_if(self, blocks: Sequence[tuple[ir.Expr, Sequence[ir.Stmt]]], other: Sequence[ir.Stmt], env: dict) -> None:
         if not blocks:
             self.exec_block(other, env)
             return
@@ -792,7 +796,7 @@ class Evaluator:
             else:
                 env[k] = if_else(c, a, b)
 
-    def assign(self, t: ir.Ref, val, env):
+    def assign(self, t: ir.Ref, val: Val, env: dict) -> None:
         if t.name not in env:
             self.fail(f"assignment to unknown variable '{t.name}'", "name")
         if not t.subs:

@@ -40,6 +40,7 @@ import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
+
 #: prefix of every extraction folder made here (tests look for leftovers by it)
 TEMP_PREFIX = "wearcosim-fmu-"
 CHUNK = 1 << 20
@@ -52,7 +53,7 @@ class FMUOpenError(ValueError):
     archive, missing or invalid modelDescription.xml, missing or non-loadable binary, ...
     The message is one line and starts with the FMU's path; ``.fmu`` is that path."""
 
-    def __init__(self, fmu, reason: str):
+    def __init__(self, fmu: str | Path, reason: str) -> None:
         self.fmu = str(fmu)
         self.reason = one_line(reason)
         super().__init__(f"{self.fmu}: {self.reason}")
@@ -61,7 +62,7 @@ class FMUOpenError(ValueError):
         return (type(self), (self.fmu, self.reason))
 
 
-def one_line(text) -> str:
+def one_line(text: object) -> str:
     """``text`` on one line (line breaks become ' / ', runs of blanks one space)."""
     lines = [" ".join(s.split()) for s in str(text).splitlines()]
     return " / ".join(s for s in lines if s)
@@ -229,7 +230,7 @@ def _stream_members(fmu: Path, z: zipfile.ZipFile, limits: Limits, dest, created
                 out.close()
 
 
-def check_archive(fmu, limits: Limits | None = None, read: bool = False) -> list:
+def check_archive(fmu: str | Path, limits: Limits | None = None, read: bool = False) -> list[str]:
     """Problems of the archive, as one-line strings without the path (empty = fine): the zip
     directory checks, ``modelDescription.xml`` present, and with ``read=True`` every member
     decompressed (nothing written) to check the real sizes, limits and CRCs."""
@@ -247,7 +248,7 @@ def check_archive(fmu, limits: Limits | None = None, read: bool = False) -> list
     return problems
 
 
-def safe_extract(fmu, dest=None, limits: Limits | None = None) -> Path:
+def safe_extract(fmu: str | Path, dest: str | Path | None = None, limits: Limits | None = None) -> Path:
     """Extract an FMU archive within ``limits`` (default :meth:`Limits.from_env`) into
     ``dest`` (default: a new folder ``wearcosim-fmu-*`` in the temporary directory) and
     return that folder.  Unsafe members and limits are checked on the zip directory before
@@ -329,7 +330,7 @@ def make_temp_dir() -> Path:
     return Path(final)
 
 
-def remove_temp_dir(path) -> None:
+def remove_temp_dir(path: str | Path) -> None:
     """Remove a folder made by :func:`make_temp_dir` (or any folder) and drop its lock."""
     path = str(path)
     shutil.rmtree(path, ignore_errors=True)
@@ -339,7 +340,7 @@ def remove_temp_dir(path) -> None:
         os.close(fd)
 
 
-def sweep_stale(base=None) -> list:
+def sweep_stale(base: str | Path | None = None) -> list[Path]:
     """Remove the ``wearcosim-fmu-*`` folders of ``base`` (default: the temporary directory)
     whose owner is dead (nobody holds their lock; folders made by versions without the lock
     count as stale too), and hidden half-made ones older than 10 minutes; return their paths.  Also drops this process's locks of folders already removed by others."""

@@ -33,7 +33,8 @@ from .archive import FMUOpenError, Limits, check_archive, make_temp_dir, one_lin
 SMOKE_TIMEOUT = 120.0
 
 
-def validate(fmu, smoke: bool = True, timeout: float = SMOKE_TIMEOUT, limits: Limits | None = None) -> list:
+def validate(fmu: str | Path, smoke: bool = True, timeout: float = SMOKE_TIMEOUT,
+             limits: Limits | None = None) -> list[str]:
     """Problems of the FMU ``fmu`` (one line each; ``[]`` = fine): archive, model description,
     binaries, and with ``smoke`` a run of the binary in a subprocess (see the module
     docstring).  ``limits`` bound the extraction (default: ``Limits.from_env()``)."""
@@ -55,7 +56,7 @@ def validate(fmu, smoke: bool = True, timeout: float = SMOKE_TIMEOUT, limits: Li
     return check_archive(fmu, limits, read=True)
 
 
-def binary_problems(fmu) -> list:
+def binary_problems(fmu: str | Path) -> list[str]:
     """A binary for this platform for each interface the model description declares."""
     import zipfile
     from fmpy import platform, read_model_description, sharedLibraryExtension
@@ -94,7 +95,7 @@ _CHILD = ("import sys; sys.path.insert(0, sys.argv[3]); from wearcosim.fmi.check
           "sys.exit(_smoke_child(sys.argv[1], sys.argv[2]))")
 
 
-def smoke_test(fmu, timeout: float = SMOKE_TIMEOUT, limits: Limits | None = None) -> list:
+def smoke_test(fmu: str | Path, timeout: float = SMOKE_TIMEOUT, limits: Limits | None = None) -> list[str]:
     """Load, instantiate, initialise and step the FMU once in a subprocess (see the module
     docstring); ``[]`` or one problem.  The extraction is made here, in a temporary folder
     removed in every case (also when the subprocess is killed by the timeout)."""
@@ -263,7 +264,7 @@ def _smoke_child(unzipped: str, report: str) -> int:
         os.close(fd)
 
 
-def wear_interface_problems(fmu, prefix: str = "") -> list:
+def wear_interface_problems(fmu: str | Path, prefix: str = "") -> list[str]:
     """Problems with the documented wear interface (docs/wear-interface.md)."""
     from .. import wear_interface
     return wear_interface.check(fmu, prefix)

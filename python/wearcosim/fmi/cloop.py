@@ -49,7 +49,7 @@ def _build() -> Path | None:
             os.unlink(tmp)
 
 
-def load():
+def load() -> ctypes.CDLL | None:
     """ctypes ``wc_step_record`` or None (built once per process, then cached on disk)."""
     global _lib, _tried
     if _tried:

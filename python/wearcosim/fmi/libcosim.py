@@ -39,6 +39,10 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, Sequence
+
+if TYPE_CHECKING:
+    from ..system.cosim import CosimResult
 
 import numpy as np
 
@@ -51,7 +55,8 @@ def available() -> bool:
         return False
 
 
-def run(fmu, stop_time: float, step: float, outputs=(), real_values=None):
+def run(fmu: str | Path, stop_time: float, step: float, outputs: Sequence[str] = (),
+        real_values: dict[str, float] | None = None) -> tuple[np.ndarray, dict[str, np.ndarray]]:
     """Load ``fmu`` as the only slave, set start values, step to ``stop_time`` on a
     fixed grid; return (time points, {name: values}) of the requested Real variables."""
     from libcosimpy.CosimExecution import CosimExecution
@@ -92,7 +97,7 @@ def _last_error() -> str:
         return ""
 
 
-def run_ssp(ssd_path, stop_time: float, step: float, outputs=()):
+def run_ssp(ssd_path: str | Path, stop_time: float, step: float, outputs: Sequence[str] = ()) -> "CosimResult":
     """Run the system ``ssd_path`` (an ``.ssd`` file, a folder with ``SystemStructure.ssd``,
     or an ``.ssp`` archive; its FMUs where its ``source`` attributes say) with libcosim's
     fixed-step master from the SSD's start time (DefaultExperiment, else 0) to ``stop_time``,
@@ -172,7 +177,8 @@ def run_ssp(ssd_path, stop_time: float, step: float, outputs=()):
                        settings={"master": "libcosim", **MASTER})
 
 
-def compare(result, reference, names=None, rtol_time: float = 1e-9) -> dict:
+def compare(result: Any, reference: Any, names: Sequence[str] | None = None,
+            rtol_time: float = 1e-9) -> dict[str, float]:
     """``{name: max |result - reference| / range of the reference}`` over the time points the
     two results share (equal within ``rtol_time`` of the time; a point missing in one is
     skipped: libcosim has no start point).  The range is the reference's peak-to-peak (its

@@ -19,6 +19,7 @@ import os
 import weakref
 import zipfile
 from pathlib import Path
+from typing import Any, Iterable, Sequence
 
 import numpy as np
 
@@ -31,7 +32,7 @@ STATUS = {0: "fmi2OK", 1: "fmi2Warning", 2: "fmi2Discard", 3: "fmi2Error", 4: "f
 class FMIError(RuntimeError):
     """An FMI call that did not return fmi2OK/fmi2Warning."""
 
-    def __init__(self, function: str, status: int, log=()):
+    def __init__(self, function: str, status: int, log: Iterable[str] = ()) -> None:
         self.function = function
         self.status = status
         self.log = list(log)
@@ -46,7 +47,7 @@ class FMUInstantiateError(FMUOpenError, FMIError):
     """fmi2Instantiate failed while opening an FMU (wrong GUID, missing resources, ...): an
     :class:`FMUOpenError` naming the FMU, and an :class:`FMIError` (function, status, log)."""
 
-    def __init__(self, fmu, function: str, status: int, log=()):
+    def __init__(self, fmu: str | os.PathLike[str], function: str, status: int, log: Iterable[str] = ()) -> None:
         FMIError.__init__(self, function, status, log)
         reason = FMIError.__str__(self)
         FMUOpenError.__init__(self, fmu, reason)
@@ -55,7 +56,7 @@ class FMUInstantiateError(FMUOpenError, FMIError):
         return (type(self), (self.fmu, self.function, self.status, self.log))
 
 
-def read_md(fmu, source=None):
+def read_md(fmu: str | os.PathLike[str], source: str | os.PathLike[str] | None = None) -> Any:
     """FMPy's ``read_model_description`` (validated against the schema) of ``fmu``, read from
     ``source`` (an extracted folder; default: the archive itself).  Every failure raises
     :class:`FMUOpenError` naming ``fmu``."""
@@ -83,8 +84,8 @@ def read_md(fmu, source=None):
         raise FMUOpenError(fmu, f"invalid modelDescription.xml: {type(exc).__name__}: {exc}") from None
 
 
-def load_binary(fmu, unzipped, guid: str, model_identifier: str, instance_name: str = "instance",
-                kind: str = "CS"):
+def load_binary(fmu: str | os.PathLike[str], unzipped: str | os.PathLike[str], guid: str, model_identifier: str, instance_name: str = "instance",
+                kind: str = "CS") -> Any:
     """FMPy's ``FMU2Slave`` (``kind="CS"``) or ``FMU2Model`` (``"ME"``) of the binary
     ``binaries/<platform>/<model_identifier><ext>`` of an extracted FMU (not instantiated).
     A missing, non-loadable or incomplete library raises :class:`FMUOpenError` (and is
@@ -128,7 +129,8 @@ class Runner:
 
     name = "base"
 
-    def __init__(self, fmu, instance_name: str = "instance", log_level: int = 1, *, md=None):
+    def __init__(self, fmu: str | os.PathLike[str], instance_name: str = "instance", log_level: int = 1, *,
+                 md: Any = None) -> None:
         self.fmu = Path(fmu)
         self.md = md if md is not None else read_md(self.fmu)
         self.vars = {v.name: v for v in self.md.modelVariables}
@@ -141,23 +143,23 @@ class Runner:
         self.k = 0
 
     # -- helpers
-    def vr(self, names):
+    def vr(self, names: Iterable[str]) -> list[int]:
         try:
             return [self.vars[n].valueReference for n in names]
         except KeyError as exc:
             raise KeyError(f"{self.fmu.name} has no variable {exc.args[0]!r}") from None
 
-    def type_of(self, name):
+    def type_of(self, name: str) -> str:
         return self.vars[name].type
 
     @property
     def time(self) -> float:
         return self.t0 + self.k * self.h if self.h else self.t0
 
-    def has(self, name) -> bool:
+    def has(self, name: str) -> bool:
         return name in self.vars
 
-    def state_names(self) -> list:
+    def state_names(self) -> list[str]:
         """Names of what an initialisation must be given to continue where the FMU is now:
         the continuous states (ModelStructure/Derivatives) and the Real discrete variables whose
         start value is settable (initial="exact"|"approx")."""
@@ -167,7 +169,8 @@ class Runner:
                   and v.initial in ("exact", "approx") and v.name not in names]
         return names
 
-    def step_record(self, n: int, vrs, out=None, tout=None):
+    def step_record(self, n: int, vrs: Sequence[int], out: np.ndarray | None = None,
+                    tout: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """Advance ``n`` communication steps and read the Reals ``vrs`` after each: returns
         ``(tout[n], out[n, len(vrs)])`` (filled in place when given).  Backends may batch the
         calls; this default steps one by one."""
@@ -179,7 +182,7 @@ class Runner:
             tout[j] = self.time
         return tout, out
 
-    def reinit(self, values: dict, tolerance=None):
+    def reinit(self, values: dict[str, Any], tolerance: float | None = None) -> None:
         """Reset + re-initialise at the current grid time with ``values`` (start values, new
         parameters, the states to continue from): the strategy for FMUs whose parameters are
         ``fixed``.  The communication grid t0 + k*h is kept."""
@@ -193,7 +196,8 @@ class Runner:
 class FMPyRunner(Runner):
     name = "fmpy"
 
-    def __init__(self, fmu, instance_name="instance", log_level=1, limits: Limits | None = None):
+    def __init__(self, fmu: str | os.PathLike[str], instance_name: str = "instance", log_level: int = 1,
+                 limits: Limits | None = None) -> None:
         """Extract ``fmu`` (within ``limits``, see :mod:`wearcosim.fmi.archive`), read its
         modelDescription.xml from the extraction, load the Co-Simulation binary of this
         platform and instantiate it.  Any failure raises :class:`FMUOpenError` (a failing
@@ -272,25 +276,26 @@ class FMPyRunner(Runner):
             raise
 
     # -- life cycle
-    def setup(self, start_time=0.0, stop_time=None, tolerance=None, step=None):
+    def setup(self, start_time: float = 0.0, stop_time: float | None = None,
+              tolerance: float | None = None, step: float | None = None) -> None:
         self.t0 = float(start_time)
         self.h = step
         self.k = 0
         self._call("fmi2SetupExperiment", lambda: self.slave.setupExperiment(
             tolerance=tolerance, startTime=self.t0, stopTime=stop_time))
 
-    def reset(self):
+    def reset(self) -> None:
         """fmi2Reset: back to the instantiated state (parameters to their start values)."""
         self._call("fmi2Reset", self.slave.reset)
 
     def _setup_at(self, t, tolerance):
         self._call("fmi2SetupExperiment", lambda: self.slave.setupExperiment(tolerance=tolerance, startTime=t))
 
-    def initialize(self):
+    def initialize(self) -> None:
         self._call("fmi2EnterInitializationMode", self.slave.enterInitializationMode)
         self._call("fmi2ExitInitializationMode", self.slave.exitInitializationMode)
 
-    def step(self, n: int = 1):
+    def step(self, n: int = 1) -> None:
         """Advance ``n`` communication steps on the grid t0 + k*h."""
         for _ in range(n):
             t = self.t0 + self.k * self.h
@@ -303,7 +308,8 @@ class FMPyRunner(Runner):
     #: the ctypes loop (same results, bit for bit; tests compare the two)
     use_cloop = os.environ.get("WEARCOSIM_NO_CLOOP", "") in ("", "0")
 
-    def step_record(self, n: int, vrs, out=None, tout=None):
+    def step_record(self, n: int, vrs: Sequence[int], out: np.ndarray | None = None,
+                    tout: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """Batched stepping: the FMU's fmi2DoStep/fmi2GetReal are called in a loop written in C
         (``cloop.c``, through the FMU's own function pointers), or, without a C compiler, directly
         through ctypes with preallocated arrays (FMPy's wrappers convert arguments on every call,
@@ -352,7 +358,7 @@ class FMPyRunner(Runner):
             tout[j] = t1
         return tout, out
 
-    def terminate(self):
+    def terminate(self) -> None:
         """fmi2Terminate, fmi2FreeInstance, unload the library, remove the extraction folder
         (each also when the one before failed; a second call does nothing)."""
         if self.slave is None:
@@ -368,7 +374,7 @@ class FMPyRunner(Runner):
                 self._finalizer()
 
     # -- values
-    def set(self, values: dict):
+    def set(self, values: dict[str, Any]) -> None:
         by_type = {}
         for n, v in values.items():
             by_type.setdefault(self.type_of(n), []).append((n, v))
@@ -384,13 +390,13 @@ class FMPyRunner(Runner):
             else:
                 raise TypeError(f"cannot set {typ} variable {names}")
 
-    def set_reals(self, vrs, values):
+    def set_reals(self, vrs: Sequence[int], values: Sequence[float] | np.ndarray) -> None:
         self._call("fmi2SetReal", lambda: self.slave.setReal(list(vrs), list(map(float, values))))
 
-    def get_reals(self, vrs):
+    def get_reals(self, vrs: Sequence[int]) -> np.ndarray:
         return np.asarray(self._call("fmi2GetReal", lambda: self.slave.getReal(list(vrs))), dtype=float)
 
-    def get(self, names):
+    def get(self, names: Iterable[str]) -> dict[str, Any]:
         out = {}
         for n in names:
             typ = self.type_of(n)
@@ -404,19 +410,19 @@ class FMPyRunner(Runner):
         return out
 
     # -- state
-    def get_state(self):
+    def get_state(self) -> Any:
         return self._call("fmi2GetFMUstate", self.slave.getFMUState)
 
-    def set_state(self, s):
+    def set_state(self, s: Any) -> None:
         self._call("fmi2SetFMUstate", lambda: self.slave.setFMUState(s))
 
-    def free_state(self, s):
+    def free_state(self, s: Any) -> None:
         self._call("fmi2FreeFMUstate", lambda: self.slave.freeFMUState(s))
 
-    def serialize_state(self, s) -> bytes:
+    def serialize_state(self, s: Any) -> bytes:
         return bytes(self._call("fmi2SerializeFMUstate", lambda: self.slave.serializeFMUstate(s)))
 
-    def deserialize_state(self, data: bytes):
+    def deserialize_state(self, data: bytes) -> Any:
         return self._call("fmi2DeSerializeFMUstate", lambda: self.slave.deSerializeFMUstate(data))
 
     def last_successful_time(self) -> float:
@@ -433,7 +439,8 @@ class PyFMIRunner(Runner):
     come from conda-forge (``conda install -c conda-forge pyfmi``), so there is no pip extra."""
     name = "pyfmi"
 
-    def __init__(self, fmu, instance_name="instance", log_level=1, limits: Limits | None = None):
+    def __init__(self, fmu: str | os.PathLike[str], instance_name: str = "instance", log_level: int = 1,
+                 limits: Limits | None = None) -> None:
         try:
             import pyfmi  # type: ignore
         except ImportError:
@@ -446,21 +453,22 @@ class PyFMIRunner(Runner):
         super().__init__(fmu, instance_name, log_level)
         self.model = pyfmi.load_fmu(str(self.fmu), kind="CS")
 
-    def setup(self, start_time=0.0, stop_time=None, tolerance=None, step=None):
+    def setup(self, start_time: float = 0.0, stop_time: float | None = None,
+              tolerance: float | None = None, step: float | None = None) -> None:
         self.t0, self.h, self.k = float(start_time), step, 0
         self.model.setup_experiment(tolerance=tolerance, start_time=self.t0, stop_time=stop_time)
 
-    def reset(self):
+    def reset(self) -> None:
         self.model.reset()
 
     def _setup_at(self, t, tolerance):
         self.model.setup_experiment(tolerance=tolerance, start_time=t)
 
-    def initialize(self):
+    def initialize(self) -> None:
         self.model.enter_initialization_mode()
         self.model.exit_initialization_mode()
 
-    def step(self, n=1):
+    def step(self, n: int = 1) -> None:
         for _ in range(n):
             t = self.t0 + self.k * self.h
             st = self.model.do_step(t, self.t0 + (self.k + 1) * self.h - t, True)
@@ -468,36 +476,36 @@ class PyFMIRunner(Runner):
                 raise FMIError("fmi2DoStep", st)
             self.k += 1
 
-    def set(self, values):
+    def set(self, values: dict[str, Any]) -> None:
         for n, v in values.items():
             self.model.set(n, v)
 
-    def get(self, names):
+    def get(self, names: Iterable[str]) -> dict[str, Any]:
         return {n: float(np.asarray(self.model.get(n)).ravel()[0]) for n in names}
 
-    def set_reals(self, vrs, values):
+    def set_reals(self, vrs: Sequence[int], values: Sequence[float] | np.ndarray) -> None:
         self.model.set_real(list(vrs), list(values))
 
-    def get_reals(self, vrs):
+    def get_reals(self, vrs: Sequence[int]) -> np.ndarray:
         return np.asarray(self.model.get_real(list(vrs)), dtype=float)
 
-    def get_state(self):
+    def get_state(self) -> Any:
         return self.model.get_fmu_state()
 
-    def set_state(self, s):
+    def set_state(self, s: Any) -> None:
         self.model.set_fmu_state(s)
 
-    def free_state(self, s):
+    def free_state(self, s: Any) -> None:
         self.model.free_fmu_state(s)
 
-    def terminate(self):
+    def terminate(self) -> None:
         self.model.terminate()
 
 
 BACKENDS = {"fmpy": FMPyRunner, "pyfmi": PyFMIRunner}
 
 
-def open_fmu(fmu, backend: str = "fmpy", **kw) -> Runner:
+def open_fmu(fmu: str | os.PathLike[str], backend: str = "fmpy", **kw: Any) -> Runner:
     """An instantiated runner of the Co-Simulation FMU ``fmu`` (backend ``"fmpy"`` or
     ``"pyfmi"``; keywords: ``instance_name``, ``log_level``, ``limits`` (an
     :class:`~wearcosim.fmi.archive.Limits`)).  An FMU that cannot be opened raises

@@ -1,4 +1,4 @@
-"""The wear co-simulation master: the six-step loop of seed 002 / SPEC section 4.
+"""The wear co-simulation master: the six-step loop of seed 002 (docs/physics/wear.md).
 
 1. set initial conditions, clearance and model coefficients (scenario ``[start]``);
 2. step the FMU (contact detection and forces are inside it) over one cycle on the grid
@@ -51,6 +51,7 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, Callable
 
 import numpy as np
 
@@ -72,7 +73,8 @@ class LimitExceeded(MasterError):
     """A physical guard stopped the run (see the module's docstring)."""
 
 
-def sha256(path) -> str:
+def sha256(path: str | os.PathLike[str]) -> str:
+    """Hex SHA-256 of a file's bytes (what a checkpoint records of its FMU)."""
     h = hashlib.sha256()
     with open(path, "rb") as f:
         for chunk in iter(lambda: f.read(1 << 20), b""):
@@ -80,7 +82,8 @@ def sha256(path) -> str:
     return h.hexdigest()
 
 
-def resolve_fmu(sc: Scenario, build_dir: Path, log=print, out_dir: Path = None) -> Path:
+def resolve_fmu(sc: Scenario, build_dir: Path, log: Callable[[str], Any] = print,
+                out_dir: Path | None = None) -> Path:
     """The FMU a scenario runs: its [fmu] path, its model (built on demand into ``build_dir``),
     or the container FMU of its [system] (built into ``out_dir``/.containers)."""
     if sc.system_file:
@@ -146,7 +149,8 @@ class _Lock:
             raise MasterError(f"{path.parent}: another run of scenario '{path.name[1:-5]}' is writing "
                               f"there (lock {path.name})") from None
 
-    def release(self):
+    def release(self) -> None:
+        """Give the lock up (remove its file)."""
         try:
             os.unlink(self.path)
         except OSError:
@@ -175,8 +179,9 @@ class WearMaster:
     #: a run whose duration is estimated above this many seconds (after its first cycle) says so
     long_run_seconds = 60.0
 
-    def __init__(self, sc: Scenario, out_dir, build_dir=None, progress: bool = True, hook=None,
-                 force: bool = None):
+    def __init__(self, sc: Scenario, out_dir: str | os.PathLike[str], build_dir: str | os.PathLike[str] | None = None,
+                 progress: bool = True, hook: Callable[..., Any] | None = None,
+                 force: bool | None = None) -> None:
         self.sc = sc
         self.force = sc.force if force is None else bool(force)
         self.out_dir = Path(out_dir)
@@ -324,7 +329,7 @@ class WearMaster:
         x = self.surface.centres()[i]
         return f"sector {i + 1} ({math.degrees(x):.1f} deg)" if self.ports.circular else f"sector {i + 1} (s = {x * 1e3:.3g} mm)"
 
-    def check_update(self, old, new, cycle: int, real: float = None):
+    def check_update(self, old: np.ndarray, new: np.ndarray, cycle: int, real: float | None = None) -> None:
         """Raise :class:`LimitExceeded` (or warn once, with ``force``) if the profile ``new``
         that follows ``old`` after ``cycle`` wear cycles (``real`` real cycles) breaks a
         physical guard."""

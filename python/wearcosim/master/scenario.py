@@ -53,10 +53,12 @@ The wear of the last update window is always applied: with ``cycles = 4`` and
 from __future__ import annotations
 
 import math
+import os
 import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 SCHEMA = {
     "name": str,
@@ -127,16 +129,17 @@ class Scenario:
         return self.period / self.steps_per_cycle
 
     @classmethod
-    def load(cls, path) -> "Scenario":
+    def load(cls, path: str | os.PathLike[str]) -> "Scenario":
         """The scenario of a TOML file (relative paths in it: from the file's folder)."""
         return load(path)
 
     @classmethod
-    def from_dict(cls, data: dict, source: str = "<scenario>", base=".") -> "Scenario":
+    def from_dict(cls, data: dict[str, Any], source: str = "<scenario>",
+                  base: str | os.PathLike[str] = ".") -> "Scenario":
         """The scenario of a dict shaped like the TOML file (relative paths: from ``base``)."""
         return from_dict(data, source, Path(base))
 
-    def replace(self, **changes) -> "Scenario":
+    def replace(self, **changes: Any) -> "Scenario":
         """A new, re-validated scenario with ``changes`` merged in: tables as dicts
         (``wear={"cycles": 2}`` changes only that key of [wear]), top-level keys as values
         (``name="short"``), or dotted keys through ``**{"wear.cycles": 2}``."""
@@ -186,7 +189,7 @@ def _check(data: dict, schema: dict, where: str, src: str):
             raise ScenarioError(f"{src}: '{where}{key}' must be of type {typ.__name__}, got {val!r}")
 
 
-def load(path) -> Scenario:
+def load(path: str | os.PathLike[str]) -> Scenario:
     path = Path(path)
     try:
         data = tomllib.loads(path.read_text())

@@ -17,6 +17,8 @@ import os
 import shutil
 import struct
 from pathlib import Path
+from typing import Any, Iterable, Iterator, Sequence
+
 
 import numpy as np
 
@@ -30,11 +32,11 @@ class CheckpointError(RuntimeError):
     pass
 
 
-def atomic_write_bytes(path, data: bytes):
+def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
     write_bytes(path, data)
 
 
-def save_checkpoint(path, arrays: dict, meta: dict):
+def save_checkpoint(path: str | os.PathLike[str], arrays: dict[str, Any], meta: dict[str, Any]) -> None:
     buf = io.BytesIO()
     np.savez(buf, **{k: np.asarray(v) for k, v in arrays.items()}, __meta__=np.frombuffer(
         json.dumps(meta, sort_keys=True).encode(), dtype=np.uint8))
@@ -43,7 +45,7 @@ def save_checkpoint(path, arrays: dict, meta: dict):
     atomic_write_bytes(path, b"WCCK1\n" + digest + b"\n" + payload)
 
 
-def load_checkpoint(path):
+def load_checkpoint(path: str | os.PathLike[str]) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
     path = Path(path)
     raw = path.read_bytes()
     if not raw.startswith(b"WCCK1\n") or len(raw) < 6 + 65:
@@ -67,7 +69,8 @@ def _write_meta(f, meta: dict, attrs: dict = None):
         f.attrs[k] = v
 
 
-def write_results(path, meta: dict, series: dict, profiles: dict, attrs: dict = None):
+def write_results(path: str | os.PathLike[str], meta: dict[str, Any], series: dict[str, Any],
+                  profiles: dict[str, Any], attrs: dict[str, Any] | None = None) -> None:
     """One HDF5 file: /meta (JSON attributes), /series/<name>, /wear/<name>."""
     import h5py
     path = Path(path)
@@ -91,7 +94,8 @@ class Spool:
     continues from exactly there (whatever a killed run appended after that is cut off).
     At the end the results file is written from the streams chunk by chunk."""
 
-    def __init__(self, folder, names, lengths: dict = None):
+    def __init__(self, folder: str | os.PathLike[str], names: Iterable[str],
+                 lengths: dict[str, int] | None = None) -> None:
         self.folder = Path(folder)
         self.folder.mkdir(parents=True, exist_ok=True)
         self.names = list(names)
@@ -117,19 +121,19 @@ class Spool:
     def _path(self, name):
         return self.folder / (name.replace("/", "%2F") + ".f64")
 
-    def append(self, name, values):
+    def append(self, name: str, values: np.ndarray | Sequence[float] | float) -> None:
         a = np.ascontiguousarray(values, dtype="<f8")
         self._files[name].write(a.tobytes())
         self.lengths[name] += a.size
 
-    def append_scalars(self, names, values):
+    def append_scalars(self, names: Sequence[str], values: Sequence[float]) -> None:
         """One value to each stream of ``names`` (the per-cycle summaries: no array round trip)."""
         files, lengths = self._files, self.lengths
         for n, v in zip(names, values):
             files[n].write(_F64.pack(v))
             lengths[n] += 1
 
-    def truncate(self, lengths: dict, keep=()):
+    def truncate(self, lengths: dict[str, int], keep: Iterable[str] = ()) -> None:
         """Cut every stream but those in ``keep`` back to ``lengths`` (a rejected step taken back)."""
         for n, f in self._files.items():
             if n in keep:
@@ -141,14 +145,14 @@ class Spool:
             f.truncate(size * 8)
             self.lengths[n] = size
 
-    def sync(self) -> dict:
+    def sync(self) -> dict[str, int]:
         """Flush and fsync every stream; the lengths now durable."""
         for f in self._files.values():
             f.flush()
             os.fsync(f.fileno())
         return dict(self.lengths)
 
-    def chunks(self, name, size: int = 1 << 18):
+    def chunks(self, name: str, size: int = 1 << 18) -> Iterator[np.ndarray]:
         """The stream's values in chunks of at most ``size``."""
         self._files[name].flush()
         n = self.lengths[name]
@@ -159,21 +163,23 @@ class Spool:
                 yield np.frombuffer(f.read(8 * k), dtype="<f8")
                 done += k
 
-    def read(self, name) -> np.ndarray:
+    def read(self, name: str) -> np.ndarray:
         return np.concatenate(list(self.chunks(name))) if self.lengths[name] else np.zeros(0)
 
-    def close(self):
+    def close(self) -> None:
         for f in self._files.values():
             f.close()
         self._files = {}
 
-    def remove(self):
+    def remove(self) -> None:
         self.close()
         shutil.rmtree(self.folder, ignore_errors=True)
 
 
-def write_results_streamed(path, meta: dict, spool: Spool, series_names, profiles: dict, attrs: dict = None,
-                           summary_names=(), units: dict = None, extra: dict = None):
+def write_results_streamed(path: str | os.PathLike[str], meta: dict[str, Any], spool: Spool,
+                           series_names: Sequence[str], profiles: dict[str, Any], attrs: dict[str, Any] | None = None,
+                           summary_names: Sequence[str] = (), units: dict[str, str] | None = None,
+                           extra: dict[str, Any] | None = None) -> None:
     """:func:`write_results` with the series taken from ``spool`` chunk by chunk (compressed
     datasets: memory bounded by the chunk size, whatever the run's length); ``summary_names``
     (streams of one value per cycle) go to /summary with the cycle index as their dimension
@@ -274,7 +280,7 @@ class ResultsError(ValueError):
     pass
 
 
-def read_results(path):
+def read_results(path: str | os.PathLike[str]) -> tuple[dict[str, Any], dict[str, np.ndarray], dict[str, np.ndarray]]:
     """(meta, series, wear) of a results file; :class:`ResultsError` naming the file if it is
     missing or not one."""
     import h5py
@@ -293,7 +299,7 @@ def read_results(path):
     return meta, series, wear
 
 
-def read_summary(path) -> dict:
+def read_summary(path: str | os.PathLike[str]) -> dict[str, Any]:
     """The per-cycle summaries of a results file (/summary: cycle, recorded, peak_Fn, mean_Fn,
     max_depth, worn_volume); empty for a file of an older layout."""
     import h5py
@@ -301,7 +307,7 @@ def read_summary(path) -> dict:
         return {k: f["summary"][k][()] for k in f["summary"]} if "summary" in f else {}
 
 
-def read_extrapolation(path) -> dict:
+def read_extrapolation(path: str | os.PathLike[str]) -> dict[str, Any]:
     """The extrapolation history of a results file (/extrapolation: its datasets, and its
     attributes under "attrs"); empty for a file of an older layout."""
     import h5py

@@ -7,6 +7,11 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import numpy as np
+    from matplotlib.figure import Figure
 
 COLUMN = 3.5          # in: one journal column
 DOUBLE = 7.2          # in: the page width
@@ -19,7 +24,7 @@ RC = {"font.size": 8, "axes.titlesize": 8, "axes.labelsize": 8, "xtick.labelsize
       "axes.grid": True, "grid.alpha": 0.25, "grid.linewidth": 0.5, "image.cmap": "viridis"}
 
 
-def plt():
+def plt() -> Any:
     """matplotlib.pyplot on the Agg backend with the project's style applied."""
     import matplotlib
     matplotlib.use("Agg")
@@ -28,13 +33,13 @@ def plt():
     return p
 
 
-def figure(width: float = COLUMN, aspect: float = 0.75, **kw):
+def figure(width: float = COLUMN, aspect: float = 0.75, **kw: Any) -> tuple[Any, Any]:
     """(fig, ax): ``width`` in inches (:data:`COLUMN`, :data:`DOUBLE`), height = aspect x width."""
     p = plt()
     return p.subplots(figsize=(width, width * aspect), constrained_layout=True, **kw)
 
 
-def save(fig, base) -> Path:
+def save(fig: Figure, base: str | Path) -> Path:
     """``base``.pdf (vector) and ``base``.png (300 dpi), each written atomically; returns the
     PNG's path.  The figure is closed."""
     from ..atomic import atomic_path
@@ -47,18 +52,18 @@ def save(fig, base) -> Path:
     return base.with_suffix(".png")
 
 
-def natural_key(s: str):
+def natural_key(s: str) -> list[tuple[int, float, str]]:
     """Sort key that orders embedded numbers by value: 'w4pi' < 'w8pi' < 'w16pi'."""
     return [(0, float(t), "") if t else (1, 0.0, u) for t, u in re.findall(r"(\d+(?:\.\d+)?)|(\D+)", str(s))]
 
 
-def run_title(meta: dict, stem: str) -> str:
+def run_title(meta: dict[str, Any], stem: str) -> str:
     """A run's title: its scenario's description, else its name (never the file slug alone)."""
     sc = meta.get("scenario") if isinstance(meta.get("scenario"), dict) else {}
     return sc.get("description") or sc.get("name") or stem
 
 
-def um(x):
+def um(x: Any) -> np.ndarray:
     """Metres to micrometres."""
     import numpy as np
     return np.asarray(x, dtype=float) * 1e6

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any, Sequence
 
 
 def _plt():
@@ -10,7 +11,7 @@ def _plt():
     return plt()
 
 
-def save(fig, path):
+def save(fig: Any, path: str | Path) -> None:
     """Save atomically (temp file + rename): no half-written figure is left behind."""
     from ..atomic import atomic_path
     path = Path(path)
@@ -18,7 +19,9 @@ def save(fig, path):
         fig.savefig(tmp, dpi=130, bbox_inches="tight", format=path.suffix.lstrip("."))
 
 
-def plot_result(res, path, names=None, title=""):
+def plot_result(res: Any, path: str | Path, names: Sequence[str] | None = None, title: str = "") -> str | Path:
+    """Stacked time series of ``names`` (default: the first six) from a structured result
+    array ``res`` with a ``time`` field (FMPy's ``simulate_fmu`` output), saved to ``path``."""
     plt = _plt()
     names = names or [n for n in res.dtype.names if n != "time"][:6]
     fig, axes = plt.subplots(len(names), 1, sharex=True, figsize=(7, 1.8 * len(names) + 0.6), squeeze=False)

@@ -9,6 +9,7 @@ names; small multiples for more than four orbits)."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -63,8 +64,9 @@ def _time_line(ax, x, y, t, cmap="viridis"):
     return lc
 
 
-def orbit(series: dict, clearance: float, base, title="", names=("ex", "ey"), centre=(0.0, 0.0),
-          what="journal centre"):
+def orbit(series: dict[str, Any], clearance: float, base: str | Path, title: str = "",
+          names: tuple[str, str] = ("ex", "ey"), centre: tuple[float, float] = (0.0, 0.0),
+          what: str = "journal centre") -> Path:
     """The contact orbit (``names``, m) in mm inside the clearance circle of radius
     ``clearance`` (m) centred at ``centre`` (m), coloured by time with a colour bar."""
     fig, ax = figure(COLUMN, 0.95)
@@ -83,7 +85,7 @@ def orbit(series: dict, clearance: float, base, title="", names=("ex", "ey"), ce
     return save(fig, base)
 
 
-def wear_map(wear: dict, base, title=""):
+def wear_map(wear: dict[str, Any], base: str | Path, title: str = "") -> Path:
     """Worn depth (um, colour bar) over sector position and real cycles."""
     fig, ax = figure(COLUMN, 0.75)
     pos, xlabel = _x(wear)
@@ -100,7 +102,7 @@ def wear_map(wear: dict, base, title=""):
     return save(fig, base)
 
 
-def profiles_at(wear: dict, base, title="", n: int = 4):
+def profiles_at(wear: dict[str, Any], base: str | Path, title: str = "", n: int = 4) -> Path:
     """Profiles after about 1/n, 2/n, ... of the run's real cycles, the final one always
     included, labelled with real cycles (and the simulated cycles they took)."""
     fig, ax = figure(COLUMN, 0.7)
@@ -123,7 +125,7 @@ def profiles_at(wear: dict, base, title="", n: int = 4):
     return save(fig, base)
 
 
-def wear_polar(wear: dict, base, title="", label=None):
+def wear_polar(wear: dict[str, Any], base: str | Path, title: str = "", label: str | None = None) -> Path:
     """Final worn depth around the bearing (polar, um); 0 deg on +x, counter-clockwise; the
     radial labels sit where the wear is smallest, away from the peak."""
     p = plt()
@@ -174,7 +176,7 @@ def _flank_marks(ax, wear: dict):
                     fontsize=6, color="0.3")
 
 
-def final_profile(wear: dict, base, title=""):
+def final_profile(wear: dict[str, Any], base: str | Path, title: str = "") -> Path:
     """Final worn depth along a profile surface (gear flank), with SAP, pitch and tip marked."""
     fig, ax = figure(COLUMN, 0.65)
     pos, xlabel = _x(wear)
@@ -186,7 +188,7 @@ def final_profile(wear: dict, base, title=""):
     return save(fig, base)
 
 
-def compare_profiles(runs: dict, base, title=""):
+def compare_profiles(runs: dict[str, dict[str, Any]], base: str | Path, title: str = "") -> Path:
     """Final profiles of several runs on one axis (names in natural order: 4, 8, 16, 32)."""
     fig, ax = figure(COLUMN, 0.7)
     xlabel = "angle (deg)"
@@ -203,7 +205,7 @@ def compare_profiles(runs: dict, base, title=""):
     return save(fig, base)
 
 
-def compare_orbits(runs: dict, clearance: float, base, title=""):
+def compare_orbits(runs: dict[str, dict[str, Any]], clearance: float, base: str | Path, title: str = "") -> Path:
     """Orbits of several runs (mm) inside the unworn clearance circle: overlaid for up to four
     runs, else one small panel per run (natural order), all on the same scale."""
     names = sorted(runs, key=natural_key)
@@ -244,7 +246,7 @@ def compare_orbits(runs: dict, clearance: float, base, title=""):
     return save(fig, base)
 
 
-def extrapolation_history(x: dict, base, title=""):
+def extrapolation_history(x: dict[str, Any], base: str | Path, title: str = "") -> Path:
     """Adaptive extrapolation: the factor of every judged jump against the real cycles, and
     its normalised error estimate (accepted: dots; taken back: crosses; 1 = the tolerance)."""
     p = plt()
@@ -268,7 +270,7 @@ def extrapolation_history(x: dict, base, title=""):
     return save(fig, base)
 
 
-def plot_results(path, out_dir=None) -> list:
+def plot_results(path: str | Path, out_dir: str | Path | None = None) -> list[Path]:
     """All single-run figures of a results file; their PNG paths."""
     from ..master.store import read_extrapolation, read_results
     path = Path(path)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import math
 from pathlib import Path
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -44,8 +45,9 @@ def cardona_mean_pitch_force(d: dict | None = None) -> float:
 
 
 def cardona_torsional(b_in: float = 0.0, t_end: float = 0.02, dt: float = 2e-6,
-                      base_radius: bool = True, rtol: float = 1e-10, atol: float = 1e-14):
-    """Integrate eq. 27 (SPEC 3 form) with SciPy, independently of Modelica.
+                      base_radius: bool = True, rtol: float = 1e-10,
+                      atol: float = 1e-14) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Integrate eq. 27 of seed 003 (its intended form) with SciPy, independently of Modelica.
 
     State y = [th1, th2, th3, th4, w1, wa, wb, w2]; th3, th4 counted in the sense of rotation of
     wheel a.  The dead zone and the contact-only damping are piecewise: one adaptive DOP853 run
@@ -95,7 +97,8 @@ def cardona_torsional(b_in: float = 0.0, t_end: float = 0.02, dt: float = 2e-6,
     return t_grid, F, ds, modes != 0
 
 
-def contact_loss_intervals(t, in_contact, min_duration: float = 0.0):
+def contact_loss_intervals(t: np.ndarray, in_contact: np.ndarray,
+                           min_duration: float = 0.0) -> list[tuple[float, float]]:
     """[(t_loss, t_regain)] of the separations (contact flag falls, rises) longer than min_duration."""
     c = np.asarray(in_contact, dtype=int)
     dc = np.diff(c)
@@ -112,7 +115,7 @@ def contact_loss_intervals(t, in_contact, min_duration: float = 0.0):
 
 # ----------------------------------------------------------------------------- Kubo's test
 
-def kubo_parameters():
+def kubo_parameters() -> dict[str, Any]:
     """Kubo's pair (seed 003 Table 2) with the stiffness and wheel data chosen in
     WearCosim.Examples.Gears.KuboDynamicFactor (kept in one place here for the analytic values)."""
     m, z, alpha, width, rho_s = 4e-3, 25, math.radians(20.0), 0.01, 7800.0
@@ -135,15 +138,15 @@ def kubo_natural_frequency(p: dict | None = None) -> float:
     return math.sqrt(p["k_mean"] * (I * rb ** 2 + I * rb ** 2) / (I * I)) / (2 * math.pi)
 
 
-def kubo_resonance_speeds_rpm(harmonics=(1, 2, 3), p: dict | None = None):
+def kubo_resonance_speeds_rpm(harmonics: Sequence[int] = (1, 2, 3), p: dict | None = None) -> dict[int, float]:
     """Speeds [rpm] where harmonic h of the mesh frequency z*n/60 meets the natural frequency."""
     p = p or kubo_parameters()
     fn = kubo_natural_frequency(p)
     return {h: 60 * fn / (h * p["z"]) for h in harmonics}
 
 
-def dynamic_factor(fmu, rpm: float, chi: float | None = None, mesh_periods_settle: int = 120,
-                   mesh_periods_measure: int = 40):
+def dynamic_factor(fmu: Any, rpm: float, chi: float | None = None, mesh_periods_settle: int = 120,
+                   mesh_periods_measure: int = 40) -> float:
     """Dynamic factor max(F)/F_static of the KuboDynamicFactor FMU at a constant speed.
 
     The FMU starts both wheels at the rigid speeds for rpm, drives a by T and brakes b by T
@@ -171,7 +174,7 @@ def dynamic_factor(fmu, rpm: float, chi: float | None = None, mesh_periods_settl
             runner.terminate()
 
 
-def kubo_sweep(fmu, rpms, **kw):
+def kubo_sweep(fmu: str | Path, rpms: Sequence[float], **kw: Any) -> np.ndarray:
     """Dynamic factor at each speed of ``rpms``; one FMU instance, reset per speed."""
     from ..fmi.runner import open_fmu
     runner = open_fmu(fmu)
@@ -181,36 +184,35 @@ def kubo_sweep(fmu, rpms, **kw):
         runner.terminate()
 
 
-def local_maxima(x, y):
+def local_maxima(x: Sequence[float], y: Sequence[float]) -> list[float]:
     """x positions of the strict interior local maxima of y(x)."""
     y = np.asarray(y)
     return [x[i] for i in range(1, len(y) - 1) if y[i] > y[i - 1] and y[i] > y[i + 1]]
 
 
-def plot_dynamic_factor(rpms, kd, path, p: dict | None = None, kd_light=None):
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+def plot_dynamic_factor(rpms: Sequence[float], kd: Sequence[float], path: str | Path, p: dict | None = None,
+                        kd_light: Sequence[float] | None = None) -> Path:
+    """Dynamic factor against speed with the resonance speeds marked, in the project's figure
+    style (:mod:`wearcosim.plots.style`): ``path`` with .pdf and 300-dpi .png; returns the PNG."""
+    from ..plots.style import COLUMN, figure, save
     res = kubo_resonance_speeds_rpm(p=p)
-    fig, ax = plt.subplots(figsize=(7, 4))
-    ax.plot(rpms, kd, "o-", ms=3, label="chi = 0.3 (Table 2)")
+    fig, ax = figure(COLUMN, 0.7)
+    ax.plot(rpms, kd, "o-", ms=2.5, label="damping ratio 0.3 (seed 003, Table 2)")
     if kd_light is not None:
-        ax.plot(rpms, kd_light, "s-", ms=2, lw=0.8, label="chi = 0.05")
+        ax.plot(rpms, kd_light, "s-", ms=2, lw=0.8, label="damping ratio 0.05")
     top = max(np.max(kd), np.max(kd_light) if kd_light is not None else 0)
     for h, n in res.items():
-        ax.axvline(n, color="grey", ls="--", lw=0.8)
-        ax.text(n, top, "f_m = f_n" if h == 1 else f"{h} f_m = f_n", rotation=90, va="top", ha="right", fontsize=8)
-    ax.set_xlabel("speed n [rpm]")
-    ax.set_ylabel("dynamic factor max F / F_static")
-    ax.set_title("Kubo's spur pair (z = 25/25, m = 4 mm), quasi-steady speeds")
-    ax.grid(alpha=0.3)
-    ax.legend(loc="upper left")
-    fig.tight_layout()
-    fig.savefig(path, dpi=150)
-    plt.close(fig)
+        ax.axvline(n, color="grey", ls="--", lw=0.6)
+        ax.text(n, top, r"$f_m = f_n$" if h == 1 else rf"${h} f_m = f_n$", rotation=90, va="top", ha="right",
+                fontsize=6)
+    ax.set_xlabel("pinion speed (rpm)")
+    ax.set_ylabel(r"dynamic factor $F_{max}/F_{static}$ (-)")
+    ax.set_title("Spur pair z = 25/25, m = 4 mm: quasi-steady speeds")
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2, fontsize=6)
+    return save(fig, Path(path))
 
 
-def main(argv=None):
+def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(prog="python -m wearcosim.studies.gears")
     sub = ap.add_subparsers(dest="cmd", required=True)
     k = sub.add_parser("kubo", help="dynamic factor vs speed (full sweep, slow) + PNG")

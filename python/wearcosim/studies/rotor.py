@@ -1,4 +1,4 @@
-"""Rotor-stator rub (SPEC section 5): ROSS reference model, FMU linearisation and steady
+"""Rotor-stator rub (docs/physics/rotor.md): ROSS reference model, FMU linearisation and steady
 unbalance response, the Jeffcott closed form, and the one-at-a-time sensitivity study.
 
 The two-disk rotor's parameter set mirrors ``WearCosim.Examples.Rotor.TwoDiskRub`` (keep both
@@ -16,6 +16,7 @@ import math
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -31,7 +32,7 @@ TWO_DISK = dict(
 )
 
 
-def ross_rotor(p: dict = TWO_DISK):
+def ross_rotor(p: dict[str, Any] = TWO_DISK) -> Any:
     """The two-disk rotor in ROSS 2.3.0 (Timoshenko elements, Cowper shear, rotary inertia,
     gyroscopic; Rayleigh alpha on the shaft elements, as the Modelica model)."""
     import ross as rs
@@ -52,7 +53,7 @@ def lateral_dofs(ndof: int) -> np.ndarray:
     return np.array([6 * i + k for i in range(ndof // 6) for k in (0, 1, 3, 4)])
 
 
-def ross_lateral_eigs(rotor, speed: float) -> np.ndarray:
+def ross_lateral_eigs(rotor: Any, speed: float) -> np.ndarray:
     """Eigenvalues (Im > 0, ascending) of the ROSS rotor at ``speed`` whose mode shapes are
     lateral (ROSS has 6 DOF per node; the axial and torsional modes are discarded by the
     share of the eigenvector in the x, y, alpha, beta DOFs)."""
@@ -72,7 +73,8 @@ def ross_lateral_eigs(rotor, speed: float) -> np.ndarray:
     return np.array(sorted(out, key=lambda z: z.imag))
 
 
-def ross_unbalance(rotor, speeds, node: int, magnitude: float, phase: float = 0.0):
+def ross_unbalance(rotor: Any, speeds: Sequence[float] | np.ndarray, node: int, magnitude: float,
+                   phase: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
     """Complex steady amplitudes (x, y) of ``node`` for an unbalance on ``node`` (ROSS)."""
     res = rotor.run_unbalance_response(node=node, unbalance_magnitude=magnitude,
                                        unbalance_phase=phase, frequency=np.asarray(speeds, float))
@@ -87,7 +89,8 @@ class Linearisation:
     states: list
 
 
-def fmu_linearise(fmu_path, start_values: dict = None, rel_eps: float = 1e-6, abs_eps: float = 1e-7) -> Linearisation:
+def fmu_linearise(fmu_path: str | Path, start_values: dict[str, float] | None = None, rel_eps: float = 1e-6,
+                  abs_eps: float = 1e-7) -> Linearisation:
     """State matrix A = d(der x)/dx of an FMU by central differences of the Model-Exchange
     derivatives around the initial state (after initialisation)."""
     import fmpy
@@ -150,7 +153,8 @@ def whirl_eigs(lin: Linearisation) -> np.ndarray:
     return lam[np.argsort(lam.imag)]
 
 
-def critical_speeds(whirl_at, n: int = 4, guesses=None, tol: float = 1e-6, it: int = 50) -> np.ndarray:
+def critical_speeds(whirl_at: Callable[[float], np.ndarray], n: int = 4, guesses: Sequence[float] | None = None,
+                    tol: float = 1e-6, it: int = 50) -> np.ndarray:
     """Synchronous critical speeds Omega_i = wd_i(Omega_i) by fixed-point iteration, where
     ``whirl_at(Omega)`` returns the ascending damped whirl frequencies at spin speed Omega."""
     w0 = whirl_at(0.0)
@@ -167,14 +171,16 @@ def critical_speeds(whirl_at, n: int = 4, guesses=None, tol: float = 1e-6, it: i
     return np.array(out)
 
 
-def simulate(fmu_path, stop_time: float, start_values: dict = None, output_interval: float = 2e-4,
-             rtol: float = 1e-8, outputs=None):
+def simulate(fmu_path: str | Path, stop_time: float, start_values: dict[str, float] | None = None,
+             output_interval: float = 2e-4,
+             rtol: float = 1e-8, outputs: Sequence[str] | None = None) -> np.ndarray:
+    """FMPy Co-Simulation run of ``fmu_path`` (structured array with a ``time`` field)."""
     import fmpy
     return fmpy.simulate_fmu(str(fmu_path), stop_time=stop_time, output_interval=output_interval,
                              start_values=start_values or {}, relative_tolerance=rtol, output=outputs)
 
 
-def harmonic_amplitude(t, x, omega: float, t_from: float) -> complex:
+def harmonic_amplitude(t: np.ndarray, x: np.ndarray, omega: float, t_from: float) -> complex:
     """Least-squares fit x = Re(X e^{i omega t}) + x0 over t >= t_from; returns X."""
     m = t >= t_from
     tt, xx = t[m], x[m]
@@ -184,7 +190,8 @@ def harmonic_amplitude(t, x, omega: float, t_from: float) -> complex:
 
 
 # --------------------------------------------------------------------------- Jeffcott closed form
-def jeffcott_rub_radius(m, k, d, kc, mu, clearance, e_u, omega) -> np.ndarray:
+def jeffcott_rub_radius(m: float, k: float, d: float, kc: float, mu: float, clearance: float, e_u: float,
+                        omega: float) -> np.ndarray:
     """Radii r > clearance solving [(k - m W^2) r + kc (r - c)]^2 + [d W r + mu kc (r - c)]^2
     = (m e W^2)^2 (steady synchronous full annular rub); all real roots, ascending."""
     W = omega
@@ -197,7 +204,8 @@ def jeffcott_rub_radius(m, k, d, kc, mu, clearance, e_u, omega) -> np.ndarray:
     return np.sort(r[r > clearance])
 
 
-def jeffcott_residual(m, k, d, kc, mu, clearance, e_u, omega, r) -> float:
+def jeffcott_residual(m: float, k: float, d: float, kc: float, mu: float, clearance: float, e_u: float,
+                      omega: float, r: float) -> float:
     """Relative residual of the closed form at radius r: |lhs^(1/2) - F| / F."""
     W = omega
     lhs = ((k - m * W**2) * r + kc * (r - clearance)) ** 2 + (d * W * r + mu * kc * (r - clearance)) ** 2
@@ -213,7 +221,7 @@ SEED_ORDER = ["spin speed", "contact stiffness", "contact damping", "friction co
 SEED_GROUPS = {"spin speed": 1, "contact stiffness": 1, "contact damping": 2, "friction coefficient": 2, "clearance": 3}
 
 
-def rub_metrics(res, t_from: float) -> dict:
+def rub_metrics(res: np.ndarray, t_from: float) -> dict[str, float]:
     """Response metrics over t >= t_from: peak rub force, mean rub force, peak whirl radius,
     contact fraction and the fraction of the contact time spent in backward whirl."""
     t = res["time"]
@@ -231,8 +239,9 @@ def rub_metrics(res, t_from: float) -> dict:
     }
 
 
-def sensitivity(fmu_path, rel_step: float = 0.2, stop_time: float = 1.0, t_from: float = 0.6,
-                baseline: dict = None, extra_start: dict = None, log=print):
+def sensitivity(fmu_path: str | Path, rel_step: float = 0.2, stop_time: float = 1.0, t_from: float = 0.6,
+                baseline: dict[str, float] | None = None, extra_start: dict[str, float] | None = None,
+                log: Callable[[str], Any] = print) -> tuple[list[dict[str, Any]], list[tuple[str, float, float, float]]]:
     """One-at-a-time +/- rel_step variations of the five rub parameters around ``baseline``.
     Returns (rows, ranking): rows = one dict per run; ranking = [(label, S_Fn, S_r, S)] with
     the normalised sensitivities S = |dM/M| / |dp/p| (central difference, averaged over the
@@ -279,7 +288,8 @@ SCENARIOS = {
 }
 
 
-def write_report(results: dict, out: Path, rel_step: float, note: str = ""):
+def write_report(results: dict[str, Any], out: Path, rel_step: float, note: str = "") -> None:
+    """``out``.md (rankings and every run) and ``out``.pdf/.png (the rankings as bars)."""
     """results: scenario name -> (rows, ranking)."""
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -308,27 +318,21 @@ def write_report(results: dict, out: Path, rel_step: float, note: str = ""):
         lines.append("")
     if note:
         lines += ["## Comparison with the seed", "", note, ""]
-    out.with_suffix(".md").write_text("\n".join(lines) + "\n")
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-        fig, axes = plt.subplots(1, len(results), figsize=(5.5 * len(results), 3.4), squeeze=False)
-        for ax, (name, (_, ranking)) in zip(axes[0], results.items()):
-            labels = [r[0] for r in ranking]
-            x = np.arange(len(labels))
-            ax.bar(x - 0.2, [max(r[1], 1e-6) for r in ranking], 0.4, label="peak rub force")
-            ax.bar(x + 0.2, [max(r[2], 1e-6) for r in ranking], 0.4, label="peak whirl radius")
-            ax.set_yscale("log")
-            ax.set_xticks(x, labels, rotation=20, ha="right")
-            ax.set_title(name)
-            ax.set_ylabel("|dM/M| / |dp/p|")
-            ax.legend(fontsize=8)
-        fig.tight_layout()
-        fig.savefig(out.with_suffix(".png"), dpi=130)
-        plt.close(fig)
-    except Exception:  # pragma: no cover - plotting is optional
-        pass
+    from ..atomic import write_bytes
+    from ..plots.style import COLUMN, figure, save
+    write_bytes(out.with_suffix(".md"), ("\n".join(lines) + "\n").encode())
+    fig, axes = figure(COLUMN * len(results), 0.8 / len(results), ncols=len(results), squeeze=False)
+    for ax, (name, (_, ranking)) in zip(axes[0], results.items()):
+        labels = [r[0] for r in ranking]
+        x = np.arange(len(labels))
+        ax.bar(x - 0.2, [max(r[1], 1e-6) for r in ranking], 0.4, label="peak rub force")
+        ax.bar(x + 0.2, [max(r[2], 1e-6) for r in ranking], 0.4, label="peak whirl radius")
+        ax.set_yscale("log")
+        ax.set_xticks(x, labels, rotation=25, ha="right")
+        ax.set_title(f"operating point: {name}")
+        ax.set_ylabel("sensitivity |dM/M| / |dp/p| (-)")
+        ax.legend(fontsize=6)
+    save(fig, out)
 
 
 NOTE = (
@@ -345,7 +349,7 @@ NOTE = (
     "compliance through which clearance and stiffness interact in a penalty model.")
 
 
-def main(argv=None):
+def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--fmu", help="TwoDiskRub FMU (built if omitted)")
     ap.add_argument("--out", default="results/study/rotor_sensitivity")

@@ -12,6 +12,7 @@ import io
 import sys
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
+from typing import Any, Callable, Iterable, Sequence
 
 import numpy as np
 
@@ -24,7 +25,7 @@ def run_case(scenario_path: str, out_dir: str, resume: bool = False) -> str:
     return str(WearMaster(sc, Path(out_dir), progress=False).run(resume=resume))
 
 
-def prebuild(scenarios, log=print):
+def prebuild(scenarios: Iterable[str | Path], log: Callable[..., Any] = print) -> None:
     """Build the FMUs the scenarios need once, before the workers start (no two workers
     compile the same FMU)."""
     from ..export.ondemand import ensure_fmu, sources_mtime
@@ -46,7 +47,7 @@ def prebuild(scenarios, log=print):
 CONNECT_TIMEOUT = 10.0
 
 
-def connect(address: str):
+def connect(address: str) -> Any:
     """A Dask client of the scheduler at ``address``, or one clear error (no hang, no traceback)."""
     from ..master.loop import MasterError
     try:
@@ -66,7 +67,11 @@ def connect(address: str):
         quiet.setLevel(level)
 
 
-def run_all(scenarios, out_dir: Path, workers: int = 2, scheduler: str = None):
+def run_all(scenarios: Iterable[str | Path], out_dir: Path, workers: int = 2,
+            scheduler: Any = None) -> list[str]:
+    """Run every scenario into ``out_dir``: on the Dask scheduler ``scheduler`` (an address, or
+    a connected ``distributed.Client``), else in ``workers`` local processes (1: in this
+    process).  The FMUs are built first; returns the results files in the order given."""
     scenarios = [str(Path(p).resolve()) for p in scenarios]
     client = connect(scheduler) if isinstance(scheduler, str) else scheduler   # fail before any work
     try:
@@ -94,17 +99,33 @@ def _done(path: str, k: int, n: int) -> str:
     return path
 
 
-def _follow(completed, n: int):
-    """Say each case as it finishes (in completion order); failures are raised later, in the
-    order the cases were given, by the caller."""
-    for k, fut in enumerate(completed, 1):
-        if fut.exception() is None:
-            _done(fut.result(), k, n)
-        else:
-            print(f"case {k}/{n} failed", file=sys.stderr, flush=True)
+def _follow(completed: Iterable[Any], n: int) -> None:
+    """Say each case as it finishes (in completion order): a progress bar on a terminal,
+    plain lines otherwise.  Failures are raised later, in the order the cases were given,
+    by the caller."""
+    bar = None
+    if sys.stderr.isatty():
+        from tqdm import tqdm
+        bar = tqdm(total=n, desc="study", unit="case", file=sys.stderr, leave=True)
+    try:
+        for k, fut in enumerate(completed, 1):
+            ok = fut.exception() is None
+            if bar is not None:
+                bar.update(1)
+                if not ok:
+                    bar.write(f"case {k}/{n} failed", file=sys.stderr)
+            elif ok:
+                _done(fut.result(), k, n)
+            else:
+                print(f"case {k}/{n} failed", file=sys.stderr, flush=True)
+    finally:
+        if bar is not None:
+            bar.close()
 
 
-def summary_row(name, meta, wear) -> dict:
+def summary_row(name: str, meta: dict[str, Any], wear: dict[str, Any]) -> dict[str, Any]:
+    """The study table's row of one run: peak and mean final depth, their ratio, where the
+    peak is, the worn volume and the real cycles."""
     d = np.asarray(wear["final"])
     peak, mean = float(d.max()), float(d.mean())
     k = int(np.argmax(d))
@@ -119,7 +140,9 @@ def summary_row(name, meta, wear) -> dict:
             "cycles": float(wear["cycles"][-1])}
 
 
-def write_report(paths, out_dir: Path, title="study"):
+def write_report(paths: Sequence[str | Path], out_dir: Path, title: str = "study") -> list[dict[str, Any]]:
+    """``out_dir``/``title``.csv and .md (one row per run, naturally sorted) and the comparison
+    figures (final profiles, orbits); returns the rows."""
     from ..master.store import read_results, atomic_write_bytes
     from ..plots.wear import compare_orbits, compare_profiles
     from ..plots.style import natural_key
@@ -152,7 +175,9 @@ def write_report(paths, out_dir: Path, title="study"):
     return rows
 
 
-def run_study(scenarios, out_dir: Path, workers: int = 2, scheduler=None, title="study") -> int:
+def run_study(scenarios: Iterable[str | Path], out_dir: Path, workers: int = 2, scheduler: Any = None,
+              title: str = "study") -> int:
+    """Run a study and write its report; prints the table, returns the exit status (0)."""
     paths = run_all(scenarios, out_dir, workers, scheduler)
     rows = write_report(paths, out_dir, title)
     for r in rows:

@@ -932,7 +932,8 @@ def _stage_component(comp: _Comp, dest: Path):
                 p.unlink()
 
 
-def build_container(system: System, out_fmu, name: str = None, keep_dir=None) -> Path:
+def build_container(system: System, out_fmu: str | Path, name: str | None = None,
+                    keep_dir: str | Path | None = None) -> Path:
     """Build the container FMU of ``system`` (components: Model-Exchange FMUs, ``Component.path``
     set) at ``out_fmu`` and return its path.  ``name`` (default: the system's) is the model name;
     the model identifier is its C-identifier form.  ``keep_dir``: also copy the staged FMU tree

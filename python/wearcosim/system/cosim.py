@@ -79,7 +79,7 @@ import numbers
 import warnings
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import Optional, Sequence
 
 import numpy as np
 
@@ -586,8 +586,8 @@ class _Master:
 
 
 def run_cosim(system: System, stop_time: float, step: float, algorithm: str = "gauss-seidel",
-              record=None, tolerance: Optional[float] = None, step_control: bool = False,
-              rtol_coupling: float = 1e-3, atol_coupling=None, h_min: Optional[float] = None,
+              record: Optional[Sequence[str]] = None, tolerance: Optional[float] = None, step_control: bool = False,
+              rtol_coupling: float = 1e-3, atol_coupling: "Optional[float | dict[str, float]]" = None, h_min: Optional[float] = None,
               start_values: Optional[dict] = None, start_time: Optional[float] = None,
               extrapolation: int = 0, refresh_outputs: bool = True,
               rollback: Optional[bool] = None) -> CosimResult:

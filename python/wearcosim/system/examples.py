@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 import sys
 from pathlib import Path
+from typing import Any, Callable
 
 from .model import Component, Connection, System
 
@@ -73,7 +74,7 @@ EXAMPLES = {e["name"]: e for e in [
 ]}
 
 
-def component_classes(package=None) -> dict:
+def component_classes(package: str | Path | None = None) -> dict[str, str]:
     """FMU name (last part of the class name) -> class, for every model of WearCosim.Components."""
     from ..export import frontend
     from ..export.build import DEFAULT_PACKAGE
@@ -89,7 +90,7 @@ def system_of(name: str) -> System:
                   start_time=0.0, stop_time=e["stop"])
 
 
-def ensure_fmus(system: System, log=print) -> System:
+def ensure_fmus(system: System, log: Callable[[str], Any] = print) -> System:
     """Build the component FMUs of ``system`` that are missing or older than the library, when
     their file name names a model of WearCosim.Components (other FMUs are the user's: only
     checked to exist, by the validator)."""
@@ -127,7 +128,7 @@ def declare_connectors(system: System) -> System:
     return system
 
 
-def write_all(folder: Path = SYSTEMS, log=print) -> list:
+def write_all(folder: Path = SYSTEMS, log: Callable[[str], Any] = print) -> list[Path]:
     """(Re)write every composed example's .ssd in ``folder`` (building the component FMUs
     first: the connectors' types and units are read from them)."""
     from .ssp import write_ssd

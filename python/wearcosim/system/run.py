@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 from pathlib import Path
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -47,7 +48,7 @@ def system_digest(system: System) -> str:
     return h.hexdigest()[:16]
 
 
-def container_fmu(system: System, cache_dir, log=print) -> Path:
+def container_fmu(system: System, cache_dir: str | Path, log: Callable[[str], Any] = print) -> Path:
     """The container FMU of ``system`` in ``cache_dir`` (built when missing)."""
     from .container import build_container
     cache_dir = Path(cache_dir)
@@ -59,8 +60,10 @@ def container_fmu(system: System, cache_dir, log=print) -> Path:
     return dest
 
 
-def simulate(system: System, stop_time: float, step: float, master: str = "strong", tolerance: float = None,
-             record=None, start_values: dict = None, cache_dir=None, solver: int = None, log=print, **cosim):
+def simulate(system: System, stop_time: float, step: float, master: str = "strong", tolerance: float | None = None,
+             record: Sequence[str] | None = None, start_values: dict[str, Any] | None = None,
+             cache_dir: str | Path | None = None, solver: int | None = None, log: Callable[[str], Any] = print,
+             **cosim: Any) -> tuple[np.ndarray, dict[str, np.ndarray], dict[str, Any]]:
     """Run ``system`` to ``stop_time`` with results every ``step`` seconds.  ``master``:
     ``"strong"`` (the container, its embedded error-controlled solver; ``solver``: the
     container's ``solver.method``) or ``"cosim"`` (:func:`wearcosim.system.cosim.run_cosim`

@@ -92,6 +92,7 @@ import shutil
 import zipfile
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any, Iterator
 from urllib.parse import unquote, urlsplit
 
 from lxml import etree
@@ -187,7 +188,8 @@ def _parse(data: bytes, where: str):
 class _Ctx:
     """What the reader needs to name things in messages and to resolve URIs."""
 
-    def __init__(self, file, base, inside: str, schema=True, archive=None):
+    def __init__(self, file: str | Path, base: Path, inside: str, schema: bool = True,
+                 archive: str | Path | None = None) -> None:
         self.archive = archive             # the open .ssp when nothing is extracted (base None)
         self.file = str(file)
         self.base = Path(base) if base is not None else None
@@ -195,11 +197,11 @@ class _Ctx:
         self.schema = schema
         self.schema_problems = []
 
-    def error(self, msg: str, el=None) -> SSPError:
+    def error(self, msg: str, el: Any = None) -> SSPError:
         line = f":{el.sourceline}" if el is not None and getattr(el, "sourceline", None) else ""
         return SSPError(f"{self.file}{line}: {msg}")
 
-    def attr(self, el, name: str, what: str) -> str:
+    def attr(self, el: Any, name: str, what: str) -> str:
         v = el.get(name)
         if v is None:
             raise self.error(f"{what}: missing attribute {name!r}", el)
@@ -467,7 +469,7 @@ def _read_root(ctx: _Ctx, root) -> System:
     return system
 
 
-def read_ssd(path, *, schema: bool = True) -> System:
+def read_ssd(path: str | Path, *, schema: bool = True) -> System:
     """The system of an ``.ssd`` file (sources resolved against its folder).  Raises
     :class:`SSPError` with a one-line message naming the file."""
     path = Path(path)
@@ -510,13 +512,14 @@ def _read_member(z: zipfile.ZipFile, name: str, where: str, what: str) -> bytes:
         raise SSPError(f"{where}: cannot read {what}: {exc}") from None
 
 
-def is_archive(path) -> bool:
+def is_archive(path: str | Path) -> bool:
     """An ``.ssp`` (by its extension; an ``.ssd`` otherwise)."""
     return Path(path).suffix.lower() == ".ssp"
 
 
 @contextmanager
-def open_system(path, *, extract: bool = True, limits: Limits | None = None, schema: bool = True):
+def open_system(path: str | Path, *, extract: bool = True, limits: Limits | None = None,
+                schema: bool = True) -> Iterator[System]:
     """``with open_system(path) as system:`` the system of an ``.ssd`` or ``.ssp``.
 
     An ``.ssp`` is checked (zip directory: unsafe names, links, sizes) and, with
@@ -549,7 +552,7 @@ def open_system(path, *, extract: bool = True, limits: Limits | None = None, sch
 
 # ---------------------------------------------------------------------------------- units
 
-def base_unit(unit: str):
+def base_unit(unit: str) -> dict[str, str] | None:
     """The ssc:BaseUnit attributes of a unit string in Modelica syntax (``"N.m/rad"``,
     ``"m/s2"``, ``"1/s"``, ``"kg.m2"``, ``"mm"``), as ``{attr: text}``; None when the unit is
     not understood or needs a non-integer exponent (``"N/m1.5"``).  The unit algebra is the
@@ -733,7 +736,7 @@ def to_xml(system: System) -> bytes:
     return b'<?xml version="1.0" encoding="UTF-8"?>\n' + etree.tostring(root, encoding="UTF-8", pretty_print=True)
 
 
-def write_ssd(system: System, dest) -> Path:
+def write_ssd(system: System, dest: str | Path) -> Path:
     """Write the SSD of ``system`` to ``dest`` atomically; the components' ``source`` are
     written as they are (relative to ``dest``'s folder: the caller's to keep valid)."""
     dest = Path(dest)
@@ -764,7 +767,7 @@ def _resource_names(system: System) -> dict:
     return out
 
 
-def write_ssp(system: System, dest) -> Path:
+def write_ssp(system: System, dest: str | Path) -> Path:
     """Bundle ``system`` into the archive ``dest`` atomically: ``SystemStructure.ssd`` (the
     sources rewritten to ``resources/<name>.fmu``) and the FMU files of the components."""
     dest = Path(dest)
@@ -796,7 +799,7 @@ def write_ssp(system: System, dest) -> Path:
 
 # ---------------------------------------------------------------------------------- schemas
 
-def schema_dir(version: str = "1.0"):
+def schema_dir(version: str = "1.0") -> Path | None:
     """The folder of the SSP XSDs of ``version`` ("1.0" or "2.0"), or None (see the module
     docstring)."""
     env = os.environ.get("WEARCOSIM_SSP_SCHEMAS", "").strip()
@@ -828,7 +831,7 @@ def _schema(folder: str, kind: str):
     return etree.XMLSchema(etree.fromstring(wrapper.encode()))
 
 
-def schema_problems(doc, where: str, kind: str = "ssd", version: str = "1.0"):
+def schema_problems(doc: Any, where: str, kind: str = "ssd", version: str = "1.0") -> list[str]:
     """Problems of ``doc`` (an lxml element or XML bytes) against the SSP schema of ``kind``
     ("ssd" or "ssv"), one line each (``where:LINE: schema: ...``); None when the schemas
     are not available."""

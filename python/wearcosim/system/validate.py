@@ -37,6 +37,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
+
 from ..fmi.archive import FMUOpenError, check_archive
 from .model import Connection, SSPError, System
 
@@ -87,7 +88,7 @@ class Interface:
 _cache = {}
 
 
-def interface(path) -> Interface:
+def interface(path: str | Path) -> Interface:
     """The :class:`Interface` of the FMU file ``path`` (cached while the file is unchanged);
     ``.error`` says why it could not be read."""
     path = Path(path)
@@ -161,7 +162,7 @@ def _declared(system: System, element, connector):
     return None
 
 
-def flow(system: System, c: Connection):
+def flow(system: System, c: Connection) -> tuple[tuple[str | None, str], tuple[str | None, str]] | None:
     """``((element, connector) source, (element, connector) destination)`` of a connection,
     from the kinds of its connectors and SSP's table of allowed connections; None when a
     connector is unknown or the combination is not allowed."""
@@ -310,7 +311,7 @@ def _cycle(edges, scc) -> list:
         path.append(nxt)
 
 
-def loops(system: System, its=None) -> list:
+def loops(system: System, its: dict[str, Interface] | None = None) -> list[list[Connection]]:
     """The algebraic loops, each as the list of its connections (source first)."""
     its = _interfaces(system) if its is None else its
     edges, via = _port_graph(system, its)

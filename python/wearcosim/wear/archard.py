@@ -1,4 +1,4 @@
-"""Archard's wear law on a sector-discretised surface (SPEC section 4; seed 002 eq. 8-12).
+"""Archard's wear law on a sector-discretised surface (seed 002 eq. 8-12; docs/physics/wear.md).
 
     V/s = k F_n / H   ->   dh/ds = k p / H   ->   h_i += k p_i ds_i / H
 
@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 
 def _ellipse_cdf(x, b=None):
@@ -57,7 +58,7 @@ class SectorSurface:
             return (np.arange(self.n) + 0.5) * 2 * np.pi / self.n
         return (np.arange(self.n) + 0.5) * self.extent / self.n
 
-    def position_to_arc(self, pos):
+    def position_to_arc(self, pos: ArrayLike) -> ArrayLike:
         """Arc-length coordinate (m) of a position (angle for circular surfaces)."""
         pos = np.asarray(pos, dtype=float)
         if self.circular:
@@ -84,7 +85,7 @@ def _patch_shares(surface: SectorSurface, xc, bb):
     return np.clip(i, 0, n - 1), np.where((i >= 0) & (i < n), share, 0.0)
 
 
-def sector_pressure(surface: SectorSurface, pos, Fn, b):
+def sector_pressure(surface: SectorSurface, pos: ArrayLike, Fn: ArrayLike, b: ArrayLike) -> np.ndarray:
     """Mean Hertz pressure on every sector for each sample.
 
     pos, Fn, b: arrays of shape (m,) (contact position, normal force, half-width).
@@ -107,7 +108,8 @@ def sector_pressure(surface: SectorSurface, pos, Fn, b):
     return out
 
 
-def archard_depth(surface: SectorSurface, pos, Fn, b, vslip, dt, k: float, H: float) -> np.ndarray:
+def archard_depth(surface: SectorSurface, pos: ArrayLike, Fn: ArrayLike, b: ArrayLike, vslip: ArrayLike,
+                  dt: ArrayLike, k: float, H: float) -> np.ndarray:
     """Wear depth increment per sector (m) accumulated over the samples.
 
     ``dt`` is the duration each sample stands for (scalar or array); ``ds = |vslip| dt``.
@@ -133,12 +135,12 @@ def archard_depth(surface: SectorSurface, pos, Fn, b, vslip, dt, k: float, H: fl
     return (k / H) * acc / surface.arc
 
 
-def wear_volume(surface: SectorSurface, h) -> float:
+def wear_volume(surface: SectorSurface, h: ArrayLike) -> float:
     """Worn volume (m^3) of a depth profile."""
     return float(np.sum(np.asarray(h)) * surface.area)
 
 
-def archard_volume(Fn, vslip, dt, k: float, H: float) -> float:
+def archard_volume(Fn: ArrayLike, vslip: ArrayLike, dt: ArrayLike, k: float, H: float) -> float:
     """Archard's volume k F s / H for the same samples (the balance the profile must meet)."""
     Fn = np.clip(np.asarray(Fn, dtype=float), 0, None)
     return float(k / H * np.sum(Fn * np.abs(vslip) * dt))

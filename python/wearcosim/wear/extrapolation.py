@@ -43,6 +43,7 @@ import math
 from dataclasses import dataclass, field
 
 import numpy as np
+from typing import Any, Callable
 
 
 @dataclass
@@ -53,12 +54,12 @@ class Judgement:
     factor: float          # the factor of the judged jump
 
 
-def local_error(jump: float, before, after):
+def local_error(jump: float, before: np.ndarray, after: np.ndarray) -> np.ndarray:
     """``E = J/2 |r_after - r_before|`` per sector: the jump's embedded error estimate."""
     return 0.5 * jump * np.abs(np.asarray(after, float) - np.asarray(before, float))
 
 
-def normalised_error(before, after, rtol: float, floor: float = 0.1) -> float:
+def normalised_error(before: np.ndarray, after: np.ndarray, rtol: float, floor: float = 0.1) -> float:
     """``max_i |r_after - r_before|_i / (2 rtol s_i)``, ``s_i = |r_before,i| + floor * peak``
     (peak: the largest rate of both windows); 0 when neither window wears anything."""
     before, after = np.asarray(before, float), np.asarray(after, float)
@@ -112,7 +113,7 @@ class AdaptiveExtrapolation:
     def finished(self) -> bool:
         return self.done >= self.real_cycles
 
-    def jump(self, rate, m: int = 1) -> float:
+    def jump(self, rate: np.ndarray, m: int = 1) -> float:
         """Real cycles of the jump to take now with ``rate`` (per real cycle, per sector),
         measured over ``m`` simulated cycles."""
         rate = np.asarray(rate, float)
@@ -128,7 +129,7 @@ class AdaptiveExtrapolation:
         self.done += J
         return J
 
-    def judge(self, rate) -> Judgement:
+    def judge(self, rate: np.ndarray) -> Judgement:
         """Judge the last jump from the rate measured after it; on acceptance the next
         jump's factor is set, on rejection the jump is taken back (``done`` decreases) and
         the factor to redo it with is set (the caller restores the profile and the FMU)."""
@@ -167,7 +168,8 @@ class AdaptiveExtrapolation:
             arr["ctl_bound"] = self.bound
         return scal, arr
 
-    def restore(self, scal: dict, arr: dict):
+    def restore(self, scal: dict[str, Any], arr: dict[str, np.ndarray]) -> None:
+        """Take up the state saved by :meth:`state` (a checkpoint's scalars and arrays)."""
         self.done, self.factor = float(scal["done"]), float(scal["factor"])
         self.last_jump, self.last_m = float(scal["last_jump"]), int(scal["last_m"])
         self.accepted, self.rejected = int(scal["accepted"]), int(scal["rejected"])
@@ -175,7 +177,9 @@ class AdaptiveExtrapolation:
         self.bound = np.array(arr["ctl_bound"], float) if scal["has_bound"] else None
 
 
-def integrate(rate_fn, h0, real_cycles: float, ctl: AdaptiveExtrapolation = None, **kw):
+def integrate(rate_fn: Callable[[np.ndarray], np.ndarray], h0: np.ndarray, real_cycles: float,
+              ctl: AdaptiveExtrapolation | None = None,
+              **kw: Any) -> tuple[np.ndarray, int, AdaptiveExtrapolation]:
     """Drive the controller on a rate law ``rate_fn(h) -> dh/dn`` (no FMU): the final profile,
     the number of rate evaluations (the simulated windows) and the controller.  The master
     runs the same sequence with FMU cycles as the rate evaluations; this is its model for

@@ -11,9 +11,10 @@ short sampled cycle; it is off by default because it also flattens genuine wear 
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 
-def smooth_periodic(x, w: int, periodic: bool = True):
+def smooth_periodic(x: ArrayLike, w: int, periodic: bool = True) -> np.ndarray:
     """Moving average over ``2w + 1`` sectors: around a closed surface (``periodic``), or
     along an open profile (a gear flank), where the window is cut at the ends and each sector
     is the mean of the sectors it covers there (root and tip are never averaged together).
@@ -36,7 +37,8 @@ def smooth_periodic(x, w: int, periodic: bool = True):
     return (c[hi] - c[lo]) / (hi - lo)
 
 
-def update_profile(depth, increment, extrapolation: float = 1.0, smoothing: int = 0, periodic: bool = True):
+def update_profile(depth: ArrayLike, increment: ArrayLike, extrapolation: float = 1.0, smoothing: int = 0,
+                   periodic: bool = True) -> np.ndarray:
     depth = np.asarray(depth, dtype=float)
     inc = np.asarray(increment, dtype=float)
     if depth.shape != inc.shape:

@@ -25,7 +25,7 @@ equation
   vJ = vJournal;
   wJ = qd[1];
   annotation (Documentation(info = "<html>
-<p>The seed's 3-CPaR&amp;R<sub>1</sub>R<sub>2</sub> hybrid mechanism (SPEC 2.1) without its revolute D3 between link C3D3
+<p>The seed's 3-CPaR&amp;R<sub>1</sub>R<sub>2</sub> hybrid mechanism (docs/physics/mechanisms.md) without its revolute D3 between link C3D3
 (journal) and the moving platform (bearing), as a component with causal ports: the D3 joint's force and torques in,
 the kinematics of journal and bearing out. Connected to
 <a href=\"modelica://WearCosim.Components.Joints.RevoluteClearanceDry\">Components.Joints.RevoluteClearanceDry</a>

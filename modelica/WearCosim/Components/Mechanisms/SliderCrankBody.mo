@@ -26,7 +26,7 @@ equation
   wJ = w2;
   annotation (Documentation(info = "<html>
 <p>The bodies of the slider-crank benchmark (crank at constant speed, connecting rod, slider on a frictionless
-guide; SPEC 2.2) without the revolute clearance joint between connecting rod (journal) and slider (bearing), as a
+guide; docs/physics/mechanisms.md) without the revolute clearance joint between connecting rod (journal) and slider (bearing), as a
 component with causal ports: the joint's force and torques in, the kinematics of journal and bearing out. Connected
 to <a href=\"modelica://WearCosim.Components.Joints.RevoluteClearanceDry\">Components.Joints.RevoluteClearanceDry</a>
 or <a href=\"modelica://WearCosim.Components.Joints.RevoluteClearanceLubricated\">RevoluteClearanceLubricated</a>

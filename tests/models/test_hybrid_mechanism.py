@@ -20,13 +20,15 @@ def _experiment(name):
     return stop, interval
 
 
-@pytest.mark.parametrize("suffix", ["", "Gravity"])
+@pytest.mark.parametrize("suffix", ["", "Gravity", "Friction"])
 def test_near_zero_clearance_matches_ideal_reaction(suffix):
     """c = 1 um, w = 8 pi: the D3 joint force equals the ideal twin's reaction within 5 % RMS
     (vector difference over the second drive period; the first holds the start-up transient of
     the journal released at the bearing centre, ~1e2 impacts of decreasing size).
     Measured: < 0.1 %.  Also with gravity in the joint plane (data.gPlane = 9.81), which checks
-    the gravity terms of the clearance model against those of the ideal twin."""
+    the gravity terms of the clearance model against those of the ideal twin, and with Coulomb
+    friction in chain 3's passive joints (data.tauFricA3 = data.tauFricPa = 0.1 N m), which checks
+    the friction terms likewise."""
     period = 2 * math.pi / (8 * math.pi)
     ti, di = simulate("HybridIdeal8pi" + suffix, 2 * period, 1e-4)
     tc, dc = simulate("HybridNearZero" + suffix, 2 * period, 1e-4)

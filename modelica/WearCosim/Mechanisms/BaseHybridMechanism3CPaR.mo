@@ -63,10 +63,14 @@ gravity acts along the axes and the D3 joint carries only the chain's inertial l
 &omega;<sup>2</sup> and give geometrically similar orbits at every speed. <code>data.gPlane</code> = 9.81 m/s<sup>2</sup>
 mounts chain 3 with horizontal axes, so gravity (along -y of the plane) loads D3 radially: a
 speed-independent load against the inertial loads, which is what makes the contact pattern change with
-speed. The wear studies in <code>cosim/seed</code> use <code>data.gPlane</code> = 3.0 m/s<sup>2</sup>: chain 3's
-plane inclined 17.8&deg; from the horizontal (3.0 = 9.81 sin 17.8&deg;). With the chain plane vertical
-(9.81) gravity dominates up to 8&pi; and the journal rests at the bottom of the bearing at low speed,
-so the lightest case wears one spot deepest; with 3.0 the gravity load is overtaken by the inertial loads
-between 4&pi; and 8&pi;, and peak and mean wear grow with speed as in the seed.</p>
+speed. The seed itself hangs chain 3 with its axes parallel to gravity (Z), so the seed studies in
+<code>cosim/seed</code> keep the default <code>data.gPlane</code> = 0; <code>cosim/seed/tilted</code> repeats them with
+3.0 m/s<sup>2</sup> (chain 3's plane inclined 17.8&deg; from the horizontal, 3.0 = 9.81 sin 17.8&deg;) as a
+sensitivity case: there the gravity load is overtaken by the inertial loads between 4&pi; and 8&pi;.</p>
+<p><b>Friction in the passive joints.</b> <code>data.tauFricA3</code> and <code>data.tauFricPa</code> (default 0) add
+Coulomb friction torques, regularised as tanh(w/<code>data.wFric</code>), to the rotation of A3 (&alpha;) and to the
+parallelogram's pins (relative rotation &beta; - &alpha;): a load that does not scale with &omega;<sup>2</sup>. Where it exceeds
+what the inertial loads can supply, the parallelogram sticks and the D3 joint is driven into impacts
+(<code>cosim/seed/impact_4pi.toml</code>; docs/physics/mechanisms.md).</p>
 </html>"));
 end BaseHybridMechanism3CPaR;

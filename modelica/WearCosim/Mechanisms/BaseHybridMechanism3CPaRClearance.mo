@@ -11,6 +11,7 @@ partial model BaseHybridMechanism3CPaRClearance "3-CPaR&R1R2 around its D3 clear
   // ---------------------------------------------------------------- loads of the D3 joint (bound by the extending model)
   SI.Force FJournal[2] "Force of the D3 clearance joint on the journal (body 3: coupler with C3D3), XY";
   SI.Torque tauJournal "Torque of the D3 clearance joint on body 3 about the journal centre";
+  SI.Torque tauFric[2] "Generalised forces of the Coulomb friction in chain 3's passive joints A3 and the parallelogram (zero by default)";
 protected
   final parameter SI.Position p0[2] = {data.q10 + data.xD3 - data.xA3, data.q20 - data.qAmp + data.yD3 - data.yA3} "D3 relative to A3 at t = 0";
   final parameter SI.Length d0 = sqrt(p0[1]^2 + p0[2]^2) "|A3D3| at t = 0";
@@ -23,7 +24,8 @@ equation
   rJournal = {data.xA3, data.yA3} + a3*{cos(q[1]), sin(q[1])} + data.l32*{cos(q[2]), sin(q[2])};
   vJournal = a3*qd[1]*{-sin(q[1]), cos(q[1])} + data.l32*qd[2]*{-sin(q[2]), cos(q[2])};
   der(q) = qd;
-  [M11, hM*cos(q[1] - q[2]); hM*cos(q[1] - q[2]), M22]*der(qd) = {a3*({-sin(q[1]), cos(q[1])}*FJournal) + tauJournal - hM*sin(q[1] - q[2])*qd[2]^2 - data.gPlane*G1*cos(q[1]), data.l32*({-sin(q[2]), cos(q[2])}*FJournal) + hM*sin(q[1] - q[2])*qd[1]^2 - data.gPlane*G2*cos(q[2])};
+  tauFric = {-data.tauFricA3*tanh(qd[1]/data.wFric) + data.tauFricPa*tanh((qd[2] - qd[1])/data.wFric), -data.tauFricPa*tanh((qd[2] - qd[1])/data.wFric)};
+  [M11, hM*cos(q[1] - q[2]); hM*cos(q[1] - q[2]), M22]*der(qd) = {a3*({-sin(q[1]), cos(q[1])}*FJournal) + tauJournal - hM*sin(q[1] - q[2])*qd[2]^2 - data.gPlane*G1*cos(q[1]) + tauFric[1], data.l32*({-sin(q[2]), cos(q[2])}*FJournal) + hM*sin(q[1] - q[2])*qd[1]^2 - data.gPlane*G2*cos(q[2]) + tauFric[2]};
   ex = rJournal[1] - rD3[1];
   ey = rJournal[2] - rD3[2];
   annotation (Documentation(info = "<html>

@@ -64,7 +64,7 @@ on the journal (it belongs to body 3, whose angular velocity is &alpha;').</p>
 <li>Rigid links; the parallelogram's two bars are lumped into one equivalent bar of their total mass
 and inertia pivoting at B3 (the offset of the second pivot is neglected).</li>
 <li>Link C3D3 is parallel to A3B3 (the parallelogram keeps the coupler's orientation).</li>
-<li>Ideal joints everywhere except D3; no joint friction elsewhere.</li>
+<li>Ideal joints everywhere except D3, unless the Coulomb friction of chain 3's passive joints is set (<code>data.tauFricA3</code>, <code>data.tauFricPa</code>, default 0; see <a href=\"modelica://WearCosim.Mechanisms.BaseHybridMechanism3CPaR\">BaseHybridMechanism3CPaR</a>).</li>
 <li>Initial state: the ideal configuration and velocity at t = 0 with the journal centred.</li>
 </ul>
 <p>Parameters: <a href=\"modelica://WearCosim.Mechanisms.HybridMechanismData\">HybridMechanismData</a> (one record).

@@ -27,7 +27,7 @@ equation
   b = aD3 + a3*{cos(q[1]), sin(q[1])}*qd[1]^2 + data.l32*{cos(q[2]), sin(q[2])}*qd[2]^2;
   qdd = {j[2, 2]*b[1] - j[1, 2]*b[2], -j[2, 1]*b[1] + j[1, 1]*b[2]}/detJ;
   // Lagrange equations of chain 3 with the ideal D3: transpose(j)*F = M*qdd + velocity terms
-  g = {M11*qdd[1] + hM*cos(q[1] - q[2])*qdd[2] + hM*sin(q[1] - q[2])*qd[2]^2 + data.gPlane*G1*cos(q[1]), hM*cos(q[1] - q[2])*qdd[1] + M22*qdd[2] - hM*sin(q[1] - q[2])*qd[1]^2 + data.gPlane*G2*cos(q[2])};
+  g = {M11*qdd[1] + hM*cos(q[1] - q[2])*qdd[2] + hM*sin(q[1] - q[2])*qd[2]^2 + data.gPlane*G1*cos(q[1]) + data.tauFricA3*tanh(qd[1]/data.wFric) - data.tauFricPa*tanh((qd[2] - qd[1])/data.wFric), hM*cos(q[1] - q[2])*qdd[1] + M22*qdd[2] - hM*sin(q[1] - q[2])*qd[1]^2 + data.gPlane*G2*cos(q[2]) + data.tauFricPa*tanh((qd[2] - qd[1])/data.wFric)};
   Fx = (j[2, 2]*g[1] - j[2, 1]*g[2])/detJ;
   Fy = (-j[1, 2]*g[1] + j[1, 1]*g[2])/detJ;
   Fjoint = sqrt(Fx^2 + Fy^2);
@@ -37,6 +37,6 @@ bodies with an ideal revolute at D3. The journal centre coincides with D3 on the
 angles follow from the closed-form inverse kinematics of its two-arm linkage (branch <code>data.elbow</code>),
 the rates and accelerations from j&middot;q' = v<sub>D3</sub>, j&middot;q'' = a<sub>D3</sub> + (l<sub>31</sub>+l<sub>33</sub>)u(&alpha;)&alpha;'<sup>2</sup> + l<sub>32</sub>u(&beta;)&beta;'<sup>2</sup>
 (Cramer's rule), and the D3 reaction on the journal from the same Lagrange equations,
-j<sup>T</sup>F = M(q)q'' + velocity terms - Q<sub>g</sub> (gravity, see the base class; an ideal revolute transmits no moment). Sign convention identical
+j<sup>T</sup>F = M(q)q'' + velocity terms - Q<sub>g</sub> - Q<sub>f</sub> (gravity and the passive joints' friction, see the base class; an ideal revolute transmits no moment). Sign convention identical
 to the clearance model's joint force (force on the journal).</p></html>"));
 end HybridMechanism3CPaRIdeal;

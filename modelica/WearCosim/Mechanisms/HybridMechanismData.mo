@@ -30,7 +30,10 @@ record HybridMechanismData "Parameter set of the 3-CPaR&R1R2 hybrid mechanism (s
   parameter SI.Inertia J32 = 4.2e-3 "Inertia of the parallelogram bars about their centre of mass";
   parameter SI.Inertia J33 = 5e-4 "Inertia of body 3 (coupler + C3D3) about its centre of mass";
   parameter Real elbow = 1 "Assembly branch of chain 3 (+1 or -1)";
-  parameter SI.Acceleration gPlane = 0 "Gravity in the plane of chain 3, along -y of that plane (0: chain axes vertical, gravity out of plane; 9.81: chain plane vertical; the seed studies use 3.0: plane inclined 17.8 deg)";
+  parameter SI.Torque tauFricA3 = 0 "Coulomb friction torque of the passive rotation (alpha) of chain 3's cylindrical joint A3 (0: ideal joint; HybridMechanism3CPaR, Joint friction)";
+  parameter SI.Torque tauFricPa = 0 "Coulomb friction torque of the parallelogram's four pins together, against the bars' rotation relative to A3B3 (beta - alpha) (0: ideal joints)";
+  parameter SI.AngularVelocity wFric = 0.01 "Regularisation speed of the passive joints' Coulomb friction: torque = tauFric*tanh(w/wFric)";
+  parameter SI.Acceleration gPlane = 0 "Gravity in the plane of chain 3, along -y of that plane (0: chain axes vertical, gravity out of plane, the seed's orientation; 9.81: chain plane vertical; 3.0: plane inclined 17.8 deg, the tilted sensitivity set cosim/seed/tilted)";
   // ---------------------------------------------------------------- D3 clearance joint
   parameter SI.Radius R_journal = 0.01 "Journal radius at D3 (on C3D3)";
   parameter SI.Length L = 0.04 "Length of the D3 journal/bearing (L/D = 2)";

@@ -118,6 +118,14 @@ package WearCosimChecks "Wrappers for rumoca cross-checks of the WearCosim libra
     extends WearCosim.Examples.HybridMechanism.Ideal8pi(data(gPlane = 9.81));
   end HybridIdeal8piGravity;
 
+  model HybridNearZeroFriction "As HybridNearZero, Coulomb friction in chain 3's passive joints"
+    extends WearCosim.Examples.HybridMechanism.DrySpeed8pi(wearDepth = zeros(nSectors), c = 1e-6, data(tauFricA3 = 0.1, tauFricPa = 0.1));
+  end HybridNearZeroFriction;
+
+  model HybridIdeal8piFriction "Ideal twin with Coulomb friction in chain 3's passive joints"
+    extends WearCosim.Examples.HybridMechanism.Ideal8pi(data(tauFricA3 = 0.1, tauFricPa = 0.1));
+  end HybridIdeal8piFriction;
+
   model SliderCrankDry "Example SliderCrank.Dry with an unworn bearing"
     extends WearCosim.Examples.SliderCrank.SliderCrankDry(wearDepth = zeros(nSectors));
   end SliderCrankDry;

@@ -256,3 +256,18 @@ def test_dask_workers_in_their_own_folders_give_the_local_results_bit_for_bit(hy
             assert np.array_equal(local.indices[o][k], remote.indices[o][k])
     assert all(not any(m.iterdir()) for m in machines)               # nothing left on the 'machines'
     assert not (tmp_path / "client").exists() or not any((tmp_path / "client").iterdir())
+
+
+@pytest.mark.slow
+def test_production_screening_identical_on_local_processes_and_dask(tmp_path):
+    """The study file's whole Morris screening (240 runs of the hybrid mechanism) on 2 local
+    processes and on a 2-worker Dask LocalCluster: the same outputs, bit for bit."""
+    distributed = pytest.importorskip("distributed", reason="dask[distributed] is a test extra")
+    spec = sa.load_spec(ROOT / "cosim" / "sensitivity" / "hybrid_dry.toml")
+    fmu = sa.spec_fmu(spec, tmp_path / "fmus")
+    local = sa.morris_stage(spec, sa.evaluator(fmu, workers=2, batch=spec.batch))
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+        with distributed.Client(cluster) as client:
+            remote = sa.morris_stage(spec, sa.evaluator(fmu, scheduler=client, batch=spec.batch))
+    assert local.Y.shape == (spec.morris["trajectories"] * (len(spec.parameters) + 1), len(sa.OUTPUTS))
+    assert np.array_equal(local.Y, remote.Y)

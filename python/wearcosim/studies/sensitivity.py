@@ -665,7 +665,7 @@ def _csv(path: Path, header: Sequence[str], rows: Iterable[Sequence[Any]]):
     w = csv.writer(buf)
     w.writerow(header)
     for r in rows:
-        w.writerow([f"{v:.10g}" if isinstance(v, float) else v for v in r])
+        w.writerow([repr(float(v)) if isinstance(v, float) else v for v in r])     # round-trips exactly
     write_bytes(path, buf.getvalue().encode())
 
 

@@ -459,7 +459,6 @@ def vector_indices(Y2: np.ndarray, D: int, second_order: bool, resamples: int, s
 def sobol_stage(spec: Spec, run: Evaluator, names: Sequence[str], n: int | None = None) -> SobolResult:
     """Sobol indices of ``names`` (the others at their nominal values): Saltelli's sample of
     ``n`` base points, n (2k + 2) runs with second order, n (k + 2) without."""
-    from SALib.analyze import sobol as sobol_analyze
     from SALib.sample import sobol as sobol_sample
     n = int(n or spec.sobol["n"])
     so, seed, res = spec.sobol["second_order"], spec.sobol["seed"], spec.sobol["resamples"]
@@ -611,6 +610,9 @@ def run_sensitivity(spec: Spec | str | Path, out: str | Path, *, workers: int = 
     if workers < 1:
         raise SensitivityError("workers must be >= 1")
     say = log or (lambda m: print(m, file=sys.stderr, flush=True))
+    _need("SALib", "SALib")
+    if not local and scheduler is None:
+        _need("distributed", "'dask[distributed]' (or run with local=True / --local)")
     fmu = spec_fmu(spec, build_dir)
     check_parameters(spec, fmu)
     out = Path(out)
@@ -655,6 +657,14 @@ def run_sensitivity(spec: Spec | str | Path, out: str | Path, *, workers: int = 
     report = write_report(res, out)
     say(f"report: {report}")
     return res
+
+
+def _need(module: str, package: str):
+    """A clear error when an optional dependency of the study is missing."""
+    import importlib.util
+    if importlib.util.find_spec(module) is None:
+        from ..master.loop import MasterError
+        raise MasterError(f"the sensitivity study needs {module}: pip install {package}")
 
 
 # ------------------------------------------------------------------------------------------------ report

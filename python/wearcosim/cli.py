@@ -201,7 +201,7 @@ def cmd_study(args) -> int:
         return _err("--workers must be >= 1")
     if args.sensitivity:
         return _sensitivity(args)
-    for opt in ("local", "trajectories", "sobol_n", "top", "grid", "stages"):
+    for opt in ("local", "trajectories", "sobol_n", "top", "grid", "stages", "report_only"):
         if getattr(args, opt) not in (None, False):
             return _err(f"--{opt.replace('_', '-')} is an option of --sensitivity")
     if not args.scenarios:
@@ -230,6 +230,11 @@ def _sensitivity(args) -> int:
                                  if s and s != "morris")
     if args.top is not None and args.top > len(spec.parameters):
         return _err(f"--top {args.top} exceeds the {len(spec.parameters)} parameters of {args.sensitivity}")
+    if args.report_only:
+        from .studies.sensitivity import load_saved, write_report
+        out = _out(args.out, "sensitivity")
+        print(f"report: {write_report(load_saved(spec, out), out)}")
+        return 0
     _build_dir(args)
     run_sensitivity(spec, _out(args.out, "sensitivity"), workers=args.workers, scheduler=args.scheduler,
                     local=args.local, trajectories=args.trajectories, n=args.sobol_n, top=args.top, grid=args.grid,
@@ -491,6 +496,8 @@ def main(argv=None) -> int:
     st.add_argument("--sobol-n", type=int, help="--sensitivity: Sobol base sample, a power of 2")
     st.add_argument("--top", type=int, help="--sensitivity: parameters kept for the Sobol indices")
     st.add_argument("--grid", type=int, help="--sensitivity: points per axis of the trend map")
+    st.add_argument("--report-only", action="store_true",
+                    help="--sensitivity: write the report again from the samples saved in --out (no runs)")
     st.add_argument("--stages", help="--sensitivity: after the Morris screening, 'sobol,trends' (default; 'sobol' "
                                      "when the study has no [trends]), 'sobol', 'trends' or '' (screening only)")
     st.set_defaults(func=cmd_study)

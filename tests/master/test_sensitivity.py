@@ -118,7 +118,7 @@ def test_report_writer_on_tiny_inputs(analytic, tmp_path):
     md = sa.write_report({"spec": spec, "morris": m, "sobol": s, "trends": _fake_trends(spec),
                           "executor": "test"}, out)
     text = md.read_text()
-    for f in ("sensitivity.md", "morris.csv", "morris_runs.csv", "sobol.csv", "sobol_runs.csv", "trends.csv",
+    for f in ("sensitivity.md", "run.json", "morris.csv", "morris_runs.csv", "sobol.csv", "sobol_runs.csv", "trends.csv",
               "morris.png", "morris.pdf", "sobol.png", "sobol.pdf", "trends.png", "trends.pdf"):
         assert (out / f).is_file() and (out / f).stat().st_size > 0, f
     assert not [p for p in out.iterdir() if p.name.startswith(".")]         # no temporaries left
@@ -128,6 +128,27 @@ def test_report_writer_on_tiny_inputs(analytic, tmp_path):
     # a report of the screening alone
     sa.write_report({"spec": spec, "morris": m}, tmp_path / "screening")
     assert "Sobol" not in (tmp_path / "screening" / "sensitivity.md").read_text()
+
+
+def test_report_rebuilt_from_the_saved_samples(analytic, tmp_path):
+    """--report-only: the stages rebuilt from the files of a report give the same indices."""
+    spec, m, s = analytic
+    spec.trends = {"speed_values": [1.0, 2.0], "clearance_values": [1.0, 2.0], "lubrication": {}}
+    tr = _fake_trends(spec)
+    sa.write_report({"spec": spec, "morris": m, "sobol": s, "trends": tr, "executor": "test", "seconds": 1.0}, tmp_path)
+    back = sa.load_saved(spec, tmp_path)
+    assert np.array_equal(back["morris"].X, m.X) and np.array_equal(back["morris"].Y, m.Y)
+    for o in sa.OUTPUTS:
+        assert np.array_equal(back["morris"].indices[o]["mu_star"], m.indices[o]["mu_star"])
+    for o in list(sa.OUTPUTS) + ["peak_angle"]:
+        assert np.array_equal(back["sobol"].indices[o]["S1"], s.indices[o]["S1"])
+        assert np.array_equal(back["sobol"].indices[o]["ST_conf"], s.indices[o]["ST_conf"])
+    assert back["sobol"].n == s.n and back["trends"].names == ["x1", "x2"]
+    for t in tr.holds:
+        assert np.array_equal(back["trends"].holds[t], tr.holds[t])
+    assert back["executor"].startswith("test (report rebuilt") and back["seconds"] == 1.0
+    with pytest.raises(sa.SensitivityError, match="no morris_runs.csv"):
+        sa.load_saved(spec, tmp_path / "nothing")
 
 
 @pytest.mark.parametrize("change, message", [
@@ -245,7 +266,7 @@ def test_dask_workers_in_their_own_folders_give_the_local_results_bit_for_bit(hy
             for w, m in zip(workers, machines):
                 assert client.run(isolate, str(m), workers=[w])[w] == str(m)
             with distributed.get_task_stream(client=client) as ts:
-                remote = sa.morris_stage(spec, sa.evaluator(fmu, scheduler=client, batch=2, log=lambda m: None))
+                remote = sa.morris_stage(spec, sa.evaluator(fmu, scheduler=client, batch=1, log=lambda m: None))
             dirs = client.run(os.getcwd)
     assert set(dirs.values()) == {str(m) for m in machines}
     ran = {t["worker"] for t in ts.data if str(t.get("key", "")).find("run_shipped") >= 0}

@@ -63,6 +63,11 @@ SOBOL_SHOWN = ("peak_um", "peak_over_mean", "peak_angle", "volume_mm3")
 TRENDS = ("speed_deeper", "speed_uniform", "clearance_deeper", "lubricated_less")
 TREND_LABELS = {"speed_deeper": "deeper wear with higher speed", "speed_uniform": "more uniform with speed",
                 "clearance_deeper": "larger clearance, deeper wear", "lubricated_less": "lubricated much less"}
+#: the number each trend is judged on, and what it is
+TREND_NUMBERS = {"speed_deeper": ("speed_peak_ratio", "peak, fastest / slowest"),
+                 "speed_uniform": ("speed_uniformity_ratio", "peak/mean, fastest / slowest"),
+                 "clearance_deeper": ("clearance_peak_ratio", "peak, largest / smallest clearance"),
+                 "lubricated_less": ("lubricated_over_dry", "peak, lubricated / dry")}
 TABLES = ("start", "wear", "run")
 
 
@@ -380,7 +385,6 @@ def problem(spec: Spec, names: Sequence[str]) -> dict:
 
 def morris_stage(spec: Spec, run: Evaluator, trajectories: int | None = None) -> MorrisResult:
     """Morris screening of every parameter (``trajectories`` x (k + 1) runs)."""
-    from SALib.analyze import morris as morris_analyze
     from SALib.sample import morris as morris_sample
     r = int(trajectories or spec.morris["trajectories"])
     levels, seed = spec.morris["levels"], spec.morris["seed"]
@@ -389,11 +393,18 @@ def morris_stage(spec: Spec, run: Evaluator, trajectories: int | None = None) ->
     vals = np.column_stack([p.physical(X[:, i]) for i, p in enumerate(spec.parameters)])
     Y = _matrix(run([case(spec, dict(zip(spec.names, row)), f"morris{i:05d}") for i, row in enumerate(vals)]))
     _finite(Y, "Morris")
+    idx = analyze_morris(prob, X, Y, levels, seed)
+    return MorrisResult(spec.names, X, vals, Y, idx, screening_importance(idx, Y), r, levels)
+
+
+def analyze_morris(prob: dict, X: np.ndarray, Y: np.ndarray, levels: int, seed: int) -> dict:
+    """SALib's Morris analysis of every output column of ``Y`` (:data:`OUTPUTS` order)."""
+    from SALib.analyze import morris as morris_analyze
     idx = {}
     for j, out in enumerate(OUTPUTS):
         si = morris_analyze.analyze(prob, X, Y[:, j], num_levels=levels, seed=seed, num_resamples=1000)
         idx[out] = {k: np.asarray(si[k], dtype=float) for k in ("mu_star", "mu_star_conf", "mu", "sigma")}
-    return MorrisResult(spec.names, X, vals, Y, idx, screening_importance(idx, Y), r, levels)
+    return idx
 
 
 def _finite(Y: np.ndarray, what: str):
@@ -659,6 +670,63 @@ def run_sensitivity(spec: Spec | str | Path, out: str | Path, *, workers: int = 
     return res
 
 
+def _read_runs(path: Path, spec: Spec) -> tuple[list, np.ndarray, np.ndarray, np.ndarray]:
+    """(names, SALib-space samples, own-unit values, outputs) of a ``*_runs.csv`` file."""
+    with open(path, newline="") as f:
+        rows = list(csv.reader(f))
+    head, k = rows[0], len(rows[0]) - len(OUTPUTS)
+    if tuple(head[k:]) != OUTPUTS or k < 2:
+        raise SensitivityError(f"{path}: not a samples file of this study (columns {', '.join(head)})")
+    data = np.array([[float(v) for v in r] for r in rows[1:]], dtype=float)
+    names = head[:k]
+    ps = [spec.parameter(n) for n in names]
+    vals = data[:, :k]
+    X = np.column_stack([np.log10(vals[:, i]) if p.log else vals[:, i] for i, p in enumerate(ps)])
+    return names, X, vals, data[:, k:]
+
+
+def load_saved(spec: Spec, out: str | Path) -> dict:
+    """The stage results of a finished study rebuilt from the files it wrote into ``out``
+    (samples and outputs: ``morris_runs.csv``, ``sobol_runs.csv``; ``trends.csv``), the indices
+    recomputed with the study file's settings, for :func:`write_report` (a new report
+    without running the cases again)."""
+    out = Path(out)
+    if not (out / "morris_runs.csv").is_file():
+        raise SensitivityError(f"{out}: no morris_runs.csv (run the study first)")
+    names, X, vals, Y = _read_runs(out / "morris_runs.csv", spec)
+    if names != spec.names:
+        raise SensitivityError(f"{out / 'morris_runs.csv'}: its parameters ({', '.join(names)}) are not the "
+                               f"study's ({', '.join(spec.names)})")
+    levels = spec.morris["levels"]
+    idx = analyze_morris(problem(spec, names), X, Y, levels, spec.morris["seed"])
+    import json
+    run = {}
+    if (out / "run.json").is_file():
+        run = json.loads((out / "run.json").read_text())
+    res = {"spec": spec, "executor": f"{run.get('executor', '?')} (report rebuilt from the saved samples)",
+           "morris": MorrisResult(names, X, vals, Y, idx, screening_importance(idx, Y), len(Y) // (len(names) + 1), levels)}
+    if run.get("seconds") is not None:
+        res["seconds"] = float(run["seconds"])
+    if (out / "sobol_runs.csv").is_file():
+        names, X, vals, Y = _read_runs(out / "sobol_runs.csv", spec)
+        so = spec.sobol["second_order"]
+        n = len(Y) // ((2 if so else 1) * len(names) + 2)
+        res["sobol"] = SobolResult(names, X, vals, Y, analyze_sobol(problem(spec, names), Y, so, spec.sobol["resamples"],
+                                                                   spec.sobol["seed"]), n, so)
+    if (out / "trends.csv").is_file():
+        with open(out / "trends.csv", newline="") as f:
+            rows = list(csv.reader(f))
+        head, data = rows[0], np.array([[float(v) for v in r] for r in rows[1:]], dtype=float)
+        g = int(round(math.sqrt(len(data))))
+        trends = [h for h in head[2:] if h in TRENDS]
+        nums = [h for h in head[2:] if h not in TRENDS]
+        col = {h: i for i, h in enumerate(head)}
+        res["trends"] = TrendResult(head[:2], data[::g, 0], data[:g, 1],
+                                    {t: data[:, col[t]].reshape(g, g).astype(bool) for t in trends},
+                                    {k: data[:, col[k]].reshape(g, g) for k in nums})
+    return res
+
+
 def _need(module: str, package: str):
     """A clear error when an optional dependency of the study is missing."""
     import importlib.util
@@ -685,7 +753,8 @@ def _fmt(v: float, conf: float | None = None) -> str:
 
 def write_report(res: Mapping[str, Any], out: str | Path) -> Path:
     """The study's Markdown report ``<out>/sensitivity.md``, its tables (``morris.csv``,
-    ``sobol.csv``, ``trends.csv``, the samples and outputs ``*_runs.csv``) and figures
+    ``sobol.csv``, ``trends.csv``, the samples and outputs ``*_runs.csv``, the executor and
+    wall time ``run.json``) and figures
     (``morris``, ``sobol``, ``trends``: PDF + 300-dpi PNG); every file written atomically.
     ``res``: what :func:`run_sensitivity` returns (``morris`` required, ``sobol`` and
     ``trends`` optional)."""
@@ -767,13 +836,21 @@ def write_report(res: Mapping[str, Any], out: str | Path) -> Path:
                f"({', '.join(f'{v:g}' for v in spec.trends['speed_values'])}), the clearance ladder "
                f"({', '.join(f'{v:g}' for v in spec.trends['clearance_values'])})"
                + (" and the dry/lubricated pair" if "lubrication" in spec.trends else "") + " are run.", "",
-               "| trend | holds at | where it fails |", "|---|---|---|"]
+               "| trend | holds at | where it fails | judged on | its range over the grid |", "|---|---|---|---|---|"]
         for t, h in tr.holds.items():
             fails = [f"({tr.a[i]:.3g}, {tr.b[j]:.3g})" for i in range(g) for j in range(g) if not h[i, j]]
+            key, what = TREND_NUMBERS[t]
+            v = tr.numbers.get(key, np.array([np.nan]))
+            v = v[np.isfinite(v)]
+            span = f"{v.min():.3g} – {v.max():.3g}" if v.size else "-"
             md.append(f"| {TREND_LABELS[t]} | {int(h.sum())} of {h.size} points | "
-                      f"{', '.join(fails[:8]) + (' ...' if len(fails) > 8 else '') if fails else '-'} |")
+                      f"{', '.join(fails[:8]) + (' ...' if len(fails) > 8 else '') if fails else '-'} | {what} | {span} |")
         md += ["", f"Points are ({tr.names[0]}, {tr.names[1]}).", "", "![Trend validity](trends.png)", ""]
         figs.append(plot_trends(tr, spec, out / "trends"))
+    if "(report rebuilt" not in str(res.get("executor", "")):
+        import json
+        write_bytes(out / "run.json", json.dumps({"executor": res.get("executor", "?"),
+                                                  "seconds": res.get("seconds")}).encode())
     write_bytes(out / "sensitivity.md", ("\n".join(md) + "\n").encode())
     return out / "sensitivity.md"
 

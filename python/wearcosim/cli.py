@@ -199,9 +199,47 @@ def cmd_study(args: argparse.Namespace) -> int:
     from .studies.runner import run_study
     if args.workers < 1:
         return _err("--workers must be >= 1")
+    if args.sensitivity:
+        return _sensitivity(args)
+    for opt in ("local", "trajectories", "sobol_n", "top", "grid", "stages", "report_only"):
+        if getattr(args, opt) not in (None, False):
+            return _err(f"--{opt.replace('_', '-')} is an option of --sensitivity")
+    if not args.scenarios:
+        return _err("study needs scenario files (or --sensitivity STUDY.toml)")
     _build_dir(args)
     return run_study([Path(p) for p in args.scenarios], _out(args.out, "study"), workers=args.workers,
                      scheduler=args.scheduler, title=args.title)
+
+
+def _sensitivity(args: argparse.Namespace) -> int:
+    """``wearcosim study --sensitivity STUDY.toml``: Morris, Sobol and the trend map, one report."""
+    from .studies.sensitivity import load_spec, run_sensitivity
+    if args.scenarios:
+        return _err("--sensitivity takes the study file, not scenario files")
+    if args.local and args.scheduler:
+        return _err("give --local or --scheduler, not both")
+    for opt in ("trajectories", "sobol_n", "top", "grid"):
+        v = getattr(args, opt)
+        if v is not None and v < 2:
+            return _err(f"--{opt.replace('_', '-')} must be >= 2")
+    if args.sobol_n is not None and args.sobol_n & (args.sobol_n - 1):
+        return _err(f"--sobol-n must be a power of 2, got {args.sobol_n}")
+    spec = load_spec(args.sensitivity)
+    default = "sobol,trends" if spec.trends else "sobol"
+    stages = ("morris",) + tuple(s for s in (args.stages if args.stages is not None else default).split(",")
+                                 if s and s != "morris")
+    if args.top is not None and args.top > len(spec.parameters):
+        return _err(f"--top {args.top} exceeds the {len(spec.parameters)} parameters of {args.sensitivity}")
+    if args.report_only:
+        from .studies.sensitivity import load_saved, write_report
+        out = _out(args.out, "sensitivity")
+        print(f"report: {write_report(load_saved(spec, out), out)}")
+        return 0
+    _build_dir(args)
+    run_sensitivity(spec, _out(args.out, "sensitivity"), workers=args.workers, scheduler=args.scheduler,
+                    local=args.local, trajectories=args.trajectories, n=args.sobol_n, top=args.top, grid=args.grid,
+                    stages=stages)
+    return 0
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
@@ -444,12 +482,24 @@ def main(argv: "list[str] | None" = None) -> int:
     pl.add_argument("--out")
     pl.set_defaults(func=cmd_plot)
     st = sub.add_parser("study", help="run several scenarios in parallel and write a comparison report")
-    st.add_argument("scenarios", nargs="+")
+    st.add_argument("scenarios", nargs="*")
     st.add_argument("--out", default=None, help="report folder (default: ./results/study)")
     st.add_argument("--build-dir", help="where FMUs named by model are built (default: ./fmu/build)")
     st.add_argument("--workers", type=int, default=2)
     st.add_argument("--scheduler", help="Dask scheduler address (tcp://...); default: local processes")
     st.add_argument("--title", default="study")
+    st.add_argument("--sensitivity", metavar="STUDY.toml",
+                    help="global sensitivity study (Morris, Sobol, trend map; docs/sensitivity.md) on a Dask "
+                         "LocalCluster of --workers processes, or the cluster at --scheduler")
+    st.add_argument("--local", action="store_true", help="--sensitivity: local processes instead of Dask")
+    st.add_argument("--trajectories", type=int, help="--sensitivity: Morris trajectories (default: the study file's)")
+    st.add_argument("--sobol-n", type=int, help="--sensitivity: Sobol base sample, a power of 2")
+    st.add_argument("--top", type=int, help="--sensitivity: parameters kept for the Sobol indices")
+    st.add_argument("--grid", type=int, help="--sensitivity: points per axis of the trend map")
+    st.add_argument("--report-only", action="store_true",
+                    help="--sensitivity: write the report again from the samples saved in --out (no runs)")
+    st.add_argument("--stages", help="--sensitivity: after the Morris screening, 'sobol,trends' (default; 'sobol' "
+                                     "when the study has no [trends]), 'sobol', 'trends' or '' (screening only)")
     st.set_defaults(func=cmd_study)
     d = sub.add_parser("demo", help="build the FMUs and run the default co-simulation into results/")
     d.add_argument("--out", default=None, help="results folder (default: ./results)")

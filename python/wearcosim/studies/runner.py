@@ -123,6 +123,102 @@ def _follow(completed: Iterable[Any], n: int) -> None:
             bar.close()
 
 
+def run_shipped(cases: list[dict[str, Any]], fmu: bytes) -> list[dict[str, Any]]:
+    """Run scenario dicts against an FMU given as bytes, on a worker that may be another
+    machine: the FMU is written into a private temporary folder of the worker (below the Dask
+    worker's ``local_directory`` when there is one), the runs write there too, and what comes
+    back is each case's result as plain data (:func:`compact_result`, or ``{"name", "error"}``
+    when the master stopped it); the folder is removed before returning.  Nothing is read
+    from, or written to, the client's disk."""
+    import tempfile
+
+    from ..master.loop import MasterError
+    from ..master.scenario import ScenarioError, from_dict
+    from ..master.store import read_results
+    from ..master.loop import WearMaster
+    base = None
+    try:
+        from distributed import get_worker
+        base = get_worker().local_directory
+    except (ImportError, ValueError):
+        pass
+    out = []
+    with tempfile.TemporaryDirectory(prefix="wc-shipped-", dir=base) as tmp:
+        path = Path(tmp) / "model.fmu"
+        path.write_bytes(fmu)
+        for case in cases:
+            data = dict(case)
+            data["fmu"] = {**data.get("fmu", {}), "path": str(path)}
+            data["fmu"].pop("model", None)
+            try:
+                res = WearMaster(from_dict(data, f"<case {data.get('name', '?')}>"), Path(tmp) / "out",
+                                 progress=False).run()
+                meta, _, wear = read_results(res)
+                out.append(compact_result(str(data.get("name", "")), meta, wear))
+                res.unlink()
+            except (MasterError, ScenarioError) as exc:
+                out.append({"name": str(data.get("name", "")), "error": " ".join(str(exc).split())})
+    return out
+
+
+def compact_result(name: str, meta: dict[str, Any], wear: dict[str, Any]) -> dict[str, Any]:
+    """What a sensitivity case sends back: the final profile, its sectors and the bearing's
+    geometry (NumPy arrays and floats; a few kB)."""
+    return {"name": name, "final": np.asarray(wear["final"], dtype=float),
+            "sector_centres": np.asarray(wear["sector_centres"], dtype=float),
+            "radius": float(meta.get("radius", 0) or 0), "length": float(meta.get("length", 0) or 0),
+            "n_sectors": int(meta["n_sectors"]), "clearance": float(meta.get("clearance", 0) or 0),
+            "cycles": float(np.asarray(wear["cycles"])[-1]), "error": None}
+
+
+def run_many(cases: list[dict[str, Any]], fmu: bytes, workers: int = 2, scheduler: Any = None, batch: int = 8,
+             log: Callable[[str], Any] | None = None) -> list[dict[str, Any]]:
+    """Run many scenario dicts against one FMU (bytes) and return their compact results in the
+    order given.  ``scheduler``: a Dask address or ``distributed.Client`` (the FMU is
+    broadcast to the workers once, the cases go in batches of ``batch``, the results come
+    back to the client); else ``workers`` local processes (1: in this process).  The
+    results do not depend on the executor (each case is a deterministic run)."""
+    batches = [cases[i:i + batch] for i in range(0, len(cases), max(1, int(batch)))]
+    n = len(batches)
+    say = log or (lambda msg: print(msg, file=sys.stderr, flush=True))
+    done = []
+    bar = None
+    if log is None and sys.stderr.isatty():         # a progress bar on a terminal, lines otherwise
+        from tqdm import tqdm
+        bar = tqdm(total=len(cases), unit="case", desc="runs", file=sys.stderr, leave=True)
+
+    def tick(k: int) -> None:
+        if bar is not None:
+            bar.update(min(k * batch, len(cases)) - bar.n)
+        elif k == n or k % max(1, n // 20) == 0:
+            say(f"batches {k}/{n} done ({min(k * batch, len(cases))} of {len(cases)} cases)")
+    client = connect(scheduler) if isinstance(scheduler, str) else scheduler
+    try:
+        if client is not None:
+            from distributed import as_completed as dask_completed
+            blob = client.scatter(fmu, broadcast=True, hash=False)
+            futs = client.map(run_shipped, batches, [blob] * n, pure=False)
+            for k, _ in enumerate(dask_completed(futs), 1):
+                tick(k)
+            done = client.gather(futs)
+        elif workers <= 1:
+            for k, b in enumerate(batches, 1):
+                done.append(run_shipped(b, fmu))
+                tick(k)
+        else:
+            with ProcessPoolExecutor(max_workers=workers) as ex:
+                futs = [ex.submit(run_shipped, b, fmu) for b in batches]
+                for k, _ in enumerate(as_completed(futs), 1):
+                    tick(k)
+                done = [f.result() for f in futs]
+    finally:
+        if bar is not None:
+            bar.close()
+        if isinstance(scheduler, str) and client is not None:
+            client.close()
+    return [r for b in done for r in b]
+
+
 def summary_row(name: str, meta: dict[str, Any], wear: dict[str, Any]) -> dict[str, Any]:
     """The study table's row of one run: peak and mean final depth, their ratio, where the
     peak is, the worn volume and the real cycles."""

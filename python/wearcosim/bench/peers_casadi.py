@@ -88,14 +88,17 @@ class CvodesPeer:
         eval_rows = ([] if gen.split_eval else list(range(L.off["DX"], L.off["DX"] + nx))) + \
             list(range(L.off["Y"], L.off["Y"] + L.n["Y"])) + list(range(L.off["D"], L.off["D"] + L.n["DALG"]))
         self.signals = list(signals)
-        sel = []
+        picks = []                  # per signal: ("x", i) state, ("e", i) row of wc_eval, ("v", k) slot
         for s in self.signals:
             if s not in names:
                 raise KeyError(f"no variable {s!r} in the model")
             k = names.index(s)
-            if k not in eval_rows:
-                raise KeyError(f"{s!r} is not an output computed by the model's equations")
-            sel.append(eval_rows.index(k))
+            if self.ox <= k < self.ox + nx:
+                picks.append(("x", k - self.ox))
+            elif k in eval_rows:
+                picks.append(("e", eval_rows.index(k)))
+            else:
+                picks.append(("v", k))
         # start vector as wc_start: numeric start values, 0 elsewhere
         v = np.zeros(nv)
         for k, s in enumerate(L.slots):
@@ -123,7 +126,8 @@ class CvodesPeer:
         Vt = ca.vertcat(P[:self.ox], x, P[self.ox + nx:])
         self.Z = ca.Function("z", [x, tt, P], [F["zc"](Vt, tt, 0)])
         ev = F["eval"](Vt, tt, 0)
-        self.Y = ca.Function("y", [x, tt, P], [ca.vertcat(*[ev[i] for i in sel]) if sel else ca.SX(0, 1)])
+        src = {"x": x, "e": ev, "v": P}
+        self.Y = ca.Function("y", [x, tt, P], [ca.vertcat(*[src[w][i] for w, i in picks]) if picks else ca.SX(0, 1)])
         self.Zc, self.Zf = self.Z.map(self.chunk), self.Z.map(SAMPLES)
         self.Yc = self.Y.map(self.chunk)
         self.stats = CvodesStats()

@@ -49,6 +49,8 @@ from .protocol import LADDER, Contender, Run, measure
 
 ROOT = Path(__file__).resolve().parents[3]
 CHECKS = ROOT / "tests" / "models" / "mo" / "WearCosimChecks" / "package.mo"
+#: where the cases' FMUs are built on demand
+BUILD_DIR = ROOT / "fmu" / "build"
 
 
 @dataclass
@@ -288,8 +290,8 @@ def bench_case(key: str, build_dir: Path, *, target: float = TARGET, repeats: in
     ref0, ref_cpu, ref_nfev = reference(CaseStop(case, stop), grid0)
     ref = ref0[:, 1:]
     offered = solver_methods(read_md(fmu))
+    skipped = [(f"CS FMU {m}", "solver method not offered by the FMU") for m in (methods or []) if m not in offered]
     methods = list(offered) if methods is None else [m for m in methods if m in offered]
-    skipped = []
     # the FMU's own tight run, against the independent reference
     own = _cs_contender(fmu, case.signals, stop, n, 2 if 2 in offered else 0, "")
     try:
@@ -595,7 +597,7 @@ def _main(a) -> int:
     repeats = a.repeats or (QUICK_REPEATS if quick else REPEATS)
     out = Path(a.out) if a.out else results_dir() / ("bench_quick.json" if quick else "bench.json")
     report_ = {"machine": _machine(), "quick": quick}
-    build_dir = ROOT / "fmu" / "build"
+    build_dir = BUILD_DIR
     if "sim" not in skip:
         _say(f"simulation speed at equal accuracy: {', '.join(keys)} ...")
         results = []

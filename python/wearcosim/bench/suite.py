@@ -25,7 +25,8 @@ measured in the same process, never an absolute target:
 * build: ``wearcosim build`` of each case's model against rumoca's compile of the same .mo;
 * sweep scaling: a study on 1 and 2 local workers.
 
-``--quick``: the hybrid mechanism only, fewer repeats, simulation only (a few minutes).
+``--quick``: the hybrid mechanism only, simulation only, 3 repeats, without SciPy Radau, the
+reference from LSODA at rtol 1e-12 (a few minutes).
 """
 from __future__ import annotations
 
@@ -90,6 +91,8 @@ ACCEPT_RHS = 1.5
 #: cases whose acceptance ratios count (the rotor is reported too)
 ACCEPT_CASES = ("hybrid", "slider-crank")
 PEERS = ("ME FMU + FMPy CVode", "rumoca.simulate", "CVODES BDF", "CVODES Adams", "SciPy LSODA", "SciPy Radau")
+#: --quick leaves out SciPy Radau (the slowest peer, no acceptance ratio)
+QUICK_PEERS = tuple(p for p in PEERS if p != "SciPy Radau")
 _SOLVER_LINE = re.compile(r"solver (.+?): steps=(\d+) accepted=(\d+) rejected=(\d+) nfev=(\d+) njev=(\d+)")
 
 
@@ -263,18 +266,27 @@ def _scipy_contender(peer, grid0, stop, method: str) -> Contender:
     return Contender(f"SciPy {method}", run)
 
 
-def reference(case: Case, grid0: np.ndarray):
-    """The independent reference: the NumPy equations (:mod:`.peers_scipy`) with SciPy's Radau
-    at rtol 1e-11, atol 1e-14, on the grid (t = 0 included): (values [2, n + 1], CPU s, nfev)."""
+#: the reference solver: (method, rtol, atol); --quick: LSODA at 1e-12 (1.5e-9 from Radau's on the
+#: hybrid mechanism, 1.3e-7 on the slider-crank, in a tenth of the time)
+REFERENCE = ("Radau", 1e-11, 1e-14)
+QUICK_REFERENCE = ("LSODA", 1e-12, 1e-15)
+
+
+def reference(case: Case, grid0: np.ndarray, solver=REFERENCE):
+    """The independent reference: the NumPy equations (:mod:`.peers_scipy`) integrated by SciPy
+    (``solver`` = (method, rtol, atol), default Radau at rtol 1e-11, atol 1e-14) on the grid
+    (t = 0 included): (values [2, n + 1], CPU s, nfev)."""
     from . import peers_scipy
+    method, rtol, atol = solver
     peer = getattr(peers_scipy, case.scipy_peer)()
     c0 = time.process_time()
-    t, a, b, nfev = peer.simulate(case.stop, grid0, rtol=1e-11, atol=1e-14, method="Radau")
+    t, a, b, nfev = peer.simulate(case.stop, grid0, rtol=rtol, atol=atol, method=method)
     return np.array([a, b]), time.process_time() - c0, nfev
 
 
 def bench_case(key: str, build_dir: Path, *, target: float = TARGET, repeats: int = REPEATS, n: int = N_OUT,
-               stop: float | None = None, methods=None, peers=PEERS, rungs=None) -> dict:
+               stop: float | None = None, methods=None, peers=PEERS, rungs=None,
+               ref_solver=REFERENCE) -> dict:
     """One case under the protocol; returns its JSON-able result (see :func:`report`)."""
     from ..export.ondemand import ensure_fmu
     from ..fmi.runner import read_md
@@ -286,8 +298,8 @@ def bench_case(key: str, build_dir: Path, *, target: float = TARGET, repeats: in
     fmu = Path(ensure_fmu(case.model, build_dir, log=lambda *a: None))
     grid0 = np.linspace(0.0, stop, n + 1)
     grid = grid0[1:]
-    _say(f"  {case.label}: reference (SciPy Radau, rtol 1e-11, NumPy equations) ...")
-    ref0, ref_cpu, ref_nfev = reference(CaseStop(case, stop), grid0)
+    _say(f"  {case.label}: reference (SciPy {ref_solver[0]}, rtol {ref_solver[1]:g}, NumPy equations) ...")
+    ref0, ref_cpu, ref_nfev = reference(CaseStop(case, stop), grid0, ref_solver)
     ref = ref0[:, 1:]
     offered = solver_methods(read_md(fmu))
     skipped = [(f"CS FMU {m}", "solver method not offered by the FMU") for m in (methods or []) if m not in offered]
@@ -331,7 +343,8 @@ def bench_case(key: str, build_dir: Path, *, target: float = TARGET, repeats: in
                 pass
     return {"case": key, "label": case.label, "model": case.model, "stop": stop, "n_out": n, "target": target,
             "repeats": repeats, "rungs": rungs, "methods": {str(m): offered[m] for m in methods},
-            "reference": {"solver": "SciPy Radau on the NumPy equations", "rtol": 1e-11, "atol": 1e-14,
+            "reference": {"solver": f"SciPy {ref_solver[0]} on the NumPy equations", "rtol": ref_solver[1],
+                          "atol": ref_solver[2],
                           "cpu": ref_cpu, "nfev": ref_nfev, "fmu_rodas4_1e-11_distance": fmu_ref_distance},
             "skipped": skipped, "contenders": {k: o.as_dict() for k, o in out.items()}}
 
@@ -603,7 +616,8 @@ def _main(a) -> int:
         results = []
         for key in keys:
             results.append(bench_case(key, build_dir, repeats=repeats, n=a.points, stop=a.stop, methods=a.methods,
-                                      peers=a.peers or PEERS, rungs=rungs))
+                                      peers=a.peers or (QUICK_PEERS if quick else PEERS), rungs=rungs,
+                                      ref_solver=QUICK_REFERENCE if quick else REFERENCE))
         lines = report(results)
         print("\n".join(lines), flush=True)
         report_["simulation"] = results

@@ -277,7 +277,7 @@ REFERENCE = ("Radau", 1e-11, 1e-14)
 QUICK_REFERENCE = ("LSODA", 1e-12, 1e-15)
 
 
-def reference(case: Case, grid0: np.ndarray, solver=REFERENCE):
+def reference(case: Case, grid0: np.ndarray, solver: tuple = REFERENCE) -> tuple:
     """The independent reference: the NumPy equations (:mod:`.peers_scipy`) integrated by SciPy
     (``solver`` = (method, rtol, atol), default Radau at rtol 1e-11, atol 1e-14) on the grid
     (t = 0 included): (values [2, n + 1], CPU s, nfev)."""
@@ -358,7 +358,7 @@ def bench_case(key: str, build_dir: Path, *, target: float = TARGET, repeats: in
 class CaseStop:
     """A case with another stop time (tiny test configurations)."""
 
-    def __init__(self, case: Case, stop: float):
+    def __init__(self, case: Case, stop: float) -> None:
         self.__dict__.update(case.__dict__)
         self.stop = stop
 
@@ -495,7 +495,7 @@ def _cpu_all() -> float:
     return time.process_time() + ch.ru_utime + ch.ru_stime
 
 
-def bench_build(keys=("hybrid", "slider-crank", "rotor")) -> dict:
+def bench_build(keys: tuple = ("hybrid", "slider-crank", "rotor")) -> dict:
     """Build speed as a ratio: ``wearcosim build`` of each case's model (Modelica to a
     compiled FMU; CPU of the process and the compiler) against rumoca's compile of the same
     .mo (a fresh session loading the case's wrapper), alternately, best of 2 each."""
@@ -520,7 +520,7 @@ def bench_build(keys=("hybrid", "slider-crank", "rotor")) -> dict:
     return out
 
 
-def bench_sweep(cycles: int = 160):
+def bench_sweep(cycles: int = 160) -> tuple:
     """16 cases: the 4 speeds of the seed's study x 4 clearances (start value of c), each run
     for the seed's 160 cycles (with 40 cycles a case takes ~0.2 s now and the worker processes'
     start-up, ~0.5 s each, decides the ratio: 1.76-1.91x measured)."""
@@ -574,7 +574,7 @@ def _peers(text: str) -> list:
     return names
 
 
-def main(argv=None) -> int:
+def main(argv: list | None = None) -> int:
     """The command line (``python -m wearcosim.bench``)."""
     ap = argparse.ArgumentParser(prog="python -m wearcosim.bench", description=__doc__.split("\n")[0])
     ap.add_argument("--out", default=None, help="JSON file (default results/bench.json, --quick: results/bench_quick.json)")

@@ -26,7 +26,7 @@ measured in the same process, never an absolute target:
 * sweep scaling: a study on 1 and 2 local workers.
 
 ``--quick``: the hybrid mechanism only, simulation only, 3 repeats, without SciPy Radau, the
-reference from LSODA at rtol 1e-12 (a few minutes).
+reference from LSODA at rtol 1e-12 (~20 s on the shared 2-core VM).
 """
 from __future__ import annotations
 

@@ -182,3 +182,23 @@ def test_bad_input_is_one_error_line(capsys):
     assert suite.main(["--repeats", "0", "--skip", "wear", "build", "sweep"]) == 1
     err = capsys.readouterr().err.strip().splitlines()
     assert err == ["error: --repeats must be at least 1"]
+
+
+def test_a_failing_timed_run_is_reported_and_the_others_go_on():
+    grid = np.linspace(0.1, 1.0, 10)
+    ref = np.cos(grid)[None, :]
+    calls = []
+
+    def flaky(rtol, count):
+        calls.append(("flaky", count))
+        if not count:
+            raise RuntimeError("lost the licence")
+        return P.Run(grid, ref)
+
+    def steady(rtol, count):
+        calls.append(("steady", count))
+        return P.Run(grid, ref)
+    out = P.measure([P.Contender("flaky", flaky), P.Contender("steady", steady)], [1e-4], grid, ref, 1e-4,
+                    repeats=3, say=lambda m: None)
+    assert out["flaky"].reached and out["flaky"].cpu == [] and "lost the licence" in out["flaky"].failed
+    assert len(out["steady"].cpu) == 3 and calls.count(("flaky", False)) == 1

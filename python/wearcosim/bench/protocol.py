@@ -172,9 +172,15 @@ def measure(contenders: Sequence[Contender], rungs: Sequence[float], grid: np.nd
     for rep in range(repeats):
         for name in order([c.name for c in timed], rep):
             o = out[name]
-            _, cpu, wall = _clock(lambda: by_name[name].run(o.rtol, False))
-            o.cpu.append(cpu)
-            o.wall.append(wall)
+            if not o.failed:
+                try:
+                    _, cpu, wall = _clock(lambda: by_name[name].run(o.rtol, False))
+                    o.cpu.append(cpu)
+                    o.wall.append(wall)
+                except Exception as exc:    # noqa: BLE001 -- reported; its other repeats are dropped
+                    o.failed = f"timed run failed: {type(exc).__name__}: {(str(exc).splitlines() or [''])[0][:200]}"
+                    o.cpu, o.wall = [], []
+                    say(f"    {name}: {o.failed}")
             if step:
                 step()
     return out

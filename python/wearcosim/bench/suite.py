@@ -381,9 +381,9 @@ def ratios(res: dict) -> dict:
     out = {}
 
     def ratio(names):
-        if cs is None or not cs["reached"]:
+        if cs is None or not cs["reached"] or cs["cpu_best"] is None:
             return None, "CS FMU misses the target"
-        got = [(c[x]["cpu_best"], x) for x in names if x in c and c[x]["reached"]]
+        got = [(c[x]["cpu_best"], x) for x in names if x in c and c[x]["reached"] and c[x]["cpu_best"] is not None]
         if not got:
             have = [x for x in names if x in c]
             return None, "not run" if not have else "peer never reaches the target"
@@ -426,6 +426,9 @@ def report(results: list) -> list:
                 why = (f"never reaches {res['target']:g} (best {b['error']:.1e} at rtol {b['rtol']:.0e})" if b
                        else f"failed: {o['failed']}")
                 lines.append(f"    {name:30s} {why}")
+                continue
+            if o["cpu_best"] is None:
+                lines.append(f"    {name:30s} {o['rtol']:7.0e} {o['error']:8.1e} {o['failed']}")
                 continue
             x = f"{o['cpu_best'] / base:9.1f}" if base else f"{'-':>9s}"
             nf = f"{o['nfev']:8d}" if o["nfev"] else f"{'-':>8s}"
@@ -665,8 +668,6 @@ def _json(x):
         return x.item()
     if isinstance(x, np.ndarray):
         return x.tolist()
-    if isinstance(x, float):
-        return None
     raise TypeError(type(x))
 
 

@@ -25,6 +25,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -77,7 +78,7 @@ def measure(kind: str, value: float, real: float) -> dict:
         return json.loads(p.stdout.strip().splitlines()[-1])
 
 
-def errors(final, ref) -> tuple[float, float]:
+def errors(final: np.ndarray, ref: np.ndarray) -> tuple[float, float]:
     """(relative error of the peak depth, largest relative error of the sectors above 10 % of
     the reference's peak)."""
     final, ref = np.asarray(final), np.asarray(ref)
@@ -85,11 +86,11 @@ def errors(final, ref) -> tuple[float, float]:
     return float(final.max() / ref.max() - 1), float(np.max(np.abs(final[big] / ref[big] - 1)))
 
 
-def figure(rows, ref, path):
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    fig, (a, b) = plt.subplots(1, 2, figsize=(11, 4.2))
+def figure(rows: list[dict[str, Any]], ref: dict[str, Any], path: str | Path) -> Path:
+    """Final profiles (direct, fixed and adaptive extrapolation) and error against cost, in the
+    project's figure style: ``path`` as PDF and 300-dpi PNG; returns the PNG."""
+    from ..plots.style import DOUBLE, figure as new_figure, save
+    fig, (a, b) = new_figure(DOUBLE, 0.42, ncols=2)
     deg = np.degrees(ref["centres"])
     a.plot(deg, np.asarray(ref["final"]) * 1e6, "k-", lw=2.5, label=f"direct ({ref['simulated_wear_cycles']} cycles)")
     for r in rows:
@@ -97,9 +98,9 @@ def figure(rows, ref, path):
             a.plot(deg, np.asarray(r["final"]) * 1e6, "--" if r["kind"] == "fixed" else ":", lw=1.8,
                    label=f"{r['kind']} {r['value']:g} ({r['simulated_wear_cycles']} cycles)")
     a.set_xlabel("sector centre (deg)")
-    a.set_ylabel("worn depth (um)")
+    a.set_ylabel("worn depth (µm)")
     a.set_title(f"final profile after {ref['real_cycles']:.3g} real cycles")
-    a.legend(fontsize=8)
+    a.legend(fontsize=6)
     for kind, mk in (("fixed", "s-"), ("adaptive", "o-")):
         rs = sorted((r for r in rows if r["kind"] == kind), key=lambda r: r["simulated_wear_cycles"])
         if rs:
@@ -111,19 +112,15 @@ def figure(rows, ref, path):
             b.loglog([r["simulated_wear_cycles"] for r in est], [r["estimate"] for r in est], mk, mfc="none",
                      color="C0" if kind == "fixed" else "C1", label=f"{kind}: the run's own estimate")
     b.axvline(ref["simulated_wear_cycles"], color="k", lw=1, ls=":")
-    b.text(ref["simulated_wear_cycles"], b.get_ylim()[0], " direct", rotation=90, va="bottom", fontsize=8)
+    b.text(ref["simulated_wear_cycles"], b.get_ylim()[0], " direct", rotation=90, va="bottom", fontsize=6)
     b.set_xlabel("simulated wear cycles (cost)")
-    b.set_ylabel("max relative error of sectors > 10 % of peak")
+    b.set_ylabel("max. relative error of sectors\nabove 10 % of the peak (-)")
     b.set_title("error against the direct run")
-    b.legend(fontsize=8, loc="upper right")
-    fig.tight_layout()
-    from ..atomic import atomic_path
-    with atomic_path(Path(path)) as tmp:
-        fig.savefig(tmp, dpi=120, format="png")
-    plt.close(fig)
+    b.legend(fontsize=6, loc="upper right")
+    return save(fig, Path(path))
 
 
-def main(argv=None) -> int:
+def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m wearcosim.bench.extrapolation", description=__doc__.split("\n")[0])
     ap.add_argument("--real", type=float, default=1e5, help="real cycles (default 1e5)")
     ap.add_argument("--out", default=str(results_dir() / "bench_extrapolation.json"))

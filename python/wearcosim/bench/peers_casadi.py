@@ -33,6 +33,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, Sequence
 
 import casadi as ca
 import numpy as np
@@ -56,7 +57,7 @@ class CvodesStats:
     extra: dict = field(default_factory=dict)
 
 
-def functions_of(model: str, package_dir: Path | None = None):
+def functions_of(model: str, package_dir: Path | None = None) -> Any:
     """The exporter's :class:`~wearcosim.export.codegen.Generated` functions of ``model`` (a
     class of the library's package unless ``package_dir`` is given)."""
     from ..export import causalize as _causalize, codegen, dae as _dae, frontend
@@ -70,8 +71,8 @@ class CvodesPeer:
     """CVODES (``method``: ``"bdf"`` or ``"adams"``) on the exporter's functions of a model;
     :meth:`simulate` returns the named outputs on a uniform grid."""
 
-    def __init__(self, gen, signals, stop: float, n: int, rtol: float, method: str = "bdf",
-                 atol: float | None = None, chunk: int = 16):
+    def __init__(self, gen: Any, signals: Sequence[str], stop: float, n: int, rtol: float, method: str = "bdf",
+                 atol: float | None = None, chunk: int = 16) -> None:
         from ..export import codegen
         L, F = gen.layout, gen.functions
         if L.n["W"]:
@@ -230,7 +231,7 @@ class CvodesPeer:
             width = tr - tl
         return tr, xr
 
-    def simulate(self, v0: np.ndarray | None = None):
+    def simulate(self, v0: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """Integrate from 0 to ``stop``: (t on the grid, outputs [n_signals, n + 1]); counters
         in :attr:`stats`.  ``v0``: the value vector of :meth:`initial` (computed if omitted)."""
         self.stats = CvodesStats()

@@ -18,6 +18,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from typing import Any, Callable, Sequence
+
+Vec = np.ndarray
 from scipy.integrate import solve_ivp
 
 P = dict(q10=0.354, q20=0.409, qAmp=0.005, xD3=0.0, yD3=-0.08, xA3=0.0, yA3=0.0, l31=0.30, l32=0.25,
@@ -63,7 +66,8 @@ class _EventDriven:
         rJ, _, rB, _ = self.kin(t, y)
         return rJ[0] - rB[0], rJ[1] - rB[1]
 
-    def simulate(self, stop, t_eval, rtol=1e-7, atol=None, method="LSODA"):
+    def simulate(self, stop: float, t_eval: Vec, rtol: float = 1e-7, atol: float | None = None,
+                 method: str = "LSODA") -> tuple[Vec, Vec, Vec, int]:
         """Integrate with contact-onset events; returns (t_eval, ex, ey, nfev)."""
         self.vImpact = 1.0
 
@@ -76,7 +80,10 @@ class _EventDriven:
         return tt, ex, ey, nfev
 
 
-def contact_segments(rhs, delta, y0, stop, t_eval, rtol, atol, method, on_event=None, h=1e-10):
+def contact_segments(rhs: Callable[[float, Vec], Vec], delta: Callable[[float, Vec], float], y0: Vec, stop: float,
+                     t_eval: Vec, rtol: float, atol: float | Vec, method: str,
+                     on_event: Callable[[float, Vec, bool], Any] | None = None,
+                     h: float = 1e-10) -> tuple[Vec, Vec, int]:
     """solve_ivp from 0 to ``stop``, restarted at every contact onset (delta rising through +h)
     and separation (falling through -h): the hysteresis of the FMU's event indicators;
     ``on_event(t, y, entering)`` is called at each.  Returns the solution on ``t_eval``
@@ -119,7 +126,7 @@ def _flores_K(Ei, nui, Ej, nuj, Rb, Rj):
 class SliderCrankDry(_EventDriven):
     """Flores-Ambrosio slider-crank, clearance rod/slider; states (phi2, w2, x3, v3)."""
 
-    def __init__(self, c=0.5e-3, omega=5000 * 2 * math.pi / 60, phi0=0.0):
+    def __init__(self, c: float = 0.5e-3, omega: float = 5000 * 2 * math.pi / 60, phi0: float = 0.0) -> None:
         self.r, self.l, self.m2, self.m3, self.J2, self.g = 0.05, 0.12, 0.21, 0.14, 2.5e-4, 9.81
         self.c, self.w, self.phi0, self.Rj = c, omega, phi0, 0.01
         self.mu, self.v0, self.v1, cr = 0.01, 1e-4, 1e-2, 0.9
@@ -128,12 +135,12 @@ class SliderCrankDry(_EventDriven):
         self.JB = self.J2 + self.m2 * self.l ** 2 / 4
         self.vImpact = 1.0
 
-    def initial(self):
+    def initial(self) -> Vec:
         p2 = math.asin(-self.r / self.l * math.sin(self.phi0))
         w2 = -self.r / self.l * self.w * math.cos(self.phi0) / math.cos(p2)
         return np.array([p2, w2, self.r * math.cos(self.phi0) + self.l * math.cos(p2), 0.0])
 
-    def kin(self, t, y):
+    def kin(self, t: float, y: Vec) -> tuple[Vec, Vec, Vec, Vec]:
         p2, w2, x3, v3 = y
         p1 = self.phi0 + self.w * t
         rB_ = self.r * np.array([math.cos(p1), math.sin(p1)])
@@ -142,7 +149,7 @@ class SliderCrankDry(_EventDriven):
         vJ = vB_ + self.l * w2 * np.array([-math.sin(p2), math.cos(p2)])
         return rJ, vJ, np.array([x3, 0.0]), np.array([v3, 0.0])
 
-    def rhs(self, t, y):
+    def rhs(self, t: float, y: Vec) -> Vec:
         p2, w2, x3, v3 = y
         F, tau = self.contact(t, y, w2)
         p1 = self.phi0 + self.w * t
@@ -154,7 +161,7 @@ class SliderCrankDry(_EventDriven):
 
 
 class HybridDry(_EventDriven):
-    def __init__(self, omega=32 * math.pi, c=0.25e-3, **over):
+    def __init__(self, omega: float = 32 * math.pi, c: float = 0.25e-3, **over: float) -> None:
         p = dict(P, **over)
         self.p, self.w, self.c = p, omega, c
         self.a3 = p["l31"] + p["l33"]
@@ -167,7 +174,7 @@ class HybridDry(_EventDriven):
         self.damp = 8 * (1 - p["cr"]) / (5 * p["cr"])
         self.vImpact = 1.0
 
-    def initial(self):
+    def initial(self) -> Vec:
         p, a3, w = self.p, self.a3, self.w
         p0 = np.array([p["q10"] + p["xD3"] - p["xA3"], p["q20"] - p["qAmp"] + p["yD3"] - p["yA3"]])
         d0 = math.hypot(*p0)
@@ -176,7 +183,7 @@ class HybridDry(_EventDriven):
         det = a3 * p["l32"] * math.sin(be - al)
         return np.array([al, be, p["l32"] * math.cos(be) * (-p["qAmp"] * w) / det, -a3 * math.cos(al) * (-p["qAmp"] * w) / det])
 
-    def kin(self, t, y):
+    def kin(self, t: float, y: Vec) -> tuple[Vec, Vec, Vec, Vec]:
         p, a3, w = self.p, self.a3, self.w
         al, be, ad, bd = y
         rJ = np.array([p["xA3"] + a3 * math.cos(al) + p["l32"] * math.cos(be), p["yA3"] + a3 * math.sin(al) + p["l32"] * math.sin(be)])
@@ -185,7 +192,7 @@ class HybridDry(_EventDriven):
         vB = p["qAmp"] * w * np.array([-math.cos(w * t), math.sin(w * t)])
         return rJ, vJ, rB, vB
 
-    def rhs(self, t, y):
+    def rhs(self, t: float, y: Vec) -> Vec:
         p, a3 = self.p, self.a3
         al, be, ad, bd = y
         F, tau = self.contact(t, y, ad)
@@ -206,7 +213,7 @@ class RotorRub:
     vSlip = R Omega + t.v; contact switched by terminal events at delta = +-h (the FMU's relation
     hysteresis h = 1e-10 m on ``delta > 0``)."""
 
-    def __init__(self, vEps=1e-3, eReg=1e-12, hyst=1e-10):
+    def __init__(self, vEps: float = 1e-3, eReg: float = 1e-12, hyst: float = 1e-10) -> None:
         import contextlib
         import os
         import warnings
@@ -241,15 +248,15 @@ class RotorRub:
         self.eReg, self.h = eReg, hyst
         self.inContact = False
 
-    def disk(self, y):
+    def disk(self, y: Vec) -> tuple[Vec, Vec]:
         i = 4 * self.node
         return y[i:i + 2] - self.rS, y[self.n + i:self.n + i + 2]
 
-    def delta(self, y):
+    def delta(self, y: Vec) -> float:
         e, _ = self.disk(y)
         return math.sqrt(e[0] ** 2 + e[1] ** 2 + self.eReg ** 2) - self.c
 
-    def force(self, y):
+    def force(self, y: Vec) -> Vec:
         """Unbalance + rub force on disk 1 (x, y)."""
         e, v = self.disk(y)
         F = np.zeros(2)
@@ -262,14 +269,15 @@ class RotorRub:
             F = -Fn * n + Ft * tg
         return F
 
-    def rhs(self, t, y):
+    def rhs(self, t: float, y: Vec) -> Vec:
         F = self.force(y)
         wt = self.w * t
         F[0] += self.u * self.w ** 2 * math.cos(wt)
         F[1] += self.u * self.w ** 2 * math.sin(wt)
         return self.A @ y + self.B @ F
 
-    def simulate(self, stop, t_eval, rtol=1e-7, atol=None, method="LSODA"):
+    def simulate(self, stop: float, t_eval: Vec, rtol: float = 1e-7, atol: float | None = None,
+                 method: str = "LSODA") -> tuple[Vec, Vec, Vec, int]:
         """From rest, restarted at every contact onset/separation; returns (t_eval, x, y, nfev),
         x, y: disk 1 relative to the stator centre (the FMU's outputs x, y)."""
         self.inContact = False

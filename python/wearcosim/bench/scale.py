@@ -25,6 +25,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any, Sequence
 
 from ..resources import results_dir  # noqa: E402
 
@@ -82,7 +83,7 @@ def _child(n, out: str) -> None:
                       "peak_rss_mb": max(c1.ru_maxrss, k1.ru_maxrss) / 1024, "c_bytes": csize}))
 
 
-def measure(n, timeout: float = 600.0) -> dict:
+def measure(n: int | str, timeout: float = 600.0) -> dict[str, Any]:
     """Build N oscillators (or the rotor named ``n``) in a fresh process: a dict of figures,
     or {"n", "error"}."""
     with tempfile.TemporaryDirectory(prefix="wearcosim-scale-") as tmp:
@@ -104,7 +105,7 @@ def measure(n, timeout: float = 600.0) -> dict:
         return json.loads(out.strip().splitlines()[-1])
 
 
-def report(rows) -> list:
+def report(rows: Sequence[dict[str, Any]]) -> list[str]:
     lines = [f"{'N':>7} {'states':>7} {'build CPU s':>12} {'peak MB':>9} {'C MB':>8}   growth vs previous (size ratio)"]
     prev = None
     for r in rows:
@@ -121,7 +122,7 @@ def report(rows) -> list:
     return lines
 
 
-def report_rotors(rows) -> list:
+def report_rotors(rows: Sequence[dict[str, Any]]) -> list[str]:
     lines = [f"{'rotor':>17} {'states':>7} {'build CPU s':>12} {'wall s':>8} {'peak MB':>9} {'C MB':>8}   vs TwoDiskRub"]
     base = next((r for r in rows if r["n"] == "TwoDiskRub" and "error" not in r), None)
     for r in rows:
@@ -135,7 +136,7 @@ def report_rotors(rows) -> list:
     return lines
 
 
-def main(argv=None) -> int:
+def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m wearcosim.bench.scale", description=__doc__.split("\n")[0])
     ap.add_argument("sizes", nargs="*", type=int, default=None)
     ap.add_argument("--rotors", action="store_true", help="build the rotor workloads instead (ratios to TwoDiskRub)")

@@ -42,6 +42,7 @@ import time
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -139,7 +140,7 @@ def _progress(desc: str):
 
 
 # --------------------------------------------------------------------------- CS FMU methods
-def solver_methods(md) -> dict:
+def solver_methods(md: Any) -> dict[int, str]:
     """{method number: name} of the CS solver methods a modelDescription offers: the range
     min..max of the ``solver.method`` parameter, named from its description ("0 = auto, 1 =
     ..."); {} when the FMU has no such parameter."""
@@ -290,8 +291,9 @@ def reference(case: Case, grid0: np.ndarray, solver: tuple = REFERENCE) -> tuple
 
 
 def bench_case(key: str, build_dir: Path, *, target: float = TARGET, repeats: int = REPEATS, n: int = N_OUT,
-               stop: float | None = None, methods=None, peers=PEERS, rungs=None,
-               ref_solver=None) -> dict:
+               stop: float | None = None, methods: Sequence[int] | None = None, peers: Sequence[str] = PEERS,
+               rungs: Sequence[float] | None = None,
+               ref_solver: tuple[str, float, float] | None = None) -> dict[str, Any]:
     """One case under the protocol; returns its JSON-able result (see :func:`report`)."""
     from ..export.ondemand import ensure_fmu
     from ..fmi.runner import read_md

@@ -57,6 +57,7 @@ import re
 import sys
 import time
 from pathlib import Path
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -223,9 +224,11 @@ def _cosim(system, stop, n, rtol, tout, ref_orbit, orbit_c, divisors, target):
     return out
 
 
-def bench_system(name, *, build_dir, cache_dir, solvers=tuple(SOLVERS), rtol=RTOL, n=N_OUT, stop=None,
-                 repeat=REPEAT, budget=BUDGET, cosim=True, cosim_divisors=COSIM_DIVISORS,
-                 cosim_target=COSIM_TARGET, log=_quiet) -> dict:
+def bench_system(name: str, *, build_dir: Path, cache_dir: Path, solvers: Sequence[str] = tuple(SOLVERS),
+                 rtol: float = RTOL, n: int = N_OUT, stop: float | None = None,
+                 repeat: int = REPEAT, budget: float = BUDGET, cosim: bool = True,
+                 cosim_divisors: Sequence[int] = COSIM_DIVISORS,
+                 cosim_target: float = COSIM_TARGET, log: Callable[..., Any] = _quiet) -> dict[str, Any]:
     from ..fmi.runner import read_md
     from ..system.examples import EXAMPLES
     ex = EXAMPLES[name]
@@ -301,7 +304,8 @@ def bench_system(name, *, build_dir, cache_dir, solvers=tuple(SOLVERS), rtol=RTO
     return row
 
 
-def run(quick: bool = False, systems=None, build_dir=None, cache_dir=None, log=_quiet) -> dict:
+def run(quick: bool = False, systems: Sequence[str] | None = None, build_dir: Path | None = None,
+        cache_dir: Path | None = None, log: Callable[..., Any] = _quiet) -> dict[str, Any]:
     """Every system of :data:`SYSTEMS` (or ``systems``): ``{"settings": ..., "systems": [row]}``.
     ``quick``: the first system only, over 1/10 of its window with 100 points, DOPRI5 only,
     one repeat, co-simulation at one step (output interval / 16)."""
@@ -328,7 +332,7 @@ def _g(x, fmt):
     return "n/a" if x is None else format(x, fmt)
 
 
-def report(rows) -> list:
+def report(rows: Sequence[dict[str, Any]] | dict[str, Any]) -> list[str]:
     """Table lines of ``run()["systems"]`` (or of ``run()``'s whole result)."""
     if isinstance(rows, dict):
         rows = rows["systems"]
@@ -369,7 +373,7 @@ def report(rows) -> list:
     return lines
 
 
-def main(argv=None) -> int:
+def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m wearcosim.bench.systems", description=__doc__.split("\n")[0])
     ap.add_argument("systems", nargs="*", help=f"composed examples (default: all: {', '.join(SYSTEMS)})")
     ap.add_argument("--quick", action="store_true", help="a smoke run: short window, one solver, one repeat")

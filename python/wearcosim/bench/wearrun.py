@@ -56,7 +56,7 @@ def measure(cycles: int, checkpoint: float) -> dict:
         return json.loads(p.stdout.strip().splitlines()[-1])
 
 
-def main(argv=None) -> int:
+def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m wearcosim.bench.wearrun", description=__doc__.split("\n")[0])
     ap.add_argument("cycles", nargs="*", type=int, default=None, help="default: 160 640 2560")
     ap.add_argument("--out", default=str(results_dir() / "bench_wearrun.json"))

@@ -276,7 +276,7 @@ def spec_fmu(spec: Spec, build_dir: str | Path | None = None) -> bytes:
     return resolve_fmu(sc, Path(build_dir) if build_dir else default_build_dir()).read_bytes()
 
 
-def check_parameters(spec: Spec, fmu: bytes):
+def check_parameters(spec: Spec, fmu: bytes) -> None:
     """Every ``start.`` key of the study (parameters, lubrication pair) names a parameter of the
     FMU; else :class:`SensitivityError` naming it."""
     import xml.etree.ElementTree as ET
@@ -341,7 +341,8 @@ def case_outputs(result: Mapping[str, Any]) -> dict:
 Evaluator = Callable[[list], list]
 
 
-def evaluator(fmu: bytes, workers: int = 2, scheduler=None, batch: int = 8, log=None) -> Evaluator:
+def evaluator(fmu: bytes, workers: int = 2, scheduler: Any = None, batch: int = 8,
+              log: Callable[[str], Any] | None = None) -> Evaluator:
     """A function running a list of case dicts through the study runner (Dask ``scheduler``
     or ``workers`` local processes) and returning the outputs of each case, in order; a case
     the master stopped raises :class:`wearcosim.master.loop.MasterError` naming it."""
@@ -599,7 +600,7 @@ def pick_map(spec: Spec, morris: MorrisResult, sobol: SobolResult | None) -> lis
 
 # ------------------------------------------------------------------------------------------------ driver
 
-def run_sensitivity(spec: Spec | str | Path, out: str | Path, *, workers: int = 2, scheduler=None,
+def run_sensitivity(spec: Spec | str | Path, out: str | Path, *, workers: int = 2, scheduler: Any = None,
                     local: bool = False, trajectories: int | None = None, n: int | None = None,
                     top: int | None = None, grid: int | None = None, stages: Iterable[str] = ("morris", "sobol", "trends"),
                     build_dir: str | Path | None = None, log: Callable[[str], None] | None = None) -> dict:

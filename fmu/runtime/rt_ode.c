@@ -26,6 +26,7 @@ const RtOdeMethod *rt_ode_method(int id)
     case RT_ODE_AUTO:   return &rt_ode_auto;
     case RT_ODE_DOPRI5: return &rt_ode_dopri5;
     case RT_ODE_RODAS4: return &rt_ode_rodas4;
+    case RT_ODE_ADAMS:  return &rt_ode_adams;
     default:            return NULL;
     }
 }
@@ -158,6 +159,7 @@ void rt_ode_restart(RtOde *s, double t, const double *x, double h_hint)
     s->err_old = 1e-4;
     s->first_step = 1;
     s->last_rejected = 0;
+    s->aq = 0;              /* Adams: the history is not valid across a restart */
     s->msg[0] = '\0';
     s->abort_code = 0;
 }

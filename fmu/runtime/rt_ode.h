@@ -114,7 +114,9 @@ typedef int (*rt_rhs_fn)(void *user, double t, const double *x, double *dx);
 typedef int (*rt_jac_fn)(void *user, double t, const double *x, const double *fx,
                          double *J);
 
-enum { RT_ODE_AUTO = 0, RT_ODE_DOPRI5 = 1, RT_ODE_RODAS4 = 2, RT_ODE_NMETHODS = 3 };
+enum { RT_ODE_AUTO = 0, RT_ODE_DOPRI5 = 1, RT_ODE_RODAS4 = 2, RT_ODE_ADAMS = 3,
+       RT_ODE_NMETHODS = 4 };
+#define RT_ADAMS_QMAX 12     /* highest order of the Adams method (rt_adams.c)            */
 
 /* switching thresholds of the auto method (rt_auto.c; also quoted in the runtime's log) */
 #define STIFF_HLAM 3.25      /* DOPRI5: h*|lambda| above this = stability-limited step   */
@@ -163,6 +165,8 @@ struct RtOde {
     double hmax;            /* <= 0: unlimited */
     double cost_f, cost_jac;/* auto method's cost model (<= 0: unknown, see above)    */
     double h_min_user;      /* 0: use 1e-14*max(1,|t|) */
+    int adams_qmax;         /* Adams: highest order, 1..RT_ADAMS_QMAX (0 = RT_ADAMS_QMAX)      */
+    int adams_qfix;         /* Adams (order tests): keep order and step size, no decisions     */
 
     /* current and previous accepted point */
     double t, t_old;
@@ -210,9 +214,20 @@ struct RtOde {
     int n_easy;             /* consecutive RODAS4 steps with h*rho(J) < max(2, 2 kappa)       */
     int backoff;            /* switches back to DOPRI5 so far (<= STIFF_BACKOFF_MAX)          */
     long nswitch;           /* sub-method switches (statistics)                               */
+    /* Adams method (rt_adams.c); with the Nordsieck array in wk[RT_ODE_ADAMS] this is its
+       history (rt_ode_hist_save/load) */
+    int aq;                 /* order of the next step; 0 = start (set by rt_ode_restart)      */
+    int aqd;                /* order of the last accepted step (degree of the dense output)   */
+    int await;              /* accepted steps before the next step-size/order decision        */
+    int aramp;              /* starting: order raised every second step                       */
+    int acur;               /* which of the two Nordsieck buffers holds the accepted array    */
+    double ahz;             /* step size the accepted array is scaled to                      */
+    int alq;                /* order of the coefficients below (cache, 0 = none)              */
+    double al[RT_ADAMS_QMAX + 1];  /* corrector polynomial l_0..l_q                           */
+    double aerr[3];         /* error constants of orders q-1, q, q+1                          */
 };
 
-/* Method table for id (0..2): rt_ode_auto, rt_ode_dopri5, rt_ode_rodas4.
+/* Method table for id (0..3): rt_ode_auto, rt_ode_dopri5, rt_ode_rodas4, rt_ode_adams.
  * Returns NULL for an unknown id. */
 const RtOdeMethod *rt_ode_method(int id);
 
@@ -250,6 +265,14 @@ void rt_ode_auto_reset(RtOde *s);
  * reset.  Both are no-ops (save gives 0) for the other methods. */
 int rt_ode_auto_save(const RtOde *s);
 void rt_ode_auto_load(RtOde *s, int code);
+/* Multistep history for the FMU state (Adams: order, wait counter, Nordsieck array, ...):
+ * rt_ode_hist_len(n) doubles.  save: the history expressed at time t (in [t_old, t] of
+ * the last step; all zeros for the one-step methods or before the first step); load:
+ * after rt_ode_restart(s, t, x, h) at the same t, continues exactly where save left off
+ * (returns 1; 0 = nothing loaded, an invalid or empty record, or not the Adams method). */
+size_t rt_ode_hist_len(int n);
+void rt_ode_hist_save(const RtOde *s, double t, double *buf);
+int rt_ode_hist_load(RtOde *s, const double *buf);
 /* auto method: kappa = cost of a RODAS4 step / cost of a DOPRI5 step (cost model above) */
 double rt_ode_auto_kappa(const RtOde *s);
 /* spectral radius estimate of the n*n column-major J (power iteration, v, w: n doubles) */
@@ -283,6 +306,7 @@ int rt_ode_reject(RtOde *s, double h_new, const char *why);
 extern const RtOdeMethod rt_ode_dopri5;
 extern const RtOdeMethod rt_ode_rodas4;
 extern const RtOdeMethod rt_ode_auto;
+extern const RtOdeMethod rt_ode_adams;
 
 #ifdef WEARCOSIM_VIS_PUSHED_RT_ODE_H
 #pragma GCC visibility pop

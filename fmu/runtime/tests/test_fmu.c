@@ -197,6 +197,60 @@ static void test_bball_cs(int method, const char *tag)
     A.FreeInstance(c);
 }
 
+
+/* "save, continue" = "save, restore, continue" = "deserialize into another instance,
+ * continue", bit for bit, for every method, at save points between impacts, right after
+ * them and with solver steps reaching past the communication point (for Adams: the
+ * Nordsieck history, order and counters are part of the state) */
+static void bb_steps(fmi2Component c, int k0, int k1, double H, double *out)
+{
+    int k;
+    for (k = k0; k < k1; k++) {
+        A.DoStep(c, k * H, H, fmi2True);
+        out[2 * (k - k0)] = getr(c, BB_H);
+        out[2 * (k - k0) + 1] = getr(c, BB_V);
+    }
+}
+static void test_bball_state_methods(void)
+{
+    int m;
+    for (m = 0; m <= 3; m++) {
+        fmi2Component c = inst(BB_GUID, fmi2CoSimulation), c2 = inst(BB_GUID, fmi2CoSimulation);
+        const double H = 0.013;
+        int k0, same = 1, nsave = 0;
+        double a[2 * 11], b[2 * 11], d[2 * 11];
+        char name[64];
+        seti(c, BB_METHOD, m);
+        setr(c, BB_RTOL, 1e-8);
+        init(c, 0, 0);
+        for (k0 = 0; k0 + 11 <= 180; k0 += 11) {
+            fmi2FMUstate st = NULL, st2 = NULL;
+            size_t sz = 0;
+            fmi2Byte *bytes;
+            A.GetFMUstate(c, &st);
+            A.SerializedFMUstateSize(c, st, &sz);
+            bytes = (fmi2Byte *)malloc(sz);
+            A.SerializeFMUstate(c, st, bytes, sz);
+            bb_steps(c, k0, k0 + 11, H, a);
+            A.SetFMUstate(c, st);
+            bb_steps(c, k0, k0 + 11, H, b);
+            A.DeSerializeFMUstate(c2, bytes, sz, &st2);
+            A.SetFMUstate(c2, st2);
+            bb_steps(c2, k0, k0 + 11, H, d);
+            if (memcmp(a, b, sizeof a) != 0 || memcmp(a, d, sizeof a) != 0) same = 0;
+            A.FreeFMUstate(c, &st);
+            A.FreeFMUstate(c2, &st2);
+            free(bytes);
+            nsave++;
+        }
+        snprintf(name, sizeof name, "bball_state_bit_identical_method%d", m);
+        check(same && geti(c, BB_COUNT) >= 5, name, "%d save points, %d impacts", nsave,
+              geti(c, BB_COUNT));
+        A.FreeInstance(c);
+        A.FreeInstance(c2);
+    }
+}
+
 static void test_bball_misuse(void)
 {
     fmi2Component c;
@@ -249,7 +303,7 @@ static void test_bball_misuse(void)
     x = 0;
     s = A.GetDirectionalDerivative(c, NULL, 0, NULL, 0, NULL, &x);
     check(s == fmi2Error, "directional_derivative_state_check", "%s", lastlog);
-    s = seti(c, BB_METHOD, 3);
+    s = seti(c, BB_METHOD, 4);
     check(s == fmi2Error, "set_method_range", "%s", lastlog);
     /* instance still usable after all that */
     check(init(c, 0, 0) == fmi2OK, "init_after_errors", "");
@@ -747,15 +801,15 @@ static double decay_run(int method, double rtol, int tolFromSetup, long *nstep, 
 
 static void test_decay(void)
 {
-    const int methods[2] = {1, 2};
-    const char *mn[2] = {"dopri5", "rodas4"};
+    const int methods[3] = {1, 2, 3};
+    const char *mn[3] = {"dopri5", "rodas4", "adams"};
     int m;
     fmi2Status s;
     fmi2Real lst;
     fmi2Boolean term;
     fmi2Component c;
     long ns, nf;
-    for (m = 0; m < 2; m++) {
+    for (m = 0; m < 3; m++) {
         long s1, f1, s2, f2;
         char name[64];
         double e1 = decay_run(methods[m], 1e-4, 0, &s1, &f1);
@@ -868,7 +922,7 @@ static void test_decay(void)
        2e-4 too (restoring it continued from the stale point for good). */
     {
         int meth, restore, n;
-        for (meth = 0; meth <= 2; meth++)
+        for (meth = 0; meth <= 3; meth++)
             for (restore = 0; restore <= 1; restore++) {
                 char name[64];
                 double worst = 0.0, tw = 0.0, xw = 0.0;
@@ -1134,6 +1188,8 @@ int main(int argc, char **argv)
         test_bball_cs(1, "dopri5");
         test_bball_cs(2, "rodas4");
         test_bball_cs(0, "auto");
+        test_bball_cs(3, "adams");
+        test_bball_state_methods();
         test_bball_state();
         test_bball_terminate_and_input();
         test_bball_me();
@@ -1142,11 +1198,13 @@ int main(int argc, char **argv)
         test_bball_zeno_cs(0, 0.01, "auto");
         test_bball_zeno_cs(1, 0.02, "dopri5");
         test_bball_zeno_cs(2, 0.01, "rodas4");
+        test_bball_zeno_cs(3, 0.01, "adams");
         test_bball_zeno_cs(0, 10.0, "one_step");
         test_bball_zeno_state();
         test_bball_band_cs(0, "auto");
         test_bball_band_cs(1, "dopri5");
         test_bball_band_cs(2, "rodas4");
+        test_bball_band_cs(3, "adams");
         test_bball_zeno_me();
     } else if (strcmp(model, "decay") == 0) {
         test_decay();

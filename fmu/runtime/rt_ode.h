@@ -222,6 +222,7 @@ struct RtOde {
     int aramp;              /* starting: order raised every second step                       */
     int acur;               /* which of the two Nordsieck buffers holds the accepted array    */
     double ahz;             /* step size the accepted array is scaled to                      */
+    double aerrprev;        /* error estimate of the last accepted step (0: none)             */
     int alq;                /* order of the coefficients below (cache, 0 = none)              */
     double al[RT_ADAMS_QMAX + 1];  /* corrector polynomial l_0..l_q                           */
     double aerr[3];         /* error constants of orders q-1, q, q+1                          */

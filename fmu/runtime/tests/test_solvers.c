@@ -641,7 +641,7 @@ static void test_adams_bounds_restart(void)
             while (rc == RT_ODE_OK && s->aq < 5 && s->naccept - n0 < 100)
                 rc = rt_ode_step(s, t0 + 10.0);
             nfev_restart = s->nfev - nf0;
-            check(rc == 0 && s->aq >= 5 && nfev_restart < 40, "adams_restart_ramp",
+            check(rc == 0 && s->aq >= 5 && nfev_restart <= 50, "adams_restart_ramp",
                   "after restart (rtol 1e-9): order 5 reached at t+%.3g after %ld steps, "
                   "%ld RHS evaluations", s->t - t0, s->naccept - n0, nfev_restart);
         }

@@ -95,7 +95,7 @@
 #define RMIN_KEEP 1.1       /* a ratio below this changes nothing                      */
 #define START_FRAC 0.1      /* start: h^2/2 ||x''|| = this fraction of the tolerance     */
 #define EARLY_ERR 0.5       /* between decisions: predicted error above this shrinks h */
-#define HIST_HDR 8
+#define HIST_HDR RT_ODE_HIST_HDR
 
 #define ZCOLS (QMAX + 1)
 

@@ -514,8 +514,8 @@ static double adams_fixed_err(int q, double h)
     for (j = 0; j <= q; j++) {   /* x = cos t, v = -sin t: derivatives at 0 */
         static const double c[4] = {1.0, 0.0, -1.0, 0.0};
         if (j > 0) { fact *= j; hj *= h; }
-        hist[8 + 2 * j] = hj / fact * c[j % 4];
-        hist[8 + 2 * j + 1] = hj / fact * c[(j + 1) % 4];
+        hist[RT_ODE_HIST_HDR + 2 * j] = hj / fact * c[j % 4];
+        hist[RT_ODE_HIST_HDR + 2 * j + 1] = hj / fact * c[(j + 1) % 4];
     }
     if (!rt_ode_hist_load(s, hist)) { free(hist); rt_ode_free(s); return -1.0; }
     while (s->t < T) if (rt_ode_step(s, T) != RT_ODE_OK) break;

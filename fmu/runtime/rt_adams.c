@@ -95,6 +95,14 @@
 #define RMIN_KEEP 1.1       /* a ratio below this changes nothing                      */
 #define START_FRAC 0.1      /* start: h^2/2 ||x''|| = this fraction of the tolerance     */
 #define EARLY_ERR 0.5       /* between decisions: predicted error above this shrinks h */
+#define ADAMS_STIFF 0.8     /* auto: h|lambda| above this fraction of the order's stability
+                               boundary = stiff */
+
+/* stability boundary on the negative real axis of the order-q PECE step (measured: the
+   largest h|lambda| for which x' = lambda x decays at constant h and q) */
+static const double stab_bound[QMAX + 1] = {
+    1.0, 1.0, 2.0, 1.73, 1.29, 0.95, 0.70, 0.52, 0.385, 0.285, 0.215, 0.165, 0.125
+};
 #define HIST_HDR RT_ODE_HIST_HDR
 
 #define ZCOLS (QMAX + 1)
@@ -227,7 +235,7 @@ static int adams_step(RtOde *s, double t_bound)
         const double *z = zbuf(s, s->acur);
         double *zp = zbuf(s, 1 - s->acur);
         const char *why = NULL;
-        double err, l0;
+        double err, l0, hlam = 0.0;
 
         if (s->alq != q) set_coeffs(s, q);
         s->nstep++;
@@ -255,15 +263,32 @@ static int adams_step(RtOde *s, double t_bound)
         /* C */
         l0 = s->al[0];
         for (i = 0; i < n; i++) {
-            const double di = h * fp[i] - zp[n + i];
-            y[i] = zp[i] + l0 * di;
+            d[i] = h * fp[i] - zp[n + i];
+            y[i] = zp[i] + l0 * d[i];
         }
         if (!rt_ode_all_finite(n, y)) { why = "NaN/Inf in the new state"; goto reject_; }
         /* E (G1) */
         rc = rt_ode_call_f(s, t_new, y, fp);
         if (rc < 0) goto abort_;
         if (rc > 0) { why = "model evaluation failed or returned NaN/Inf"; goto reject_; }
-        for (i = 0; i < n; i++) d[i] = h * fp[i] - zp[n + i];
+        if (s->method->id == RT_ODE_AUTO) {
+            /* stiffness (auto method): h|lambda| ~ ||h (f_new - f_pred)|| / ||y - y_pred||,
+               a Rayleigh quotient along the correction (D' - D = h (f_new - f_pred),
+               y - y_pred = l_0 D; no extra evaluation), against the largest stability
+               boundary of the orders (2.0 at order 2): at a high order the step may be
+               stability-limited where a lower one is not, which the order selection finds */
+            double num = 0.0, den = 0.0;
+            for (i = 0; i < n; i++) {
+                const double dn = h * fp[i] - zp[n + i];
+                num += (dn - d[i]) * (dn - d[i]);
+                den += d[i] * d[i];
+                d[i] = dn;
+            }
+            den *= l0 * l0;
+            hlam = den > 0.0 ? sqrt(num / den) : 0.0;
+        } else {
+            for (i = 0; i < n; i++) d[i] = h * fp[i] - zp[n + i];
+        }
         err = s->aerr[1] * rt_ode_err_norm(s, d, s->x, y);
 
         if (err <= 1.0) {
@@ -293,14 +318,18 @@ static int adams_step(RtOde *s, double t_bound)
             s->naccept++;
             s->last_rejected = 0;
             s->first_step = 0;
+            /* auto: in DOPRI5's units (> STIFF_HLAM = stiff) */
+            s->stiff_hlam = hlam / (ADAMS_STIFF * stab_bound[q]) * STIFF_HLAM;
             /* step size and order */
             if (s->adams_qfix) return RT_ODE_OK;
             s->await--;
             {   /* between decisions: an error near the limit that grows from step to step
                    (the step size it needs at the same h) shrinks h at once */
-                const double eprev = s->aerrprev * pow(r, q + 1);   /* at this step's h */
+                const double eprev = s->aerrprev;
                 double epred = err;
-                if (eprev > 0.0 && err > eprev) epred = err * fmin(err / eprev, 4.0);
+                /* (a growth is measured only between steps of the same h: after a rescale
+                   the estimate does not follow h^(q+1) at once) */
+                if (r == 1.0 && eprev > 0.0 && err > eprev) epred = err * fmin(err / eprev, 4.0);
                 s->aerrprev = err;
                 if (s->await > 1 && epred > EARLY_ERR) {
                     rr = 1.0 / (BIAS_SAME * pow(epred, 1.0 / (q + 1)) + 1e-6);

@@ -134,6 +134,25 @@ static void test_order(const RtOdeMethod *m, int expected, const char *tag)
     check(fabs(p - expected) < 0.4, name, "observed order %.2f (expected %d)", p, expected);
 }
 
+/* Prothero-Robinson with a moderately stiff constant lambda: x' = -50 (x - sin t) + cos t,
+   x(0) = 1: x = sin t + e^(-50 t) */
+static int f_pr50(void *u, double t, const double *x, double *dx)
+{
+    (void)u;
+    dx[0] = -50.0 * (x[0] - sin(t)) + cos(t);
+    return 0;
+}
+
+static void test_order_pr_rodas4(void)
+{
+    const double ex = sin(1.0) + exp(-50.0);
+    const double e1 = fixed_step_err(&rt_ode_rodas4, f_pr50, 0.01, ex);
+    const double e2 = fixed_step_err(&rt_ode_rodas4, f_pr50, 0.005, ex);
+    const double p = log(e1 / e2) / log(2.0);
+    check(fabs(p - 4.0) < 0.5, "order rodas4_prothero_robinson",
+          "= %.2f (lambda = -50, h = 0.01 / 0.005; expected 4)", p);
+}
+
 static void test_tolerance(const RtOdeMethod *m, const char *tag)
 {
     double rt[3] = {1e-4, 1e-7, 1e-10};
@@ -956,6 +975,7 @@ int main(void)
     test_nominal_and_jac_fallback();
     test_order(&rt_ode_dopri5, 5, "dopri5");
     test_order(&rt_ode_rodas4, 4, "rodas4");
+    test_order_pr_rodas4();
     test_adams_fixed_orders();
     test_order_vs_tol(&rt_ode_dopri5, 5.0, "dopri5");
     test_tolerance(&rt_ode_dopri5, "dopri5");

@@ -20,10 +20,13 @@
  * l' from -1.  With the predicted slope (C) this is the (q-1)-step Adams-Moulton
  * corrector of order q, applied once; the history takes the slope at the corrected
  * point (the second E), so the polynomial interpolates the derivative values the
- * method has actually evaluated.  PECE and not a PEC with a separate E for G1: both cost
- * two evaluations per step, and PECE keeps the better slope (PEC would waste the second
- * evaluation).  Iterating the corrector further does not pay for a non-stiff problem:
- * the order and the principal error are already those of the corrector.
+ * method has actually evaluated.  PECE and not PEC: G1 needs the evaluation at the new
+ * point anyway, so both cost two evaluations per step, and with the history built from
+ * the predicted slope (PEC, the second evaluation only for G1) the hybrid mechanism took
+ * 9683 evaluations and 440 rejections for an orbit error of 8.1e-5 at rtol 1e-7, against
+ * 7433, 231 and 5.5e-5 with PECE (slider-crank: 13883 against 9943 evaluations).
+ * Iterating the corrector further (PECEC...) does not pay for a non-stiff problem: the
+ * order and the principal error are already those of the corrector.
  *
  * Error estimate (Milne's device in Nordsieck form).  The top column changes by
  * l_q D' in a step, i.e. h^(q+1) x^(q+1) ~ q! l_q D', and the local error of the
@@ -64,8 +67,8 @@
  * rejection) the decision is taken after every second step instead of q+1, so the method
  * is back at its working order within a few steps (Kepler problem at rtol 1e-9: order 5
  * after 13 steps, 29 evaluations).  This matters: the hybrid mechanism's 39 contact
- * events restart the method 39 times (with an order-1 start and the LSODE wait of q+1
- * steps it took ~15% more evaluations for the same orbit error).
+ * events restart the method 39 times (with an order-1 start it took ~12% more
+ * evaluations for the same orbit error).
  *
  * Tuned on the hybrid mechanism and the slider-crank CS FMUs (docs/fmus.md); one
  * corrector iteration (PECE) is the cheapest form that keeps G1: every step costs two
@@ -76,8 +79,9 @@
  * D'_prev, D', y, f = 30.
  *
  * History for the FMU state: rt_ode_hist_save() packs q, the order of the last step,
- * the wait counter, the start flag, the last error, h of the array, the array and D'_prev into rt_ode_hist_len(n)
- * doubles; rt_ode_hist_load() after rt_ode_restart() continues bit for bit.  Saved at a
+ * the wait counter, the start flag, the last error, h of the array, the array and
+ * D'_prev into rt_ode_hist_len(n) doubles; rt_ode_hist_load() after rt_ode_restart()
+ * continues bit for bit.  Saved at a
  * time t inside the last step (a CS step reaching past a communication point), the
  * array is Taylor-shifted to t (same polynomial, expressed at t).
  */

@@ -110,9 +110,11 @@
  *    results never depend on the machine's load): checked with clock_gettime(
  *    CLOCK_MONOTONIC) every 256 solver steps, exceeded -> fmi2Discard at the last
  *    accepted point.  The messages name the budget, the parameter and the time reached.
- *  - Solver settings v[OFF_SOLVER_*]: method 0 = auto (Dormand-Prince 5(4), switching
- *    to RODAS4 where the problem is stiff and back, LSODA-style, see rt_ode.h; the
- *    switches are logged at logAll), 1 = Dormand-Prince 5(4), 2 = RODAS4.  rtol <= 0: the
+ *  - Solver settings v[OFF_SOLVER_*]: method 0 = auto (Adams, switching to RODAS4 where
+ *    the problem is stiff and back, LSODA-style, see rt_ode.h; the switches are logged at
+ *    logAll), 1 = Dormand-Prince 5(4), 2 = RODAS4, 3 = Adams
+ *    (variable order 1-12, Nordsieck PECE, rt_adams.c; its history is part of the FMU
+ *    state).  rtol <= 0: the
  *    fmi2SetupExperiment tolerance if defined, else the model's DefaultExperiment
  *    tolerance (DEFAULT_TOLERANCE; 1e-6 when the model declares none).  atol <= 0: 1e-3*rtol.
  *    The absolute tolerance of state i is atol*mdl_x_nominal[i] (Modelica nominal;
@@ -859,6 +861,7 @@ static void free_instance(RtCtx *c)
     if (c->ddJx) fr(c->ddJx);
 #endif
     if (c->xe) fr(c->xe);
+    if (c->resumeHist) fr(c->resumeHist);
     if (c->xNominal) fr(c->xNominal);
     if (c->mEv) fr(c->mEv);
     if (c->zBand) fr(c->zBand);
@@ -936,12 +939,14 @@ fmi2Component fmi2Instantiate(fmi2String instanceName, fmi2Type fmuType,
     if (!c->ddJ || !c->ddAcc || !c->ddJx) goto oom;
 #endif
     c->xe = (double *)al(NARR(N_X), sizeof(double));
+    c->resumeHist = (double *)al(rt_ode_hist_len(N_X), sizeof(double));
     c->xNominal = (double *)al(NARR(N_X), sizeof(double));
     c->mEv = (double *)al(NARR(N_Z), sizeof(double));
     c->zBand = (double *)al(NARR(N_Z), sizeof(double));
     c->vScratch = (double *)al(NARR(NV), sizeof(double));
     if (!c->instanceName || !c->v || !c->z || !c->zOld || !c->zl || !c->zr || !c->zm ||
-        !c->zf || !c->zPart || !c->xe || !c->xNominal || !c->mEv || !c->zBand || !c->vScratch)
+        !c->zf || !c->zPart || !c->xe || !c->xNominal || !c->mEv || !c->zBand || !c->vScratch ||
+        !c->resumeHist)
         goto oom;
     memcpy(c->instanceName, instanceName, len + 1);
     {
@@ -1353,8 +1358,9 @@ END:
 /* FMU state: one contiguous byte block, which is also the serialized form     */
 
 #define RT_STATE_MAGIC "WCSFMUS"   /* + NUL = 8 bytes */
-#define RT_STATE_VERSION 5u   /* 3: odeAuto (was padding); 4: auto code with back-off (rt_ode.h);
-                                 5: chattering history + 2*N_Z doubles after v */
+#define RT_STATE_VERSION 6u   /* 3: odeAuto (was padding); 4: auto code with back-off (rt_ode.h);
+                                 5: chattering history + 2*N_Z doubles after v;
+                                 6: multistep history (rt_ode_hist_len(N_X) doubles) after those */
 
 typedef struct {
     char magic[8];
@@ -1410,7 +1416,8 @@ static size_t state_guid_space(void)
 
 static size_t state_size(void)
 {
-    return sizeof(RtStateHeader) + state_guid_space() + (size_t)(NV + 2 * N_Z) * sizeof(double);
+    return sizeof(RtStateHeader) + state_guid_space() +
+           ((size_t)(NV + 2 * N_Z) + rt_ode_hist_len(N_X)) * sizeof(double);
 }
 
 /* Sizes of FMU-state blocks.  STATE_TOTAL(c): of the block state_write writes;
@@ -1493,6 +1500,20 @@ static void state_write(const RtCtx *c, unsigned char *buf)
         memcpy(p, c->mEv, (size_t)N_Z * sizeof(double));
         memcpy(p + (size_t)N_Z * sizeof(double), c->zBand, (size_t)N_Z * sizeof(double));
     }
+    {   /* multistep history (Adams): of the running solver (at its step end, c->time), or
+           what a restored state / collapsed step keeps for the next restart */
+        unsigned char *p = buf + sizeof h + state_guid_space() +
+                           (size_t)(NV + 2 * N_Z) * sizeof(double);
+        const size_t hl = rt_ode_hist_len(N_X);
+        if (c->ode && !c->odeRestart && N_X > 0) {
+            rt_ode_hist_save(c->ode, c->ode->t, c->resumeHist);   /* (scratch here) */
+            memcpy(p, c->resumeHist, hl * sizeof(double));
+        } else if (c->odeResume) {
+            memcpy(p, c->resumeHist, hl * sizeof(double));
+        } else {
+            memset(p, 0, hl * sizeof(double));
+        }
+    }
     h.checksum = state_checksum(buf, STATE_TOTAL(c));   /* (with the model's part, H1) */
     memcpy(buf, &h, sizeof h);
 }
@@ -1551,6 +1572,8 @@ static void state_read(RtCtx *c, const unsigned char *buf)
         memcpy(c->mEv, p, (size_t)N_Z * sizeof(double));
         memcpy(c->zBand, p + (size_t)N_Z * sizeof(double), (size_t)N_Z * sizeof(double));
     }
+    memcpy(c->resumeHist, buf + sizeof h + state_guid_space() +
+           (size_t)(NV + 2 * N_Z) * sizeof(double), rt_ode_hist_len(N_X) * sizeof(double));
     c->evHead = h.evHead;
     c->evN = h.evN;
     c->zenoRun = h.zenoRun;
@@ -2081,7 +2104,7 @@ static int cs_solver(RtCtx *c, const char *fn)
     const RtOdeMethod *m = (mv == (double)id) ? rt_ode_method(id) : NULL;
     if (!m) {
         rlog(c, fmi2Error, RT_LOG_ERROR, "%s: solver method %g is invalid (0 = auto, "
-             "1 = Dormand-Prince 5(4), 2 = RODAS4)", fn, mv);
+             "1 = Dormand-Prince 5(4), 2 = RODAS4, 3 = Adams)", fn, mv);
         return 1;
     }
     if (!c->ode || c->ode->method != m) {
@@ -2263,6 +2286,7 @@ static void cs_collapse_ahead(RtCtx *c)
     c->resumeFirstStep = s->first_step;
     c->resumeLastRejected = (s->last_rejected & 1) | RESUME_AUTO |
                             (rt_ode_auto_save(s) << RESUME_AUTO_SHIFT);
+    rt_ode_hist_save(s, c->time, c->resumeHist);   /* Adams: the polynomial moved to c->time */
     c->hHint = s->h;
     c->ahead = 0;
 }
@@ -2397,6 +2421,9 @@ static fmi2Status cs_integrate(RtCtx *c, const char *fn, double tEnd)
             }
             if (c->resumeLastRejected & RESUME_AUTO)
                 rt_ode_auto_load(s, c->resumeLastRejected >> RESUME_AUTO_SHIFT);
+            /* Adams' history (order, Nordsieck array, ...): after the auto code, which
+               selects the sub-method */
+            if (c->odeResume) rt_ode_hist_load(s, c->resumeHist);
         }
         c->resumeLastRejected &= 1;
         c->odeResume = 0;
@@ -2444,14 +2471,9 @@ static fmi2Status cs_integrate(RtCtx *c, const char *fn, double tEnd)
                     rc = rt_ode_step(s, tBound);
                     c->quiet--;
                     if (s->nswitch != nsw)
-                    {
-                        const int stiff = s->sub == &rt_ode_rodas4;
                         rlog(c, fmi2OK, RT_LOG_ALL, "%s: t=%.17g auto solver switched to %s "
-                             "(%s %g on %d steps) after %ld accepted steps, next h=%.3g", fn, s->t,
-                             s->sub->name, stiff ? "stiff: h*|lambda| >" : "non-stiff: h*rho(J) <",
-                             stiff ? STIFF_HLAM : EASY_HRHO, stiff ? STIFF_COUNT : EASY_COUNT,
-                             s->naccept, s->h);
-                    }
+                             "(%s) after %ld accepted steps, next h=%.3g", fn, s->t,
+                             s->sub->name, s->switch_why ? s->switch_why : "", s->naccept, s->h);
                 }
                 if (rc == RT_ODE_HMIN && tBound > tEnd && s->t < tEnd) {
                     /* the model cannot be evaluated somewhere beyond tEnd and the steps

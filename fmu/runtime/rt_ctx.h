@@ -86,6 +86,8 @@ struct RtCtx {
     int odeResume;                  /* the restart continues a restored FMU state: apply the */
     double resumeHLast, resumeErrOld;   /* solver controller history saved with it        */
     int resumeFirstStep, resumeLastRejected;
+    double *resumeHist;             /* rt_ode_hist_len(N_X): multistep history (Adams) saved
+                                       with it (rt_ode_hist_save; zeros for one-step methods) */
     int csEventPending;             /* inputs/parameters changed: event iteration at the
                                        start of the next doStep */
     double hHint;                   /* step size proposal kept over a restart */

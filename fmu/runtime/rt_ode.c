@@ -26,6 +26,7 @@ const RtOdeMethod *rt_ode_method(int id)
     case RT_ODE_AUTO:   return &rt_ode_auto;
     case RT_ODE_DOPRI5: return &rt_ode_dopri5;
     case RT_ODE_RODAS4: return &rt_ode_rodas4;
+    case RT_ODE_ADAMS:  return &rt_ode_adams;
     default:            return NULL;
     }
 }
@@ -119,12 +120,14 @@ RtOde *rt_ode_new_sparse(const RtOdeMethod *m, int n, rt_rhs_fn f, rt_jac_fn jac
     {
         int k;
         for (k = 0; k < RT_ODE_NMETHODS; k++) s->wk[k] = s->work;
-        if (m->id == RT_ODE_AUTO) {   /* rt_auto.c: [DOPRI5 12n | RODAS4 12n | power it. 2n] */
+        if (m->id == RT_ODE_AUTO) {   /* rt_auto.c: [DOPRI5 12n | RODAS4 12n | power it. 2n |
+                                         Adams 30n] */
             s->wk[RT_ODE_RODAS4] = s->work + rt_ode_dopri5.nwork * nn;
             s->wk[RT_ODE_AUTO] = s->wk[RT_ODE_RODAS4] + rt_ode_rodas4.nwork * nn;
+            s->wk[RT_ODE_ADAMS] = s->wk[RT_ODE_AUTO] + 2 * nn;
         }
     }
-    s->sub = s->last_sub = m->id == RT_ODE_AUTO ? &rt_ode_dopri5 : m;
+    s->sub = s->last_sub = m->id == RT_ODE_AUTO ? &rt_ode_adams : m;
     s->first_step = 1;
     return s;
 }
@@ -158,6 +161,7 @@ void rt_ode_restart(RtOde *s, double t, const double *x, double h_hint)
     s->err_old = 1e-4;
     s->first_step = 1;
     s->last_rejected = 0;
+    s->aq = 0;              /* Adams: the history is not valid across a restart */
     s->msg[0] = '\0';
     s->abort_code = 0;
 }

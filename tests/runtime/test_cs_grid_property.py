@@ -29,7 +29,7 @@ parameter solver.rtol between steps, and an fmi2GetFMUstate between steps that i
 after the run: the replay from it must be bit-identical to the first pass.  Every point is
 compared with the reference within K * (rtol * scale + atol) per variable (scale: the
 largest magnitude of the reference over the run, atol = 1e-3 rtol the solver's default),
-for all three methods (solver.method 0 auto, 1 Dormand-Prince, 2 RODAS4).
+for all four methods (solver.method 0 auto, 1 Dormand-Prince, 2 RODAS4, 3 Adams).
 
 Examples per test: WEARCOSIM_GRID_EXAMPLES (default 50); WEARCOSIM_GRID_RANDOM=1 draws a
 new random seed per run (bug hunting) instead of the fixed one of the suite.
@@ -58,7 +58,7 @@ import wc_fmi_driver as D  # noqa: E402
 EXAMPLES = int(os.environ.get("WEARCOSIM_GRID_EXAMPLES", "50"))
 DERANDOMIZE = os.environ.get("WEARCOSIM_GRID_RANDOM", "0") in ("", "0")
 BB = "WearCosim.Examples.Basic.BouncingBall"
-METHODS = pytest.mark.parametrize("method", [0, 1, 2], ids=["auto", "dopri5", "rodas4"])
+METHODS = pytest.mark.parametrize("method", [0, 1, 2, 3], ids=["auto", "dopri5", "rodas4", "adams"])
 SETTINGS = settings(max_examples=EXAMPLES, derandomize=DERANDOMIZE, database=None,
                     deadline=None, print_blob=False,
                     suppress_health_check=[HealthCheck.function_scoped_fixture,

@@ -44,7 +44,7 @@ def _runner(fmu, **start):
 
 
 # ----------------------------------------------------------------------------- 1. Zeno
-@pytest.mark.parametrize("method", [0, 1, 2], ids=["auto", "dopri5", "rodas4"])
+@pytest.mark.parametrize("method", [0, 1, 2, 3], ids=["auto", "dopri5", "rodas4", "adams"])
 def test_bouncing_ball_cs_past_zeno_point_is_discarded(build_example, method):
     """Communication steps of 0.02 s to 10 s: fmi2Discard with a chattering message at the
     Zeno point; every accepted step has the ball at or above the floor."""
@@ -87,7 +87,7 @@ def test_bouncing_ball_cs_single_step_past_zeno_point(build_example):
         r.terminate()
 
 
-@pytest.mark.parametrize("method", [0, 1, 2], ids=["auto", "dopri5", "rodas4"])
+@pytest.mark.parametrize("method", [0, 1, 2, 3], ids=["auto", "dopri5", "rodas4", "adams"])
 def test_rebound_inside_hysteresis_band_is_discarded(build_example, method):
     """The root cause of the 172 m on its own: dropped from 1e-11 m, the first rebound
     (~1e-5 m/s) cannot leave the relation's hysteresis band (1e-10 m), so ``h < 0`` would

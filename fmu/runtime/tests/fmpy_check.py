@@ -49,7 +49,7 @@ MODEL_DESCRIPTION = """<?xml version="1.0" encoding="UTF-8"?>
     <ScalarVariable name="g" valueReference="4" causality="parameter" variability="fixed" initial="exact"><Real start="9.81" min="0"/></ScalarVariable>
     <ScalarVariable name="e" valueReference="5" causality="parameter" variability="tunable" initial="exact"><Real start="0.7" min="0" max="1"/></ScalarVariable>
     <ScalarVariable name="tTerm" valueReference="6" causality="parameter" variability="tunable" initial="exact"><Real start="1e9"/></ScalarVariable>
-    <ScalarVariable name="solver.method" valueReference="7" causality="parameter" variability="tunable" initial="exact"><Integer start="0" min="0" max="2"/></ScalarVariable>
+    <ScalarVariable name="solver.method" valueReference="7" causality="parameter" variability="tunable" initial="exact"><Integer start="0" min="0" max="3"/></ScalarVariable>
     <ScalarVariable name="solver.rtol" valueReference="8" causality="parameter" variability="tunable" initial="exact"><Real start="0" min="0" max="1"/></ScalarVariable>
     <ScalarVariable name="solver.atol" valueReference="9" causality="parameter" variability="tunable" initial="exact"><Real start="0" min="0"/></ScalarVariable>
     <ScalarVariable name="solver.hmax" valueReference="10" causality="parameter" variability="tunable" initial="exact"><Real start="0" min="0"/></ScalarVariable>
@@ -137,8 +137,8 @@ def run_checks(fmu):
     yield ("fmpy_me_cvode_impacts", len(imp) == len(ex) and err < 1e-6,
            "%d impacts (exact %d), max |dt| = %.2e s" % (len(imp), len(ex), err))
 
-    # Co-Simulation, both embedded methods
-    for method, tag in ((1, "dopri5"), (2, "rodas4")):
+    # Co-Simulation, the embedded methods
+    for method, tag in ((1, "dopri5"), (2, "rodas4"), (3, "adams")):
         res = fmpy.simulate_fmu(fmu, fmi_type="CoSimulation", stop_time=t_end,
                                 output_interval=0.01,
                                 start_values={"solver.method": method, "solver.rtol": 1e-8},

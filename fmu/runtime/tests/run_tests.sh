@@ -54,7 +54,7 @@ for m in "$HERE"/models/*/; do
   fi
 done
 $CC $OPT $WARN -I "$RT" "$HERE/test_solvers.c" "$RT/rt_ode.c" "$RT/rt_dopri5.c" \
-    "$RT/rt_rodas4.c" "$RT/rt_auto.c" "$RT/rt_linalg.c" -lm -o "$BUILD/test_solvers" || fail build_test_solvers
+    "$RT/rt_rodas4.c" "$RT/rt_auto.c" "$RT/rt_adams.c" "$RT/rt_linalg.c" -lm -o "$BUILD/test_solvers" || fail build_test_solvers
 $CC $OPT $WARN -D_POSIX_C_SOURCE=200809L -I "$RT/include" "$HERE/test_fmu.c" -ldl -lm \
     -o "$BUILD/test_fmu" || fail build_test_fmu
 

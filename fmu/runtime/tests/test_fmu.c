@@ -197,6 +197,60 @@ static void test_bball_cs(int method, const char *tag)
     A.FreeInstance(c);
 }
 
+
+/* "save, continue" = "save, restore, continue" = "deserialize into another instance,
+ * continue", bit for bit, for every method, at save points between impacts, right after
+ * them and with solver steps reaching past the communication point (for Adams: the
+ * Nordsieck history, order and counters are part of the state) */
+static void bb_steps(fmi2Component c, int k0, int k1, double H, double *out)
+{
+    int k;
+    for (k = k0; k < k1; k++) {
+        A.DoStep(c, k * H, H, fmi2True);
+        out[2 * (k - k0)] = getr(c, BB_H);
+        out[2 * (k - k0) + 1] = getr(c, BB_V);
+    }
+}
+static void test_bball_state_methods(void)
+{
+    int m;
+    for (m = 0; m <= 3; m++) {
+        fmi2Component c = inst(BB_GUID, fmi2CoSimulation), c2 = inst(BB_GUID, fmi2CoSimulation);
+        const double H = 0.013;
+        int k0, same = 1, nsave = 0;
+        double a[2 * 11], b[2 * 11], d[2 * 11];
+        char name[64];
+        seti(c, BB_METHOD, m);
+        setr(c, BB_RTOL, 1e-8);
+        init(c, 0, 0);
+        for (k0 = 0; k0 + 11 <= 180; k0 += 11) {
+            fmi2FMUstate st = NULL, st2 = NULL;
+            size_t sz = 0;
+            fmi2Byte *bytes;
+            A.GetFMUstate(c, &st);
+            A.SerializedFMUstateSize(c, st, &sz);
+            bytes = (fmi2Byte *)malloc(sz);
+            A.SerializeFMUstate(c, st, bytes, sz);
+            bb_steps(c, k0, k0 + 11, H, a);
+            A.SetFMUstate(c, st);
+            bb_steps(c, k0, k0 + 11, H, b);
+            A.DeSerializeFMUstate(c2, bytes, sz, &st2);
+            A.SetFMUstate(c2, st2);
+            bb_steps(c2, k0, k0 + 11, H, d);
+            if (memcmp(a, b, sizeof a) != 0 || memcmp(a, d, sizeof a) != 0) same = 0;
+            A.FreeFMUstate(c, &st);
+            A.FreeFMUstate(c2, &st2);
+            free(bytes);
+            nsave++;
+        }
+        snprintf(name, sizeof name, "bball_state_bit_identical_method%d", m);
+        check(same && geti(c, BB_COUNT) >= 5, name, "%d save points, %d impacts", nsave,
+              geti(c, BB_COUNT));
+        A.FreeInstance(c);
+        A.FreeInstance(c2);
+    }
+}
+
 static void test_bball_misuse(void)
 {
     fmi2Component c;
@@ -249,7 +303,7 @@ static void test_bball_misuse(void)
     x = 0;
     s = A.GetDirectionalDerivative(c, NULL, 0, NULL, 0, NULL, &x);
     check(s == fmi2Error, "directional_derivative_state_check", "%s", lastlog);
-    s = seti(c, BB_METHOD, 3);
+    s = seti(c, BB_METHOD, 4);
     check(s == fmi2Error, "set_method_range", "%s", lastlog);
     /* instance still usable after all that */
     check(init(c, 0, 0) == fmi2OK, "init_after_errors", "");
@@ -344,9 +398,14 @@ static void test_bball_state(void)
           "h=%g", getr(c, BB_H));
     init(c, 0, 0);
     n2 = 0;
-    bb_run(c, 0.0, 2.0, 0.01, imp2, &n2, 20);
-    check(fabs(getr(c, BB_H) - h1) < 1e-12, "reset_reproduces", "h(2)=%.17g vs %.17g",
-          getr(c, BB_H), h1);
+    /* the same calls as the first run, the FMU state taken at t = 1 included (it ends a
+       solver step there: the trajectory after it is not that of a run without it) */
+    bb_run(c, 0.0, 1.0, 0.01, imp2, &n2, 20);
+    st = NULL;
+    A.GetFMUstate(c, &st);
+    A.FreeFMUstate(c, &st);
+    bb_run(c, 1.0, 2.0, 0.01, imp2, &n2, 20);
+    check(getr(c, BB_H) == h1, "reset_reproduces", "h(2)=%.17g vs %.17g", getr(c, BB_H), h1);
     A.Terminate(c);
     A.FreeInstance(c);
 }
@@ -747,15 +806,15 @@ static double decay_run(int method, double rtol, int tolFromSetup, long *nstep, 
 
 static void test_decay(void)
 {
-    const int methods[2] = {1, 2};
-    const char *mn[2] = {"dopri5", "rodas4"};
+    const int methods[3] = {1, 2, 3};
+    const char *mn[3] = {"dopri5", "rodas4", "adams"};
     int m;
     fmi2Status s;
     fmi2Real lst;
     fmi2Boolean term;
     fmi2Component c;
     long ns, nf;
-    for (m = 0; m < 2; m++) {
+    for (m = 0; m < 3; m++) {
         long s1, f1, s2, f2;
         char name[64];
         double e1 = decay_run(methods[m], 1e-4, 0, &s1, &f1);
@@ -835,7 +894,7 @@ static void test_decay(void)
         /* the same faults right after a communication point: solver steps reach past
            communication points, but a model that cannot be evaluated beyond t = 1 must not
            make the doStep ending ON t = 1 fail; the next one does */
-        for (meth = 0; meth <= 2; meth++)
+        for (meth = 0; meth <= 3; meth++)
             for (mode = 0; mode < 3; mode++) {
                 char name[64];
                 int n, okSteps = 1;
@@ -848,7 +907,10 @@ static void test_decay(void)
                 for (n = 0; n < 8; n++)
                     if (A.DoStep(c, n * 0.125, 0.125, fmi2True) != fmi2OK) okSteps = 0;
                 snprintf(name, sizeof name, "fault_after_comm_point_%s_m%d", fm[mode], meth);
-                check(okSteps && fabs(getr(c, DC_X) - exp(-1.0)) < 1e-7, name,
+                /* (default rtol 1e-6: Adams (3, and auto) is accurate to about that, x error
+                   1.2e-6; DOPRI5 and RODAS4 are far more accurate than asked here) */
+                check(okSteps && fabs(getr(c, DC_X) - exp(-1.0)) <
+                                 ((meth == 1 || meth == 2) ? 1e-7 : 1e-5), name,
                       "x(1)=%.12g msg: %s", getr(c, DC_X), lastlog);
                 s = A.DoStep(c, 1.0, 0.125, fmi2True);
                 lst = -1;
@@ -868,7 +930,7 @@ static void test_decay(void)
        2e-4 too (restoring it continued from the stale point for good). */
     {
         int meth, restore, n;
-        for (meth = 0; meth <= 2; meth++)
+        for (meth = 0; meth <= 3; meth++)
             for (restore = 0; restore <= 1; restore++) {
                 char name[64];
                 double worst = 0.0, tw = 0.0, xw = 0.0;
@@ -1134,6 +1196,8 @@ int main(int argc, char **argv)
         test_bball_cs(1, "dopri5");
         test_bball_cs(2, "rodas4");
         test_bball_cs(0, "auto");
+        test_bball_cs(3, "adams");
+        test_bball_state_methods();
         test_bball_state();
         test_bball_terminate_and_input();
         test_bball_me();
@@ -1142,11 +1206,13 @@ int main(int argc, char **argv)
         test_bball_zeno_cs(0, 0.01, "auto");
         test_bball_zeno_cs(1, 0.02, "dopri5");
         test_bball_zeno_cs(2, 0.01, "rodas4");
+        test_bball_zeno_cs(3, 0.01, "adams");
         test_bball_zeno_cs(0, 10.0, "one_step");
         test_bball_zeno_state();
         test_bball_band_cs(0, "auto");
         test_bball_band_cs(1, "dopri5");
         test_bball_band_cs(2, "rodas4");
+        test_bball_band_cs(3, "adams");
         test_bball_zeno_me();
     } else if (strcmp(model, "decay") == 0) {
         test_decay();

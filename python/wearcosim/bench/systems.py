@@ -14,7 +14,7 @@ window (0 to the example's stop time) and write the same output grid (``N_OUT`` 
 
 Monolithic and container are stepped by the same runner (:func:`wearcosim.fmi.runner.open_fmu`,
 instantiated once, reset per run, batched ``step_record``) with the same embedded solver
-(``solver.method``: auto, DOPRI5 and RODAS4, each in turn) and the same relative tolerance
+(``solver.method``: auto, DOPRI5, RODAS4 and Adams, each in turn) and the same relative tolerance
 (``RTOL``).  Figures:
 
 * CPU time of the thread that steps (``time.thread_time``: the FMUs run in it; the process
@@ -71,7 +71,7 @@ SYSTEMS = {
     "hybrid_lubricated_7pi": ("ex", "ey"),
     "two_disk_rub": ("x", "y"),
 }
-SOLVERS = {"auto": 0, "DOPRI5": 1, "RODAS4": 2}
+SOLVERS = {"auto": 0, "DOPRI5": 1, "RODAS4": 2, "Adams": 3}
 RTOL = 1e-6
 N_OUT = 2000
 REPEAT = 5              # runs per contender at least ...

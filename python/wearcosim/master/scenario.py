@@ -282,7 +282,7 @@ def from_dict(data: dict, source: str = "<scenario>", base: Path = Path(".")) ->
         (s.record_every >= 1, "run.record_every must be >= 1 (cycles)"),
         (s.transient_cycles >= 0, "run.transient_cycles must be >= 0"),
         (all(isinstance(r, str) for r in s.record), "run.record must be a list of variable names"),
-        (s.solver in (0, 1, 2), "run.solver must be 0 (auto), 1 (Dormand-Prince) or 2 (implicit)"),
+        (s.solver in (0, 1, 2, 3), "run.solver must be 0 (auto), 1 (Dormand-Prince), 2 (implicit) or 3 (Adams)"),
         (s.backend in ("fmpy", "pyfmi"), f"run.backend must be 'fmpy' or 'pyfmi', got {s.backend!r}"),
         (s.depth_per_clearance > 0, "limits.depth_per_clearance must be > 0"),
         (s.update_per_clearance > 0, "limits.update_per_clearance must be > 0"),

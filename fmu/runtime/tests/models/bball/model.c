@@ -16,7 +16,7 @@ const MdlVar mdl_var[NV] = {
     {"g", MT_REAL, MK_PARAM_FIXED, 0.0, INF},            /* 4 */
     {"e", MT_REAL, MK_PARAM_TUNABLE, 0.0, 1.0},          /* 5 */
     {"tTerm", MT_REAL, MK_PARAM_TUNABLE, -INF, INF},     /* 6 */
-    {"solver.method", MT_INTEGER, MK_PARAM_TUNABLE, 0, 2}, /* 7 */
+    {"solver.method", MT_INTEGER, MK_PARAM_TUNABLE, 0, 3}, /* 7 */
     {"solver.rtol", MT_REAL, MK_PARAM_TUNABLE, 0, 1},    /* 8 */
     {"solver.atol", MT_REAL, MK_PARAM_TUNABLE, 0, INF},  /* 9 */
     {"solver.hmax", MT_REAL, MK_PARAM_TUNABLE, 0, INF},  /* 10 */

@@ -6,7 +6,7 @@
 const MdlVar mdl_var[NV] = {
     {"x", MT_REAL, MK_STATE, -INF, INF},
     {"der(x)", MT_REAL, MK_DERIV, -INF, INF},
-    {"solver.method", MT_INTEGER, MK_PARAM_TUNABLE, 0, 2},
+    {"solver.method", MT_INTEGER, MK_PARAM_TUNABLE, 0, 3},
     {"solver.rtol", MT_REAL, MK_PARAM_TUNABLE, 0, 1},
     {"solver.atol", MT_REAL, MK_PARAM_TUNABLE, 0, INF},
     {"solver.hmax", MT_REAL, MK_PARAM_TUNABLE, 0, INF},

@@ -10,7 +10,7 @@ const MdlVar mdl_var[NV] = {
     {"cc", MT_REAL, MK_PARAM_TUNABLE, -INF, INF},          /* 2 */
     {"bad", MT_BOOLEAN, MK_PARAM_TUNABLE, 0, 1},           /* 3 */
     {"fdNl", MT_BOOLEAN, MK_PARAM_TUNABLE, 0, 1},          /* 4 */
-    {"solver.method", MT_INTEGER, MK_PARAM_TUNABLE, 0, 2}, /* 5 */
+    {"solver.method", MT_INTEGER, MK_PARAM_TUNABLE, 0, 3}, /* 5 */
     {"solver.rtol", MT_REAL, MK_PARAM_TUNABLE, 0, 1},      /* 6 */
     {"solver.atol", MT_REAL, MK_PARAM_TUNABLE, 0, INF},    /* 7 */
     {"solver.hmax", MT_REAL, MK_PARAM_TUNABLE, 0, INF},    /* 8 */

@@ -10,7 +10,7 @@ const MdlVar mdl_var[NV] = {
     {"der(x1)", MT_REAL, MK_DERIV, -INF, INF},
     {"der(x2)", MT_REAL, MK_DERIV, -INF, INF},
     {"mu", MT_REAL, MK_PARAM_FIXED, 0, INF},
-    {"solver.method", MT_INTEGER, MK_PARAM_TUNABLE, 0, 2},
+    {"solver.method", MT_INTEGER, MK_PARAM_TUNABLE, 0, 3},
     {"solver.rtol", MT_REAL, MK_PARAM_TUNABLE, 0, 1},
     {"solver.atol", MT_REAL, MK_PARAM_TUNABLE, 0, INF},
     {"solver.hmax", MT_REAL, MK_PARAM_TUNABLE, 0, INF},

@@ -110,9 +110,9 @@
  *    results never depend on the machine's load): checked with clock_gettime(
  *    CLOCK_MONOTONIC) every 256 solver steps, exceeded -> fmi2Discard at the last
  *    accepted point.  The messages name the budget, the parameter and the time reached.
- *  - Solver settings v[OFF_SOLVER_*]: method 0 = auto (Adams, switching to RODAS4 where
- *    the problem is stiff and back, LSODA-style, see rt_ode.h; the switches are logged at
- *    logAll), 1 = Dormand-Prince 5(4), 2 = RODAS4, 3 = Adams
+ *  - Solver settings v[OFF_SOLVER_*]: method 0 = auto (Dormand-Prince 5(4), switching
+ *    to RODAS4 where the problem is stiff and back, LSODA-style, see rt_ode.h; the
+ *    switches are logged at logAll), 1 = Dormand-Prince 5(4), 2 = RODAS4, 3 = Adams
  *    (variable order 1-12, Nordsieck PECE, rt_adams.c; its history is part of the FMU
  *    state).  rtol <= 0: the
  *    fmi2SetupExperiment tolerance if defined, else the model's DefaultExperiment
@@ -2418,12 +2418,10 @@ static fmi2Status cs_integrate(RtCtx *c, const char *fn, double tEnd)
                 s->err_old = c->resumeErrOld;
                 s->first_step = c->resumeFirstStep;
                 s->last_rejected = c->resumeLastRejected & 1;
+                rt_ode_hist_load(s, c->resumeHist);   /* Adams: order, Nordsieck array, ... */
             }
             if (c->resumeLastRejected & RESUME_AUTO)
                 rt_ode_auto_load(s, c->resumeLastRejected >> RESUME_AUTO_SHIFT);
-            /* Adams' history (order, Nordsieck array, ...): after the auto code, which
-               selects the sub-method */
-            if (c->odeResume) rt_ode_hist_load(s, c->resumeHist);
         }
         c->resumeLastRejected &= 1;
         c->odeResume = 0;
@@ -2471,9 +2469,14 @@ static fmi2Status cs_integrate(RtCtx *c, const char *fn, double tEnd)
                     rc = rt_ode_step(s, tBound);
                     c->quiet--;
                     if (s->nswitch != nsw)
+                    {
+                        const int stiff = s->sub == &rt_ode_rodas4;
                         rlog(c, fmi2OK, RT_LOG_ALL, "%s: t=%.17g auto solver switched to %s "
-                             "(%s) after %ld accepted steps, next h=%.3g", fn, s->t,
-                             s->sub->name, s->switch_why ? s->switch_why : "", s->naccept, s->h);
+                             "(%s %g on %d steps) after %ld accepted steps, next h=%.3g", fn, s->t,
+                             s->sub->name, stiff ? "stiff: h*|lambda| >" : "non-stiff: h*rho(J) <",
+                             stiff ? STIFF_HLAM : EASY_HRHO, stiff ? STIFF_COUNT : EASY_COUNT,
+                             s->naccept, s->h);
+                    }
                 }
                 if (rc == RT_ODE_HMIN && tBound > tEnd && s->t < tEnd) {
                     /* the model cannot be evaluated somewhere beyond tEnd and the steps

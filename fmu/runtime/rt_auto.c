@@ -1,11 +1,11 @@
 /*
  * rt_auto.c -- solver method 0 ("auto"): LSODA-style automatic switching between the
- * explicit Adams method (rt_adams.c) and the L-stable Rosenbrock RODAS4 (rt_rodas4.c).
+ * explicit DOPRI5 (rt_dopri5.c) and the L-stable Rosenbrock RODAS4 (rt_rodas4.c).
  * The design (stiffness tests, thresholds, hysteresis, what is kept in the FMU state)
  * is documented in rt_ode.h.
  *
- * Work layout (multiples of n): DOPRI5's 12 (unused) | RODAS4's 12 | power iteration 2 |
- * Adams' 30 = 56, plus RODAS4's matrices (J, LU, pivots); see rt_ode_new().
+ * Work layout (multiples of n): DOPRI5's 12 | RODAS4's 12 | power iteration 2 = 26,
+ * plus RODAS4's matrices (J, LU, pivots); see rt_ode_new().
  */
 #include <math.h>
 #include <string.h>
@@ -67,13 +67,12 @@ static void use(RtOde *s, const RtOdeMethod *m)
 {
     s->sub = m;
     s->n_stiff = s->n_nonstiff = s->n_easy = 0;
-    if (m == &rt_ode_adams) s->aq = 0;   /* Adams starts afresh from the current point */
 }
 
 void rt_ode_auto_reset(RtOde *s)
 {
     if (s->method->id != RT_ODE_AUTO) return;
-    use(s, &rt_ode_adams);
+    use(s, &rt_ode_dopri5);
     s->last_sub = s->sub;
     s->stiff_hlam = 0.0;
     s->backoff = 0;
@@ -84,14 +83,14 @@ double rt_ode_auto_kappa(const RtOde *s)
     const double n = (double)s->n;
     const double cf = s->cost_f > 0 ? s->cost_f : 20.0 * n + 50.0;
     const double cj = s->cost_jac > 0 ? s->cost_jac : n * cf;
-    const double adams = ADAMS_NFEV_STEP * cf + ADAMS_WORK_STEP * n;
+    const double dopri = 6.0 * cf + 50.0 * n;
     double rodas = 7.0 * cf + cj + 2.0 * n * n * n / 3.0 + 36.0 * n * n;
     if (s->band) {   /* banded LU: factor n kl (kl+ku), six solves of n (2kl+ku+1) */
         const double kl = (double)s->band->kl, ku = (double)s->band->ku;
         rodas = 7.0 * cf + (s->cost_jac > 0 ? s->cost_jac : s->sp_ncolor * cf) +
                 2.0 * n * kl * (kl + ku) + 12.0 * n * (2.0 * kl + ku + 1.0) + 2.0 * s->sp_nnz;
     }
-    return rodas / adams;
+    return rodas / dopri;
 }
 
 /* stiff DOPRI5 steps needed for a switch to RODAS4 at the current back-off level */
@@ -114,14 +113,13 @@ void rt_ode_auto_load(RtOde *s, int code)
     if (s->method->id != RT_ODE_AUTO) return;
     rt_ode_auto_reset(s);
     ns = (code >> AUTO_CODE_STIFF_SHIFT) & 1023;
-    nn = (code >> AUTO_CODE_NONSTIFF_SHIFT) & 1023;
+    nn = (code >> AUTO_CODE_NONSTIFF_SHIFT) & 7;
     ne = (code >> AUTO_CODE_EASY_SHIFT) & 15;
     bo = (code >> AUTO_CODE_BACKOFF_SHIFT) & 7;
     if (code < 0 || code >= AUTO_CODE_LIMIT || bo > STIFF_BACKOFF_MAX ||
-        ns >= (STIFF_COUNT << bo) || nn >= ns + STIFF_FORGET || ne >= EASY_COUNT)
+        ns >= (STIFF_COUNT << bo) || nn >= STIFF_FORGET || ne >= EASY_COUNT)
         return;
-    s->sub = (code & 1) ? &rt_ode_rodas4 : &rt_ode_adams;
-    s->last_sub = s->sub;
+    s->sub = (code & 1) ? &rt_ode_rodas4 : &rt_ode_dopri5;
     s->n_stiff = ns;
     s->n_nonstiff = nn;
     s->n_easy = ne;
@@ -129,11 +127,10 @@ void rt_ode_auto_load(RtOde *s, int code)
 }
 
 /* hand over to m after an accepted step: keep h, drop the controller history */
-static void switch_to(RtOde *s, const RtOdeMethod *m, const char *why)
+static void switch_to(RtOde *s, const RtOdeMethod *m)
 {
     use(s, m);
     s->nswitch++;
-    s->switch_why = why;
     s->first_step = 1;
     s->err_old = 1e-4;
     s->jac_valid = 0;
@@ -146,27 +143,23 @@ static int auto_step(RtOde *s, double t_bound)
     const int rc = m->step(s, t_bound);
     if (rc != RT_ODE_OK || s->naccept == nacc) return rc;   /* failed or nothing to do */
     s->last_sub = m;
-    if (m != &rt_ode_rodas4) {   /* Adams (stiff_hlam in DOPRI5's units, rt_adams.c) */
-        /* the Adams controller does not sit smoothly on the stability boundary as DOPRI5's
-           PI controller does: stable and unstable steps alternate, with rejections.  So
-           the count is of stiff steps against non-stiff ones since the count began: it is
-           dropped only when the non-stiff ones outnumber the stiff ones by STIFF_FORGET */
+    if (m == &rt_ode_dopri5) {
         if (s->stiff_hlam > STIFF_HLAM) {
-            if (++s->n_stiff >= stiff_needed(s))
-                switch_to(s, &rt_ode_rodas4, "stiff: the Adams step is limited by stability");
-        } else if (s->n_stiff > 0 && ++s->n_nonstiff >= s->n_stiff + STIFF_FORGET) {
+            s->n_nonstiff = 0;
+            if (++s->n_stiff >= stiff_needed(s)) switch_to(s, &rt_ode_rodas4);
+        } else if (s->n_stiff > 0 && ++s->n_nonstiff >= STIFF_FORGET) {
             s->n_stiff = s->n_nonstiff = 0;
         }
     } else {
         const int n = s->n;
         double *v = s->wk[RT_ODE_AUTO], *w = v + n;
         const double kappa = rt_ode_auto_kappa(s);
-        const double easy = EASY_FACTOR * kappa > EASY_HRHO ? EASY_FACTOR * kappa : EASY_HRHO;
+        const double easy = 2.0 * kappa > EASY_HRHO ? 2.0 * kappa : EASY_HRHO;
         const double rho = s->band ? rt_ode_spectral_radius_sparse(n, s->sp_colind, s->sp_row, s->J, v, w)
                                    : rt_ode_spectral_radius(n, s->J, v, w);
         if (s->h_last * rho < easy) {
             if (++s->n_easy >= EASY_COUNT) {
-                switch_to(s, &rt_ode_adams, "non-stiff: RODAS4's step no longer worth its cost");
+                switch_to(s, &rt_ode_dopri5);
                 if (s->backoff < STIFF_BACKOFF_MAX) s->backoff++;
             }
         } else {
@@ -182,6 +175,6 @@ static void auto_dense(const RtOde *s, double t, double *out)
 }
 
 const RtOdeMethod rt_ode_auto = {
-    "auto (Adams / RODAS4 stiffness switching)", RT_ODE_AUTO, 5, 4,
-    12 + 12 + 2 + 30, 1, auto_step, auto_dense
+    "auto (Dormand-Prince 5(4) / RODAS4 stiffness switching)", RT_ODE_AUTO, 5, 4,
+    12 + 12 + 2, 1, auto_step, auto_dense
 };

@@ -1,5 +1,5 @@
 /*
- * rt_ode.h -- embedded ODE solvers (one-step and Adams multistep) for the Co-Simulation interface.
+ * rt_ode.h -- embedded one-step ODE solvers for the Co-Simulation interface.
  *
  * Part of the wearcosim FMI 2.0 runtime (fmu/runtime/).  This layer knows nothing
  * about FMI or about config.h: it integrates x' = f(t, x) for a vector of n doubles
@@ -27,49 +27,50 @@
  *                        step selection, dense output = the Nordsieck polynomial; its
  *                        history is saved with the FMU state (rt_ode_hist_save)
  *                                                                   (rt_adams.c)
- *     RT_ODE_AUTO   = 0  Adams while non-stiff, RODAS4 while stiff (LSODA-style, see
- *                        below)                                      (rt_auto.c)
+ *     RT_ODE_AUTO   = 0  automatic stiffness switching between DOPRI5 and RODAS4
+ *                        (LSODA-style, see below; Adams is not among its methods yet:
+ *                        see "Adams and auto" below)                 (rt_auto.c)
  *
  * The auto method (RT_ODE_AUTO).  Like LSODA (Petzold 1983, scipy's method='LSODA') it
- * starts with a cheap explicit method, Adams (two evaluations per step; on the hybrid
- * mechanism CS FMU it needs 7433 evaluations where DOPRI5 needs 20648 for the same orbit
- * error), and switches to the implicit one only where the problem is stiff, i.e. where
- * the explicit step is limited by stability instead of accuracy (contact models are often
- * merely "accuracy-stiff": the fast contact vibration must be resolved anyway, and the
- * explicit method is then much cheaper than RODAS4, which needs a Jacobian and an LU per
- * step).
- *   Adams -> RODAS4: after every accepted Adams step, h|lambda| ~ ||D' - D|| / ||l_0 D||
- *     (D, D': the corrections with the derivative at the predicted and at the corrected
- *     point, so D' - D = h (f_new - f_pred) and y - y_pred = l_0 D: a Rayleigh quotient
- *     along the correction, no extra evaluation), compared with 0.8 times the stability
- *     boundary of the step's order on the negative real axis (measured for this PECE
- *     scheme: 1, 2, 1.73, 1.29, 0.95, 0.70, ... 0.125 for orders 1..12), reported in
- *     DOPRI5's units (stiff_hlam > STIFF_HLAM = beyond it).  The Adams controller does
- *     not sit smoothly on the boundary (stable and unstable steps alternate, with
- *     rejections), so stiff steps are counted against non-stiff ones since the count
- *     began: STIFF_COUNT stiff steps switch to RODAS4 unless the non-stiff ones outnumber
- *     them by STIFF_FORGET first (then the count restarts).
- *   RODAS4 -> Adams: after every accepted RODAS4 step the spectral radius rho of the
+ * starts with the cheap explicit method and switches to the implicit one only where the
+ * problem is stiff, i.e. where the step size of the explicit method is limited by
+ * stability instead of accuracy (contact models are often merely "accuracy-stiff": the
+ * fast contact vibration must be resolved anyway, and DOPRI5 is then ~10x cheaper than
+ * RODAS4, which needs a Jacobian and an LU per step).
+ *   DOPRI5 -> RODAS4: the stiffness test of Hairer's DOPRI5 code (Hairer/Norsett/Wanner,
+ *     Solving ODEs I, Sect. IV.2 / II.10): after every accepted step
+ *         h*|lambda| ~ h * ||k7 - k6|| / ||x_new - Y6||
+ *     (k6 = f(t+h, Y6), k7 = f(t+h, x_new), stages the step has anyway; a Rayleigh-
+ *     quotient estimate of the dominant eigenvalue along the last stage difference).
+ *     If it exceeds 3.25 (DOPRI5's stability boundary on the negative real axis is
+ *     ~3.3) on 15 accepted steps without 6 consecutive non-stiff ones in between, the
+ *     problem is declared stiff and the next step is taken with RODAS4.
+ *   RODAS4 -> DOPRI5: after every accepted RODAS4 step the spectral radius rho of the
  *     Jacobian J the step used (s->J, no extra evaluation) is estimated by 12 power
  *     iterations from a fixed start vector (geometric mean of the growth over the last
- *     8, which also works for complex pairs); if h_accepted*rho < max(1, kappa) on 15
- *     CONSECUTIVE accepted steps, the next step is taken with Adams.  kappa = cost of a
- *     RODAS4 step / cost of an Adams step (below): RODAS4 pays only while its step is
- *     more than kappa times the step Adams could take stably (~1-2/rho at orders 4-2).
- *     (||J||_inf is not used: for mechanical systems J = [0 I; -K/M -C/M] it is ~omega^2
- *     while rho ~ omega.)
+ *     8, which also works for complex pairs); if h_accepted*rho < max(2, 2*kappa) on 15
+ *     CONSECUTIVE accepted steps, the next step is taken with DOPRI5.  h*rho < 2: DOPRI5
+ *     would be stable with this step, with margin.  kappa = cost of a RODAS4 step / cost
+ *     of a DOPRI5 step (below): a stiff problem is still cheaper with DOPRI5 as long as
+ *     RODAS4's step is less than kappa times DOPRI5's stable step (~2/rho).  (||J||_inf
+ *     is not used: for mechanical systems J = [0 I; -K/M -C/M] it is ~omega^2 while
+ *     rho ~ omega.)
  *   Cost model (deterministic, no clocks, so runs and restored FMU states repeat bit for
  *     bit): one right-hand side costs cost_f, an analytic Jacobian cost_jac (units: the
  *     generated functions' instruction counts, MDL_COST_DERIV / MDL_COST_JAC of config.h;
- *     unknown = 0: cost_f = 20 n + 50, finite differences n cost_f); an Adams step is
- *     ADAMS_NFEV_STEP (2.2: two evaluations, rejections and restarts as measured on the
- *     mechanisms) cost_f + 40 n, a RODAS4 step 7 cost_f + cost_jac + 2n^3/3 (LU) + 12 n^2
- *     (solves) + 24 n^2 (power iteration).
- *   Back-off: every switch back to Adams doubles the number of stiff Adams steps needed
+ *     unknown = 0: cost_f = 20 n + 50, finite differences n cost_f); a DOPRI5 step is
+ *     6 cost_f + 50 n, a RODAS4 step 7 cost_f + cost_jac + 2n^3/3 (LU) + 12 n^2 (solves)
+ *     + 24 n^2 (power iteration).  Small mechanisms: kappa ~ 2; the 61-state rotor:
+ *     kappa ~ 8 (the LU and the power iteration dominate), where DOPRI5 alone is faster.
+ *   Back-off: every switch back to DOPRI5 doubles the number of stiff DOPRI5 steps needed
  *     for the next switch to RODAS4 (15, 30, ... up to 15*2^6), so a problem on the cost
- *     boundary (the mechanisms' contact phases) does not alternate every 30 steps.
+ *     boundary does not alternate every 30 steps.
+ *   Hysteresis: the thresholds differ (3.25 vs max(2, 2 kappa)) and both need >= 15
+ *     steps, so a switch costs at least 15 steps of the other method; the step counters
+ *     restart at a switch.
  *   At a switch the proposed step size is kept and the controller history is dropped
- *     (Adams starts afresh at order 2, RODAS4 with first_step = 1, jac_valid = 0).
+ *     (first_step = 1, err_old reset, jac_valid = 0); the new method's controller adapts
+ *     h within a few steps (DOPRI5 rejects a too large h by its error test).
  *   Events (rt_ode_restart) keep the current sub-method and the counters: stiffness is
  *     a property of the model around the trajectory, not of the step-size history.
  *   G1-G5 hold because every step is one complete step of one sub-method; the auto
@@ -77,18 +78,23 @@
  *     dense() of the last accepted step dispatches to the sub-method that took it
  *     (s->last_sub) and its coefficients are never overwritten by the other method.
  *   State: the current sub-method, the counters and the back-off level are all the auto
- *     method keeps beyond the common controller history and Adams' history (rt_ode_hist_
- *     save); rt_ode_auto_save()/rt_ode_auto_load() pack them into one int (< 2^28,
- *     layout AUTO_CODE_* below) for the FMU state (fmi2_runtime.c), so "save, restore,
- *     continue" is bit-identical.  The stiffness estimates are recomputed from each
+ *     method keeps beyond the common controller history; rt_ode_auto_save()/
+ *     rt_ode_auto_load() pack them into one int (< 2^21, layout AUTO_CODE_* below) for the
+ *     FMU state (fmi2_runtime.c), so "save, restore, continue" is bit-identical.  The stiffness estimates are recomputed from each
  *     step's own data (fixed power-iteration start), never carried over.
  *   Counters: nswitch counts switches, s->sub is the current sub-method.
- *   DOPRI5 is not among auto's methods: per evaluation Adams is cheaper on every problem
- *     measured, also at its stability limit (h|lambda| 2.0 / 1.29 for two evaluations at
- *     orders 2 / 4 against 3.3 for six).  Choosing between the two by their measured cost
- *     per unit of simulated time over windows of accepted steps was tried: the windows fall
- *     into different phases of the motion (contact vs. free flight differ by more than the
- *     methods), and auto flipped between them for nothing.
+ *
+ * Adams and auto.  Adams needs ~2.2 evaluations per step against DOPRI5's ~6 and, on the
+ * hybrid mechanism (CS FMU, rtol 1e-7), 7337 instead of 20648 for the same orbit error,
+ * but auto still switches between DOPRI5 and RODAS4 only.  A version choosing Adams or
+ * DOPRI5 by their measured cost per unit of simulated time (windows of 100 accepted
+ * steps, the other method measured now and then) and switching from Adams to RODAS4 by
+ * a Rayleigh-quotient stiffness test on the two evaluations of a PECE step was tried: the
+ * windows fall into different phases of the motion (contact vs. free flight differ by
+ * more than the methods), so it flipped between the two, and the stiffness test fired in
+ * contact phases that RODAS4 then found non-stiff (11700-15000 evaluations instead of
+ * 7337).  Until a cost comparison within one phase exists, solver.method = 3 selects
+ * Adams explicitly.
  *
  * Guarantees every method gives (the driver relies on them):
  *   G1  After step() returns RT_ODE_OK, the LAST call of f was f(t, x) at the new
@@ -132,23 +138,18 @@ enum { RT_ODE_AUTO = 0, RT_ODE_DOPRI5 = 1, RT_ODE_RODAS4 = 2, RT_ODE_ADAMS = 3,
 #define RT_ADAMS_QMAX 12     /* highest order of the Adams method (rt_adams.c)            */
 
 /* switching thresholds of the auto method (rt_auto.c; also quoted in the runtime's log) */
-#define STIFF_HLAM 3.25      /* h*|lambda| above this (DOPRI5; Adams: scaled, rt_adams.c)
-                                = stability-limited step                                   */
+#define STIFF_HLAM 3.25      /* DOPRI5: h*|lambda| above this = stability-limited step   */
 #define STIFF_COUNT 15       /* ... on this many accepted steps -> switch to RODAS4       */
 #define STIFF_FORGET 6       /* ... unless this many consecutive non-stiff ones intervene */
-#define EASY_HRHO 1.0        /* RODAS4: h*rho(J) below max(this, EASY_FACTOR*kappa) on ... */
-#define EASY_FACTOR 1.0      /* ... = Adams (stable to h|lambda| 1.3-2 at orders 4-2) costs less */
-#define ADAMS_NFEV_STEP 2.2  /* cost model: evaluations per Adams step (with rejections,
-                                restarts: measured on the mechanisms)                        */
-#define ADAMS_WORK_STEP 40.0 /* ... and its other work, per state                            */
+#define EASY_HRHO 2.0        /* RODAS4: h*rho(J) below this = DOPRI5 would be stable      */
 #define EASY_COUNT 15        /* ... on this many consecutive accepted steps -> DOPRI5     */
 #define STIFF_BACKOFF_MAX 6  /* switch to RODAS4 after STIFF_COUNT << backoff stiff steps  */
 /* rt_ode_auto_save() code: sub-method | n_stiff | n_nonstiff | n_easy | backoff */
 #define AUTO_CODE_STIFF_SHIFT 1      /* 10 bits (n_stiff < STIFF_COUNT << 6 = 960)         */
-#define AUTO_CODE_NONSTIFF_SHIFT 11  /* 10 bits (n_nonstiff < n_stiff + STIFF_FORGET)      */
-#define AUTO_CODE_EASY_SHIFT 21      /* 4 bits */
-#define AUTO_CODE_BACKOFF_SHIFT 25   /* 3 bits */
-#define AUTO_CODE_LIMIT (1 << 28)
+#define AUTO_CODE_NONSTIFF_SHIFT 11  /* 3 bits */
+#define AUTO_CODE_EASY_SHIFT 14      /* 4 bits */
+#define AUTO_CODE_BACKOFF_SHIFT 18   /* 3 bits */
+#define AUTO_CODE_LIMIT (1 << 21)
 
 /* step() results */
 enum {
@@ -232,7 +233,6 @@ struct RtOde {
     int n_easy;             /* consecutive RODAS4 steps with h*rho(J) < max(2, 2 kappa)       */
     int backoff;            /* switches back to DOPRI5 so far (<= STIFF_BACKOFF_MAX)          */
     long nswitch;           /* sub-method switches (statistics)                               */
-    const char *switch_why; /* reason of the last switch (for the log)                        */
     /* Adams method (rt_adams.c); with the Nordsieck array in wk[RT_ODE_ADAMS] this is its
        history (rt_ode_hist_save/load) */
     int aq;                 /* order of the next step; 0 = start (set by rt_ode_restart)      */

@@ -189,15 +189,21 @@ def _check(data: dict, schema: dict, where: str, src: str):
             raise ScenarioError(f"{src}: '{where}{key}' must be of type {typ.__name__}, got {val!r}")
 
 
-def load(path: str | os.PathLike[str]) -> Scenario:
-    path = Path(path)
+def read_toml(path: Path, what: str, error: type[Exception] = ScenarioError) -> dict[str, Any]:
+    """The table of the TOML file ``path``; a missing file or a syntax error raises ``error``
+    with one line naming the file (``what``: the kind of file, for the message)."""
     try:
-        data = tomllib.loads(path.read_text())
+        return tomllib.loads(path.read_text())
     except FileNotFoundError:
-        raise ScenarioError(f"{path}: no such scenario file") from None
+        raise error(f"{path}: no such {what} file") from None
     except tomllib.TOMLDecodeError as exc:
-        raise ScenarioError(f"{path}: invalid TOML: {exc}") from None
-    return from_dict(data, str(path), base=path.parent)
+        raise error(f"{path}: invalid TOML: {exc}") from None
+
+
+def load(path: str | os.PathLike[str]) -> Scenario:
+    """The scenario of a TOML file (relative paths in it: from the file's folder)."""
+    path = Path(path)
+    return from_dict(read_toml(path, "scenario"), str(path), base=path.parent)
 
 
 def from_dict(data: dict, source: str = "<scenario>", base: Path = Path(".")) -> Scenario:

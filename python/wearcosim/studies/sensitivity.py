@@ -150,14 +150,9 @@ def _check_key(key: str, where: str, src: str):
 def load_spec(path: str | Path) -> Spec:
     """The study of a TOML file, checked (a wrong key, range or name raises
     :class:`SensitivityError` naming the file and the key)."""
+    from ..master.scenario import read_toml
     path = Path(path)
-    try:
-        data = tomllib.loads(path.read_text())
-    except FileNotFoundError:
-        raise SensitivityError(f"{path}: no such sensitivity study file") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise SensitivityError(f"{path}: invalid TOML: {exc}") from None
-    return spec_from_dict(data, str(path), path.parent)
+    return spec_from_dict(read_toml(path, "sensitivity study", SensitivityError), str(path), path.parent)
 
 
 def spec_from_dict(data: Mapping[str, Any], source: str = "<sensitivity>", base: str | Path = ".") -> Spec:

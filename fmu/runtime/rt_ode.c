@@ -346,6 +346,13 @@ int rt_ode_ensure_fsal(RtOde *s)
     return RT_ODE_OK;
 }
 
+int rt_ode_abort(RtOde *s, double t)
+{
+    snprintf(s->msg, sizeof s->msg, "model evaluation aborted (code %d) near t=%.17g",
+             s->abort_code, t);
+    return RT_ODE_ABORT;
+}
+
 int rt_ode_reject(RtOde *s, double h_new, const char *why)
 {
     const double hmin = rt_ode_hmin(s, s->t);

@@ -325,6 +325,8 @@ double rt_ode_clamp_h(const RtOde *s, double h, double t_bound, int *last);
 int rt_ode_ensure_fsal(RtOde *s);
 /* after a rejection: shrink to h_new; returns RT_ODE_HMIN (msg set) if below hmin */
 int rt_ode_reject(RtOde *s, double h_new, const char *why);
+/* a callback returned < 0 (s->abort_code) near t: the message in s->msg; RT_ODE_ABORT */
+int rt_ode_abort(RtOde *s, double t);
 
 extern const RtOdeMethod rt_ode_dopri5;
 extern const RtOdeMethod rt_ode_rodas4;

@@ -235,9 +235,7 @@ static int rodas4_step(RtOde *s, double t_bound)
         if (rc != RT_ODE_OK) return rc;
         continue;
     abort_:
-        snprintf(s->msg, sizeof s->msg, "model evaluation aborted (code %d) near t=%.17g",
-                 s->abort_code, t);
-        return RT_ODE_ABORT;
+        return rt_ode_abort(s, t);
     }
 }
 

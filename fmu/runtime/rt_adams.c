@@ -95,18 +95,9 @@
 #define BIAS_SAME 1.2
 #define BIAS_UP 1.4
 #define RMAX 10.0           /* growth per decision                                     */
-#define RAMP_RMAX 10.0      /* growth per decision while starting                      */
 #define RMIN_KEEP 1.1       /* a ratio below this changes nothing                      */
 #define START_FRAC 0.1      /* start: h^2/2 ||x''|| = this fraction of the tolerance     */
 #define EARLY_ERR 0.5       /* between decisions: predicted error above this shrinks h */
-#define ADAMS_STIFF 0.8     /* auto: h|lambda| above this fraction of the order's stability
-                               boundary = stiff */
-
-/* stability boundary on the negative real axis of the order-q PECE step (measured: the
-   largest h|lambda| for which x' = lambda x decays at constant h and q) */
-static const double stab_bound[QMAX + 1] = {
-    1.0, 1.0, 2.0, 1.73, 1.29, 0.95, 0.70, 0.52, 0.385, 0.285, 0.215, 0.165, 0.125
-};
 #define HIST_HDR RT_ODE_HIST_HDR
 
 #define ZCOLS (QMAX + 1)
@@ -138,22 +129,25 @@ static void set_coeffs(RtOde *s, int q)
     s->alq = q;
 }
 
+/* Taylor shift of the Nordsieck columns z_0..z_q (n = nn values each) by sig steps of the
+   array's step size (repeated Horner): the prediction (sig = 1) and the history moved to a
+   communication point */
+static void nordsieck_shift(double *z, int q, size_t nn, double sig)
+{
+    int k, j;
+    size_t i;
+    for (k = 0; k < q; k++)
+        for (j = q - 1; j >= k; j--) {
+            double *a = z + (size_t)j * nn;
+            const double *b = a + nn;
+            if (sig == 1.0) for (i = 0; i < nn; i++) a[i] += b[i];
+            else for (i = 0; i < nn; i++) a[i] += sig * b[i];
+        }
+}
+
 static double *zbuf(const RtOde *s, int which)
 {
     return s->wk[RT_ODE_ADAMS] + (size_t)which * ZCOLS * (size_t)s->n;
-}
-
-/* weighted RMS norm of v with the weights of the start point x (initial step) */
-static double wnorm_x(const RtOde *s, const double *v)
-{
-    int i;
-    double sum = 0.0;
-    for (i = 0; i < s->n; i++) {
-        const double w = s->atol * (s->atol_scale ? s->atol_scale[i] : 1.0) +
-                         s->rtol * fabs(s->x[i]);
-        sum += (v[i] / w) * (v[i] / w);
-    }
-    return sqrt(sum / s->n);
 }
 
 /* starting step (order-1 error a fraction START_FRAC of the tolerance) and the second
@@ -163,7 +157,7 @@ static double start_h(RtOde *s, double t_bound, double *tmp1, double *tmp2, int 
 {
     const int n = s->n;
     const double span = t_bound - s->t;
-    const double d0 = wnorm_x(s, s->x), d1 = wnorm_x(s, s->fx);
+    const double d0 = rt_ode_err_norm(s, s->x, s->x, s->x), d1 = rt_ode_err_norm(s, s->fx, s->x, s->x);
     double h0, h, d2, c;
     int i;
     *d2ok = 0;
@@ -175,7 +169,7 @@ static double start_h(RtOde *s, double t_bound, double *tmp1, double *tmp2, int 
         h = 0.01 * h0;
     } else {
         for (i = 0; i < n; i++) tmp2[i] -= s->fx[i];   /* ~ h0 x'' */
-        d2 = wnorm_x(s, tmp2) / h0;
+        d2 = rt_ode_err_norm(s, tmp2, s->x, s->x) / h0;
         h = d2 > 0.0 ? sqrt(START_FRAC / d2) : 100.0 * h0;
         if (h > 100.0 * h0) h = 100.0 * h0;
         *d2ok = 1;
@@ -201,8 +195,8 @@ static int adams_step(RtOde *s, double t_bound)
     const int n = s->n;
     const size_t nn = (size_t)n;
     double *dprev = zbuf(s, 2), *d = dprev + n, *y = d + n, *fp = y + n;
-    const int qmax = s->adams_qmax >= 1 && s->adams_qmax < QMAX ? s->adams_qmax : QMAX;
-    int rc, i, j, k, kfail = 0;
+    const int qmax = QMAX;
+    int rc, i, j, kfail = 0;
 
     if (s->aq == 0) {
         rc = rt_ode_ensure_fsal(s);
@@ -239,7 +233,7 @@ static int adams_step(RtOde *s, double t_bound)
         const double *z = zbuf(s, s->acur);
         double *zp = zbuf(s, 1 - s->acur);
         const char *why = NULL;
-        double err, l0, hlam = 0.0;
+        double err, l0;
 
         if (s->alq != q) set_coeffs(s, q);
         s->nstep++;
@@ -254,51 +248,28 @@ static int adams_step(RtOde *s, double t_bound)
                 rj *= r;
             }
         }
-        for (k = 0; k < q; k++)
-            for (j = q; j > k; j--) {
-                double *a = zp + (size_t)(j - 1) * nn;
-                const double *b = zp + (size_t)j * nn;
-                for (i = 0; i < n; i++) a[i] += b[i];
-            }
+        nordsieck_shift(zp, q, nn, 1.0);
         /* E */
         rc = rt_ode_call_f(s, t_new, zp, fp);
         if (rc < 0) goto abort_;
         if (rc > 0) { why = "model evaluation failed or returned NaN/Inf"; goto reject_; }
         /* C */
         l0 = s->al[0];
-        for (i = 0; i < n; i++) {
+        for (i = 0; i < n; i++) {   /* in place: the predicted z_0 is not needed again */
             d[i] = h * fp[i] - zp[n + i];
-            y[i] = zp[i] + l0 * d[i];
+            zp[i] += l0 * d[i];
         }
-        if (!rt_ode_all_finite(n, y)) { why = "NaN/Inf in the new state"; goto reject_; }
+        if (!rt_ode_all_finite(n, zp)) { why = "NaN/Inf in the new state"; goto reject_; }
         /* E (G1) */
-        rc = rt_ode_call_f(s, t_new, y, fp);
+        rc = rt_ode_call_f(s, t_new, zp, fp);
         if (rc < 0) goto abort_;
         if (rc > 0) { why = "model evaluation failed or returned NaN/Inf"; goto reject_; }
-        if (s->method->id == RT_ODE_AUTO) {
-            /* stiffness (auto method): h|lambda| ~ ||h (f_new - f_pred)|| / ||y - y_pred||,
-               a Rayleigh quotient along the correction (D' - D = h (f_new - f_pred),
-               y - y_pred = l_0 D; no extra evaluation), against the largest stability
-               boundary of the orders (2.0 at order 2): at a high order the step may be
-               stability-limited where a lower one is not, which the order selection finds */
-            double num = 0.0, den = 0.0;
-            for (i = 0; i < n; i++) {
-                const double dn = h * fp[i] - zp[n + i];
-                num += (dn - d[i]) * (dn - d[i]);
-                den += d[i] * d[i];
-                d[i] = dn;
-            }
-            den *= l0 * l0;
-            hlam = den > 0.0 ? sqrt(num / den) : 0.0;
-        } else {
-            for (i = 0; i < n; i++) d[i] = h * fp[i] - zp[n + i];
-        }
-        err = s->aerr[1] * rt_ode_err_norm(s, d, s->x, y);
+        for (i = 0; i < n; i++) d[i] = h * fp[i] - zp[n + i];
+        err = s->aerr[1] * rt_ode_err_norm(s, d, s->x, zp);
 
         if (err <= 1.0) {
             double rr = 1.0;
             int newq = q;
-            memcpy(zp, y, nn * sizeof(double));
             for (j = 1; j <= q; j++) {
                 const double lj = s->al[j];
                 double *b = zp + (size_t)j * nn;
@@ -309,7 +280,7 @@ static int adams_step(RtOde *s, double t_bound)
                 for (i = 0; i < n; i++) dprev[i] *= rq;
             }
             memcpy(s->x_old, s->x, nn * sizeof(double));
-            memcpy(s->x, y, nn * sizeof(double));
+            memcpy(s->x, zp, nn * sizeof(double));
             memcpy(s->fx, fp, nn * sizeof(double));
             s->fsal_valid = 1;
             s->t_old = t;
@@ -322,8 +293,6 @@ static int adams_step(RtOde *s, double t_bound)
             s->naccept++;
             s->last_rejected = 0;
             s->first_step = 0;
-            /* auto: in DOPRI5's units (> STIFF_HLAM = stiff) */
-            s->stiff_hlam = hlam / (ADAMS_STIFF * stab_bound[q]) * STIFF_HLAM;
             /* step size and order */
             if (s->adams_qfix) return RT_ODE_OK;
             s->await--;
@@ -359,10 +328,9 @@ static int adams_step(RtOde *s, double t_bound)
                 }
                 {   /* compare the ratios as they would be applied (capped): while starting,
                        a tie at the cap goes to the higher order */
-                    const double rmax = s->aramp ? RAMP_RMAX : RMAX;
-                    if (rr > rmax) rr = rmax;
-                    if (rup > rmax) rup = rmax;
-                    if (rdn > rmax) rdn = rmax;
+                    if (rr > RMAX) rr = RMAX;
+                    if (rup > RMAX) rup = RMAX;
+                    if (rdn > RMAX) rdn = RMAX;
                     if (rup > rr || (s->aramp && rup >= rr && rup > 0.0)) { rr = rup; newq = q + 1; }
                     if (rdn > rr) { rr = rdn; newq = q - 1; }
                 }
@@ -441,7 +409,7 @@ void rt_ode_hist_save(const RtOde *s, double t, double *buf)
     const size_t nn = (size_t)n;
     const double *z;
     double *zs = buf + HIST_HDR;
-    int m, i, j, k;
+    int m;
     memset(buf, 0, rt_ode_hist_len(n) * sizeof(double));
     if (s->sub != &rt_ode_adams || s->aq == 0) return;
     z = zbuf(s, s->acur);
@@ -455,15 +423,7 @@ void rt_ode_hist_save(const RtOde *s, double t, double *buf)
     buf[6] = s->aerrprev;
     memcpy(zs, z, (size_t)(m + 1) * nn * sizeof(double));
     memcpy(zs + (size_t)ZCOLS * nn, zbuf(s, 2), nn * sizeof(double));
-    if (t != s->t) {   /* Taylor shift of the polynomial to t (repeated Horner) */
-        const double sig = (t - s->t) / s->ahz;
-        for (k = 0; k < m; k++)
-            for (j = m - 1; j >= k; j--) {
-                double *a = zs + (size_t)j * nn;
-                const double *b = zs + (size_t)(j + 1) * nn;
-                for (i = 0; i < n; i++) a[i] += sig * b[i];
-            }
-    }
+    if (t != s->t) nordsieck_shift(zs, m, nn, (t - s->t) / s->ahz);   /* the polynomial at t */
 }
 
 int rt_ode_hist_load(RtOde *s, const double *buf)

@@ -184,7 +184,6 @@ struct RtOde {
     double hmax;            /* <= 0: unlimited */
     double cost_f, cost_jac;/* auto method's cost model (<= 0: unknown, see above)    */
     double h_min_user;      /* 0: use 1e-14*max(1,|t|) */
-    int adams_qmax;         /* Adams: highest order, 1..RT_ADAMS_QMAX (0 = RT_ADAMS_QMAX)      */
     int adams_qfix;         /* Adams (order tests): keep order and step size, no decisions     */
 
     /* current and previous accepted point */

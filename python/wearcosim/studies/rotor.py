@@ -289,8 +289,8 @@ SCENARIOS = {
 
 
 def write_report(results: dict[str, Any], out: Path, rel_step: float, note: str = "") -> None:
-    """``out``.md (rankings and every run) and ``out``.pdf/.png (the rankings as bars)."""
-    """results: scenario name -> (rows, ranking)."""
+    """``out``.md (rankings and every run) and ``out``.pdf/.png (the rankings as bars);
+    ``results``: scenario name -> (rows, ranking)."""
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     allrows = [{"scenario": k, **r} for k, (rows, _) in results.items() for r in rows]

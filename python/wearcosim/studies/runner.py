@@ -166,9 +166,7 @@ def compact_result(name: str, meta: dict[str, Any], wear: dict[str, Any]) -> dic
     geometry (NumPy arrays and floats; a few kB)."""
     return {"name": name, "final": np.asarray(wear["final"], dtype=float),
             "sector_centres": np.asarray(wear["sector_centres"], dtype=float),
-            "radius": float(meta.get("radius", 0) or 0), "length": float(meta.get("length", 0) or 0),
-            "n_sectors": int(meta["n_sectors"]), "clearance": float(meta.get("clearance", 0) or 0),
-            "cycles": float(np.asarray(wear["cycles"])[-1]), "error": None}
+            "radius": float(meta.get("radius", 0) or 0), "length": float(meta.get("length", 0) or 0)}
 
 
 def run_many(cases: list[dict[str, Any]], fmu: bytes, workers: int = 2, scheduler: Any = None, batch: int = 8,

@@ -41,6 +41,7 @@ from __future__ import annotations
 import copy
 import csv
 import io
+import json
 import math
 import time
 import tomllib
@@ -584,12 +585,13 @@ def pick_map(spec: Spec, morris: MorrisResult, sobol: SobolResult | None) -> lis
     """The two most important parameters other than the trends' own (speed, clearance): by
     the largest total Sobol index over the outputs when there is one, else by screening."""
     own = {spec.trends.get("speed_parameter"), spec.trends.get("clearance_parameter")}
+    by_screening = pick_top(spec, morris, len(spec.names))
     if sobol is not None:
         st = np.max(np.vstack([sobol.indices[o]["ST"] for o in SOBOL_SHOWN]), axis=0)
         ranked = [sobol.names[i] for i in np.argsort(-st, kind="stable")]
     else:
-        ranked = [spec.names[i] for i in np.argsort(-morris.importance, kind="stable")]
-    ranked += [n for n in (spec.names[i] for i in np.argsort(-morris.importance, kind="stable")) if n not in ranked]
+        ranked = []
+    ranked += [n for n in by_screening if n not in ranked]
     return [n for n in ranked if n not in own][:2]
 
 
@@ -695,11 +697,11 @@ def load_saved(spec: Spec, out: str | Path) -> dict:
                                f"study's ({', '.join(spec.names)})")
     levels = spec.morris["levels"]
     idx = analyze_morris(problem(spec, names), X, Y, levels, spec.morris["seed"])
-    import json
     run = {}
     if (out / "run.json").is_file():
         run = json.loads((out / "run.json").read_text())
-    res = {"spec": spec, "executor": f"{run.get('executor', '?')} (report rebuilt from the saved samples)",
+    res = {"spec": spec, "rebuilt": True,
+           "executor": f"{run.get('executor', '?')} (report rebuilt from the saved samples)",
            "morris": MorrisResult(names, X, vals, Y, idx, screening_importance(idx, Y), len(Y) // (len(names) + 1), levels)}
     if run.get("seconds") is not None:
         res["seconds"] = float(run["seconds"])
@@ -843,8 +845,7 @@ def write_report(res: Mapping[str, Any], out: str | Path) -> Path:
                       f"{', '.join(fails[:8]) + (' ...' if len(fails) > 8 else '') if fails else '-'} | {what} | {span} |")
         md += ["", f"Points are ({tr.names[0]}, {tr.names[1]}).", "", "![Trend validity](trends.png)", ""]
         figs.append(plot_trends(tr, spec, out / "trends"))
-    if "(report rebuilt" not in str(res.get("executor", "")):
-        import json
+    if not res.get("rebuilt"):
         write_bytes(out / "run.json", json.dumps({"executor": res.get("executor", "?"),
                                                   "seconds": res.get("seconds")}).encode())
     write_bytes(out / "sensitivity.md", ("\n".join(md) + "\n").encode())
@@ -854,10 +855,9 @@ def write_report(res: Mapping[str, Any], out: str | Path) -> Path:
 def plot_morris(m: MorrisResult, spec: Spec, base: Path) -> Path:
     """mu* against sigma per output (one panel each), parameters labelled."""
     from ..plots import style
-    shown = ("peak_um", "peak_over_mean", "peak_cos", "peak_sin", "volume_mm3")
     fig, axes = style.figure(style.DOUBLE, 0.55, nrows=2, ncols=3)
     axes = axes.ravel()
-    for ax, o in zip(axes, shown):
+    for ax, o in zip(axes, OUTPUTS):
         d = m.indices[o]
         ax.scatter(d["mu_star"], d["sigma"], s=10, color="C0")
         for i, n in enumerate(m.names):
@@ -878,9 +878,10 @@ def plot_morris(m: MorrisResult, spec: Spec, base: Path) -> Path:
 def plot_sobol(s: SobolResult, spec: Spec, base: Path) -> Path:
     """S1 and ST with their 95 % bootstrap intervals, one panel per output."""
     from ..plots import style
-    fig, axes = style.figure(style.DOUBLE, 0.32, ncols=len(SOBOL_SHOWN), sharey=True)
+    fig, axes = style.figure(style.DOUBLE, 0.32, ncols=len(SOBOL_SHOWN), sharey=True, squeeze=False)
+    axes = axes[0]
     x = np.arange(len(s.names))
-    for ax, o in zip(np.atleast_1d(axes), SOBOL_SHOWN):
+    for ax, o in zip(axes, SOBOL_SHOWN):
         d = s.indices[o]
         ax.bar(x - 0.2, d["S1"], 0.4, yerr=d["S1_conf"], capsize=2, label="S1", color="C0")
         ax.bar(x + 0.2, d["ST"], 0.4, yerr=d["ST_conf"], capsize=2, label="ST", color="C1")
@@ -888,8 +889,8 @@ def plot_sobol(s: SobolResult, spec: Spec, base: Path) -> Path:
         ax.set_xticklabels(s.names, rotation=45, ha="right")
         ax.set_title(f"{OUTPUT_LABELS[o]}\nsum S1 = {float(np.sum(d['S1'])):.2f}")
         ax.axhline(0, color="0.3", lw=0.5)
-    np.atleast_1d(axes)[0].set_ylabel("Sobol index")
-    np.atleast_1d(axes)[0].legend(loc="upper left")
+    axes[0].set_ylabel("Sobol index")
+    axes[0].legend(loc="upper left")
     return style.save(fig, base)
 
 
@@ -899,7 +900,8 @@ def plot_trends(tr: TrendResult, spec: Spec, base: Path) -> Path:
 
     from ..plots import style
     ts = list(tr.holds)
-    fig, axes = style.figure(style.DOUBLE, 0.3, ncols=len(ts), sharey=True)
+    fig, axes = style.figure(style.DOUBLE, 0.3, ncols=len(ts), sharey=True, squeeze=False)
+    axes = axes[0]
     cmap = ListedColormap(["#d7301f", "#1a9850"])
     pa, pb = spec.parameter(tr.names[0]), spec.parameter(tr.names[1])
 
@@ -908,7 +910,7 @@ def plot_trends(tr: TrendResult, spec: Spec, base: Path) -> Path:
         mid = (v[1:] + v[:-1]) / 2
         e = np.r_[v[0] - (mid[0] - v[0]), mid, v[-1] + (v[-1] - mid[-1])]
         return 10 ** e if log else e
-    for ax, t in zip(np.atleast_1d(axes), ts):
+    for ax, t in zip(axes, ts):
         ax.pcolormesh(edges(tr.b, pb.log), edges(tr.a, pa.log), tr.holds[t].astype(float), cmap=cmap, vmin=0, vmax=1,
                       edgecolors="white", linewidth=0.5)
         if pb.log:
@@ -918,5 +920,5 @@ def plot_trends(tr: TrendResult, spec: Spec, base: Path) -> Path:
         ax.set_title(f"{TREND_LABELS[t]}\n{int(tr.holds[t].sum())}/{tr.holds[t].size} hold")
         ax.set_xlabel(pb.label)
         ax.grid(False)
-    np.atleast_1d(axes)[0].set_ylabel(pa.label)
+    axes[0].set_ylabel(pa.label)
     return style.save(fig, base)

@@ -99,7 +99,6 @@ ACCEPT_CASES = ("hybrid", "slider-crank")
 PEERS = ("ME FMU + FMPy CVode", "rumoca.simulate", "CVODES BDF", "CVODES Adams", "SciPy LSODA", "SciPy Radau")
 #: --quick leaves out SciPy Radau (the slowest peer, no acceptance ratio)
 QUICK_PEERS = tuple(p for p in PEERS if p != "SciPy Radau")
-_SOLVER_LINE = re.compile(r"solver (.+?): steps=(\d+) accepted=(\d+) rejected=(\d+) nfev=(\d+) njev=(\d+)")
 
 
 def _say(msg: str) -> None:
@@ -159,32 +158,16 @@ def _short(name: str) -> str:
 
 
 def _cs_contender(fmu, signals, stop, n, method: int, label: str) -> Contender:
-    """Our CS FMU through our runner, instantiated once (set-up); a run resets it, sets the
-    method, initialises and steps the grid (the C stepping loop).  Counting: the solver's
-    counters from the fmi2Terminate log (an extra terminate after the run, outside the timing)."""
-    from ..fmi.runner import open_fmu
-    r = open_fmu(fmu, log_level=0)
-    vrs = r.vr(list(signals))
-    dt = stop / n
+    """Our CS FMU through our runner (the systems benchmark's contender: instantiated once, a
+    run resets it, sets the method, initialises and steps the grid in the C stepping loop).
+    Counting: the solver's counters from the fmi2Terminate log, after the run."""
+    from .systems import _Contender
+    c = _Contender(fmu, signals)
 
     def run(rtol, count):
-        r.reset()
-        r.slave.setDebugLogging(False, [])
-        r.setup(0.0, stop, rtol, dt)
-        r.set({"solver.method": method})
-        r.initialize()
-        t, y = r.step_record(n, vrs)
-        nfev = None
-        if count:
-            r.log.clear()
-            r.slave.setDebugLogging(True, [])
-            r.slave.terminate()
-            for line in r.log:
-                m = _SOLVER_LINE.search(line)
-                if m:
-                    nfev = int(m.group(5))
-        return Run(t, y.T, nfev)
-    return Contender(f"CS FMU {method} ({label})", run, r.terminate, group="ours")
+        _, t, y, _ = c.run(stop, n, rtol, method)
+        return Run(t, y.T, c.solver_stats().get("nfev") if count else None)
+    return Contender(f"CS FMU {method} ({label})", run, c.close, group="ours")
 
 
 def _me_contender(fmu, signals, stop, n) -> Contender:
@@ -278,15 +261,13 @@ REFERENCE = ("Radau", 1e-11, 1e-14)
 QUICK_REFERENCE = ("LSODA", 1e-12, 1e-15)
 
 
-def reference(case: Case, grid0: np.ndarray, solver: tuple = REFERENCE) -> tuple:
-    """The independent reference: the NumPy equations (:mod:`.peers_scipy`) integrated by SciPy
-    (``solver`` = (method, rtol, atol), default Radau at rtol 1e-11, atol 1e-14) on the grid
-    (t = 0 included): (values [2, n + 1], CPU s, nfev)."""
-    from . import peers_scipy
+def reference(peer: Any, stop: float, grid0: np.ndarray, solver: tuple = REFERENCE) -> tuple:
+    """The independent reference: the NumPy equations (``peer``, from :mod:`.peers_scipy`)
+    integrated by SciPy (``solver`` = (method, rtol, atol), default Radau at rtol 1e-11, atol
+    1e-14) on the grid (t = 0 included): (values [2, n + 1], CPU s, nfev)."""
     method, rtol, atol = solver
-    peer = getattr(peers_scipy, case.scipy_peer)()
     c0 = time.process_time()
-    t, a, b, nfev = peer.simulate(case.stop, grid0, rtol=rtol, atol=atol, method=method)
+    t, a, b, nfev = peer.simulate(stop, grid0, rtol=rtol, atol=atol, method=method)
     return np.array([a, b]), time.process_time() - c0, nfev
 
 
@@ -307,7 +288,8 @@ def bench_case(key: str, build_dir: Path, *, target: float = TARGET, repeats: in
     grid0 = np.linspace(0.0, stop, n + 1)
     grid = grid0[1:]
     _say(f"  {case.label}: reference (SciPy {ref_solver[0]}, rtol {ref_solver[1]:g}, NumPy equations) ...")
-    ref0, ref_cpu, ref_nfev = reference(CaseStop(case, stop), grid0, ref_solver)
+    peer = getattr(peers_scipy, case.scipy_peer)()       # built once: reference and peers
+    ref0, ref_cpu, ref_nfev = reference(peer, stop, grid0, ref_solver)
     ref = ref0[:, 1:]
     offered = solver_methods(read_md(fmu))
     skipped = [(f"CS FMU {m}", "solver method not offered by the FMU") for m in (methods or []) if m not in offered]
@@ -337,7 +319,6 @@ def bench_case(key: str, build_dir: Path, *, target: float = TARGET, repeats: in
                 cont.append(_cvodes_contender(gen, case, stop, n, "bdf" if p.endswith("BDF") else "adams"))
         sp = [p for p in ("SciPy LSODA", "SciPy Radau") if p in peers]
         if sp:
-            peer = getattr(peers_scipy, case.scipy_peer)()
             for p in sp:
                 cont.append(_scipy_contender(peer, grid0, stop, p.split()[1]))
         rungs = [r_ for r_ in LADDER if r_ <= case.loosest * (1 + 1e-9)] if rungs is None else list(rungs)
@@ -355,14 +336,6 @@ def bench_case(key: str, build_dir: Path, *, target: float = TARGET, repeats: in
                           "atol": ref_solver[2],
                           "cpu": ref_cpu, "nfev": ref_nfev, "fmu_rodas4_1e-11_distance": fmu_ref_distance},
             "skipped": skipped, "contenders": {k: o.as_dict() for k, o in out.items()}}
-
-
-class CaseStop:
-    """A case with another stop time (tiny test configurations)."""
-
-    def __init__(self, case: Case, stop: float) -> None:
-        self.__dict__.update(case.__dict__)
-        self.stop = stop
 
 
 # --------------------------------------------------------------------------- figures

@@ -129,13 +129,14 @@
  *     = true, canInterpolateInputs = false, maxOutputDerivativeOrder = 0,
  *     canRunAsynchronuously = false; ME: completedIntegratorStepNotNeeded = true.
  * ---------------------------------------------------------------------------------
- * Evaluation in parts (Model Exchange, continuous-time mode, models without nonlinear
- * loops or hooks).  An importer that couples FMUs reads some outputs of each, sets the
+ * Evaluation in parts (Model Exchange, continuous-time mode, and Co-Simulation after
+ * fmi2DoStep, where only the states are current; models without nonlinear loops or hooks).  An importer that couples FMUs reads some outputs of each, sets the
  * inputs of the others, then asks for derivatives and indicators: a whole mdl_eval per
  * read would evaluate each FMU twice per right-hand side.  So, while x, u or t have
  * changed since the last whole evaluation, the runtime evaluates only what is asked:
  *   fmi2GetDerivatives, fmi2GetEventIndicators   mdl_deriv (dx and z in one call)
- *   fmi2Get* of outputs in mdl_out_slot          mdl_out (those outputs and z)
+ *   fmi2Get* of outputs in mdl_out_slot          mdl_out (those outputs and z), or
+ *                                                mdl_out_cheap if all of them are cheap
  *   fmi2Get* of states, inputs, parameters, discrete states   no evaluation
  *   fmi2Get* of anything else                    mdl_eval, as before
  * and keeps what each part made current until the next set.  The values are those of the
@@ -231,6 +232,13 @@ void mdl_zc(const double *v, double t, double *z);     /* N_Z event indicators  
 #if defined(MDL_HAS_OUT) && MDL_HAS_OUT
 extern const int mdl_out_slot[];
 int  mdl_out(double *v, double t, double *z, RtCtx *ctx);
+#endif
+/* Optional (config.h: MDL_HAS_OUT_CHEAP 1, N_OUT_CHEAP): the outputs that are cheap on their
+   own (mdl_out_slot[mdl_out_cheap_idx[i]], i < N_OUT_CHEAP; idx ascending) alone, the values
+   mdl_out computes; 0 ok, >0 a non-finite output (logged). */
+#if defined(MDL_HAS_OUT_CHEAP) && MDL_HAS_OUT_CHEAP
+extern const int mdl_out_cheap_idx[];
+int  mdl_out_cheap(double *v, double t, RtCtx *ctx);
 #endif
 /* Optional (config.h: MDL_HAS_DD 1, MDL_DD_NNZ): the structural nonzeros of
    d(dx, outputs)/d(x, u) WITHOUT its block d(dx)/dx (that one is mdl_jac_nz's, which the

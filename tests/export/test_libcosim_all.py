@@ -11,7 +11,7 @@ from FMPy's t0 + k*h by a few ulps and the step-size controller can take slightl
 steps.  Measured over 20 communication steps: identical to the last bit on 24 of the 28
 examples, at most 8e-8 of the signal's scale otherwise (Lubricated7pi, whose journal has
 barely moved from its start); bound 1e-6 (a loader that dropped a start value, a parameter
-or a step would be far off), except at the last point (see below)."""
+or a step would be far off), except over the last AHEAD points (see below)."""
 import numpy as np
 import pytest
 from fmpy import read_model_description, simulate_fmu
@@ -20,7 +20,10 @@ from wearcosim.export import frontend
 from wearcosim.export.build import DEFAULT_PACKAGE
 
 EXAMPLES = frontend.list_models(DEFAULT_PACKAGE, "WearCosim.Examples")
-N_STEPS = 20
+N_STEPS = 40
+#: a solver step may end up to 16 communication steps beyond the point it serves, but not
+#: beyond a defined stop time (fmu/runtime/fmi2_runtime.c, RT_AHEAD)
+AHEAD = 16
 
 
 @pytest.mark.parametrize("model", EXAMPLES, ids=[m.rsplit(".", 1)[-1] for m in EXAMPLES])
@@ -43,13 +46,16 @@ def test_example_runs_in_libcosim_like_in_fmpy(model, build_example):
         # + the solver's absolute tolerance (1e-3 rtol): a signal that is zero up to round-off
         # (BevelPlanetary's planet hub v[3], ~1e-12) has no scale of its own
         slack = 1e-3 * float(md.defaultExperiment.tolerance or 1e-6)
-        assert np.max(np.abs(a[:-1] - b[:-1])) <= 1e-6 * scale + slack, (n, np.max(np.abs(a - b)) / scale)
-        # the last point: FMPy defines the stop time, libcosim does not.  The FMU's solver steps
-        # reach past communication points but never past a defined stop time, so FMPy's last
-        # value is a step end and libcosim's comes from the step's dense output: they may differ
-        # at the solver's tolerance (measured: 1.4e-5 of a 21 nm signal, 3e-13 m, Lubricated7pi,
-        # absolute tolerance 1e-9)
-        assert abs(a[-1] - b[-1]) <= 1e-6 * scale + 1e-3 * max(abs(b[-1]), 1e-9) + slack, (n, abs(a[-1] - b[-1]))
+        k = N_STEPS - AHEAD
+        assert np.max(np.abs(a[:k] - b[:k])) <= 1e-6 * scale + slack, (n, np.max(np.abs(a - b)) / scale)
+        # the last AHEAD points: FMPy defines the stop time, libcosim does not.  The FMU's solver
+        # steps reach up to AHEAD communication points ahead but never past a defined stop time,
+        # so there the two runs take different steps and agree to the solver's accuracy, not to
+        # the last bit (measured: 4.3e-6 of the scale, Kubo's mesh force at rtol 1e-7, 43 rtol;
+        # 1.4e-5 of a 21 nm signal, 3e-13 m, at the last point of Lubricated7pi, atol 1e-9)
+        tol = float(md.defaultExperiment.tolerance or 1e-6)
+        bound = 1e-6 * scale + 1e3 * tol * scale + 1e-3 * np.maximum(np.abs(b[k:]), 1e-9) + slack
+        assert np.all(np.abs(a[k:] - b[k:]) <= bound), (n, np.max(np.abs(a[k:] - b[k:])) / scale)
 
 
 def test_no_tolerance_means_the_default_experiment_tolerance(build_example):

@@ -70,7 +70,7 @@ SOLVER_PARAMS = [
     ("solver.atol", "Real", 0.0, 0.0, 1e10,
      "Absolute tolerance of the embedded solver; 0 = runtime default"),
     ("solver.hmax", "Real", 0.0, 0.0, 1e100,
-     "Maximum step of the embedded solver [s]; 0 = limited by the communication step only"),
+     "Maximum step of the embedded solver [s]; 0 = at most 16 communication steps"),
     # work budget of one fmi2DoStep (fmu/runtime/fmi2_runtime.c): exceeded -> fmi2Discard at the
     # last accepted point, with a message naming the parameter
     ("solver.maxSteps", "Integer", 1000000, 1, 2147483647,
@@ -280,10 +280,14 @@ class Generated:
     deps: dict = None        # slot -> [slots of states/inputs it depends on] (ModelStructure)
     split_eval: bool = False # wc_eval holds y and the discrete algebraics only; dx from wc_deriv
     out_slots: list = None   # slots wc_out computes (the outputs), None: no wc_out (nonlinear loops)
+    out_cheap: list = None   # indices (in out_slots) of the outputs wc_out_cheap computes
 
 
 #: above this many operations, wc_eval leaves the derivatives to wc_deriv (see build_functions)
 EVAL_SPLIT_INSTRUCTIONS = 40000
+#: an output is "cheap" (computed by wc_out_cheap too) when its own expression graph costs at
+#: most this fraction of wc_out (all outputs and the indicators)
+CHEAP_FRACTION = 0.25
 
 
 def build_functions(causal: Causal, expose_protected: bool = False) -> Generated:
@@ -365,6 +369,9 @@ def build_functions(causal: Causal, expose_protected: bool = False) -> Generated
         if out_slots:
             outs_e = fold(ca.vertcat(*[sol[L.slots[k].name] for k in out_slots]))
         F["out"] = ca.Function("wc_out", inputs, [ca.vertcat(outs_e, zc_out)], _FOPTS)
+        out_cheap, f_cheap = cheap_outputs(inputs, outs_e, F["out"].n_instructions())
+        if f_cheap is not None:
+            F["out_cheap"] = f_cheap
     F["rel"] = ca.Function("wc_rel", inputs, [fold(solved(ca.vertcat(*[r.value() for r in rels]))) if rels else ca.SX(0, 1)], _FOPTS)
 
     # when-clauses
@@ -465,7 +472,27 @@ def build_functions(causal: Causal, expose_protected: bool = False) -> Generated
     ident = model_name.replace(".", "_")
     guid = "{" + str(uuid.UUID(hashlib.md5(("wearcosim:" + model_name + str(L.NV) + "".join(s.name for s in L.slots)).encode()).hexdigest())) + "}"
     return Generated(L, F, len(asserts), asserts, has_jac, {"calc_states": calc_states}, guid, model_name, ident, deps,
-                     split_eval, out_slots if "out" in F else None)
+                     split_eval, out_slots if "out" in F else None,
+                     out_cheap if "out_cheap" in F else [])
+
+
+def cheap_outputs(inputs: list, outs: ca.SX, full: int) -> tuple:
+    """The outputs cheap to compute on their own, and one function computing them together:
+    (indices, wc_out_cheap), or ([], None) when there are none, or all outputs are cheap, or
+    together they cost more than half of ``full`` (wc_out's instruction count).  An output is
+    cheap when its own expression graph costs at most :data:`CHEAP_FRACTION` of ``full``.  A
+    master reading a few kinematic outputs at every communication point (a joint's orbit:
+    ~20 operations each, against ~540 for all of the hybrid mechanism's outputs with their
+    contact forces) then does not pay for the contact law.  One function, not one per output:
+    the outputs share their sines and cosines.  Its values are those of wc_out bit for bit
+    (the same expressions; CasADi does not reassociate)."""
+    n = outs.numel()
+    idx = [i for i in range(n)
+           if ca.Function("wc_probe", inputs, [outs[i]], _FOPTS).n_instructions() <= CHEAP_FRACTION * full]
+    if not idx or len(idx) == n:
+        return [], None
+    f = ca.Function("wc_out_cheap", inputs, [ca.vertcat(*[outs[i] for i in idx])], _FOPTS)
+    return (idx, f) if f.n_instructions() <= 0.5 * full else ([], None)
 
 
 def simultaneous_when_equations(fire_vec: ca.SX, targets: dict[str, ca.SX], when_eqs: Sequence[Any],
@@ -800,6 +827,7 @@ def render_c(gen: Generated, outdir: Path, experiment: dict[str, Any]) -> None:
         ASSERT_TABLE=",\n".join(amsgs) if amsgs else "    {NULL, NULL, 0}",
         N_ASSERT=str(gen.n_asserts),
         OUT_SLOTS=ints(gen.out_slots or []),
+        OUT_CHEAP=ints(gen.out_cheap or []),
         DD_COLIND=ints(dd_colind), DD_ROW=ints(dd_row),
         N_DISC=str(L.n["D"] - L.n["DALG"]),
         JAC_COLIND=ints(jac_colind), JAC_ROW=ints(jac_row),
@@ -822,6 +850,7 @@ def render_c(gen: Generated, outdir: Path, experiment: dict[str, Any]) -> None:
         COST_DERIV=str(gen.functions["deriv"].n_instructions()),
         EVAL_SPLIT="1" if gen.split_eval else "0",
         HAS_OUT="1" if gen.out_slots is not None else "0", N_OUT=str(len(gen.out_slots or [])),
+        HAS_OUT_CHEAP="1" if gen.out_cheap else "0", N_OUT_CHEAP=str(len(gen.out_cheap or [])),
         HAS_DD="1" if "dd" in gen.functions else "0", DD_NNZ=str(len(dd_row)),
         # the dense mdl_jac also writes the n^2 - nnz structural zeros: its cost (the count
         # the dense generated function had, so the auto method's switching is unchanged);

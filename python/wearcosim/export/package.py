@@ -156,7 +156,9 @@ def compile_binary(src_dir: Path, units: Sequence[str], identifier: str, out: Pa
     builddesc.write(src_dir, [build_description(src_dir, units, identifier)])
     # the header by its path: "-include" looks in the current folder before the include path
     options = [str(Path(src_dir) / o) if o == PIN_HEADER else o for o in COMPILER_OPTIONS]
-    flags = ["-fPIC", opt, "-std=c99"] + [f"-D{n}={v}" for n, v in DEFINITIONS] + options + ["-I", str(src_dir)]
+    # -fno-math-errno: libm need not set errno, so sqrt is inlined (nothing reads errno;
+    # like the optimisation level it does not change a result, so it is not a listed option)
+    flags = ["-fPIC", opt, "-fno-math-errno", "-std=c99"] + [f"-D{n}={v}" for n, v in DEFINITIONS] + options + ["-I", str(src_dir)]
     large = {u for u in units if opt == "-O2" and unit_bytes(src_dir, u) > LARGE_UNIT_BYTES}
     jobs = max(1, min(len(units), os.cpu_count() or 1))
     with tempfile.TemporaryDirectory(prefix="wearcosim-obj-") as tmp:

@@ -50,12 +50,14 @@ def test_jeffcott_full_annular_rub_closed_form(jeffcott, u, kc, mu, W, on_orbit)
     assert np.ptp(r) < 0.01 * (roots[0] - C)                           # steady (within 1 % of the penetration)
 
 
-@pytest.mark.parametrize("rtol, bound", [(1e-8, 1e-6), (1e-10, 2e-8)])
+@pytest.mark.parametrize("rtol, bound", [(1e-8, 5e-6), (1e-10, 2e-8)])
 def test_contact_conserves_energy_over_100_impacts(jeffcott, rtol, bound):
     """d = c_c = mu = 0, no unbalance, spinning rotor bouncing in the clearance from an initial
     velocity: kinetic + shaft + contact-spring energy constant to the solver tolerance over > 100
-    impacts (the drift shrinks with the tolerance: measured 2.7e-7 at 1e-8, 2.3e-9 at 1e-10 with the
-    implicit RODAS4 method, pinned here; Dormand-Prince drifts ~100x more at equal tolerance)."""
+    impacts (the drift shrinks with the tolerance: measured 1.5e-6 at 1e-8, 6.6e-9 at 1e-10 with the
+    implicit RODAS4 method, pinned here; Dormand-Prince drifts 5-30x more, Adams 13-22x, at equal
+    tolerance.  While a solver step could not span more than one 1e-4 s output interval,
+    RODAS4 drifted 2.7e-7 / 2.3e-9: the step limit, not the tolerance, set the accuracy)."""
     sv = {"unbalance": 0.0, "d": 0.0, "c_c": 0.0, "mu": 0.0, "vx0": 0.1, "vy0": 0.03, "solver.method": 2}
     res = R.simulate(jeffcott, 1.2, sv, output_interval=1e-4, rtol=rtol, outputs=["energy", "inContact", "Fn"])
     E, inc = res["energy"], res["inContact"].astype(int)

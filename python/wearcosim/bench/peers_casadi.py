@@ -60,11 +60,9 @@ class CvodesStats:
 def functions_of(model: str, package_dir: Path | None = None) -> Any:
     """The exporter's :class:`~wearcosim.export.codegen.Generated` functions of ``model`` (a
     class of the library's package unless ``package_dir`` is given)."""
-    from ..export import causalize as _causalize, codegen, dae as _dae, frontend
-    from ..export.build import DEFAULT_PACKAGE, model_path
+    from ..export.build import DEFAULT_PACKAGE, generate, model_path
     pkg = Path(package_dir) if package_dir is not None else DEFAULT_PACKAGE
-    irm = frontend.load(model_path(pkg, model), model)
-    return codegen.build_functions(_causalize.causalize(_dae.build(irm)))
+    return generate(model, model_path(pkg, model))[2]
 
 
 class CvodesPeer:

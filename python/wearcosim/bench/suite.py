@@ -214,12 +214,19 @@ def _me_contender(fmu, signals, stop, n) -> Contender:
     return Contender("ME FMU + FMPy CVode", run, close)
 
 
+def _rumoca_model(case: Case) -> Any:
+    """A fresh rumoca session with the case's wrapper loaded (compiled, not yet prepared: the
+    first simulate prepares it)."""
+    import rumoca
+    sess = rumoca.Session(roots=[str(ROOT / "modelica")])
+    return sess.load(str(CHECKS), model="WearCosimChecks." + case.wrapper)
+
+
 def _rumoca_contender(case: Case, stop, n) -> Contender:
     """rumoca's ``Model.simulate`` of the case's wrapper: loaded (compiled) once, a warm-up run
     at the set-up (its first simulate prepares the model)."""
     import rumoca
-    sess = rumoca.Session(roots=[str(ROOT / "modelica")])
-    m = sess.load(str(CHECKS), model="WearCosimChecks." + case.wrapper)
+    m = _rumoca_model(case)
     signals = list(case.signals)
 
     def run(rtol, count):
@@ -483,7 +490,6 @@ def bench_build(keys: tuple = ("hybrid", "slider-crank", "rotor")) -> dict:
     .mo: a fresh session loading the case's wrapper (``load``), then a simulate over one grid
     interval, which prepares the model for simulation (``prepare``).  Both ratios are given
     (ours / load, ours / load + prepare); alternately, best of 2 each."""
-    import rumoca
     from ..export.build import DEFAULT_PACKAGE, build_fmu
     out = {}
     with tempfile.TemporaryDirectory() as tmp:
@@ -494,8 +500,7 @@ def bench_build(keys: tuple = ("hybrid", "slider-crank", "rotor")) -> dict:
                 c0, w0 = _cpu_all(), time.perf_counter()
                 build_fmu(case.model, DEFAULT_PACKAGE, Path(tmp) / f"{key}{rep}")
                 c1, w1 = _cpu_all(), time.perf_counter()
-                sess = rumoca.Session(roots=[str(ROOT / "modelica")])
-                m = sess.load(str(CHECKS), model="WearCosimChecks." + case.wrapper)
+                m = _rumoca_model(case)
                 c2, w2 = _cpu_all(), time.perf_counter()
                 m.simulate((0.0, case.stop / N_OUT), dt=case.stop / N_OUT)
                 c3, w3 = _cpu_all(), time.perf_counter()

@@ -45,6 +45,15 @@ def short_name(model: str) -> str:
     return model.split(".")[-1]
 
 
+def generate(model: str, path: Path, expose_protected: bool = False) -> tuple:
+    """The front half of a build, the passes from the Modelica file ``path`` to the generated
+    CasADi functions of class ``model``: (the front end's model, the causalized DAE,
+    codegen.Generated)."""
+    irm = frontend.load(path, model)
+    c = _causalize.causalize(_dae.build(irm))
+    return irm, c, codegen.build_functions(c, expose_protected)
+
+
 def build_fmu(model: str, package_dir: str | Path = DEFAULT_PACKAGE, out_dir: str | Path | None = None,
               path: str | Path | None = None,
               identifier: str | None = None, keep_dir: str | Path | None = None,
@@ -54,10 +63,7 @@ def build_fmu(model: str, package_dir: str | Path = DEFAULT_PACKAGE, out_dir: st
     t0 = time.perf_counter()
     package_dir = Path(package_dir)
     path = Path(path) if path else model_path(package_dir, model)
-    irm = frontend.load(path, model)
-    d = _dae.build(irm)
-    c = _causalize.causalize(d)
-    gen = codegen.build_functions(c, expose_protected)
+    irm, c, gen = generate(model, path, expose_protected)
     ident = identifier or short_name(model)
     gen.identifier = ident
     exp = irm.experiment

@@ -10,6 +10,9 @@ import argparse
 import sys
 from pathlib import Path
 
+from .progress import say as _say
+from .progress import steps as _steps
+
 
 class UsageError(Exception):
     """A wrong combination of command-line arguments."""
@@ -90,39 +93,6 @@ def cmd_check(args: argparse.Namespace) -> int:
         else:
             _say(f"{f}: OK")
     return rc
-
-
-_BAR = []
-
-
-def _steps(items, desc: str, unit: str = "it"):
-    """``items`` with a progress bar on stderr when it is a terminal and there is more than one
-    (tqdm); otherwise as they are.  Lines said meanwhile go through :func:`_say`."""
-    items = list(items)
-    if len(items) < 2 or not sys.stderr.isatty():
-        yield from items
-        return
-    import shutil
-
-    from tqdm import tqdm
-    bar = tqdm(items, desc=desc, unit=unit, file=sys.stderr, ncols=shutil.get_terminal_size().columns)
-    _BAR.append(bar)
-    try:
-        yield from bar
-    finally:
-        _BAR.remove(bar)
-        bar.close()
-
-
-def _say(msg: str, file=None):
-    """A result line, at once (flushed: visible while a long command runs, also in a pipe),
-    above the progress bar if one is shown."""
-    file = file or sys.stdout
-    if _BAR:
-        from tqdm import tqdm
-        tqdm.write(msg, file=file)
-    else:
-        print(msg, file=file, flush=True)
 
 
 def cmd_simulate(args: argparse.Namespace) -> int:

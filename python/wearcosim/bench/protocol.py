@@ -31,6 +31,8 @@ from typing import Callable, Optional, Sequence
 
 import numpy as np
 
+from ..progress import say
+
 #: tolerance ladder (relative tolerances, loosest first); absolute tolerance 1e-3 x rtol for all
 LADDER = (1e-3, 1e-4, 1e-5, 1e-6, 1e-7, 1e-8, 1e-9, 1e-10)
 
@@ -132,7 +134,7 @@ def _clock(fn):
 
 
 def _say(msg: str) -> None:
-    print(msg, file=sys.stderr, flush=True)
+    say(msg, sys.stderr)
 
 
 def measure(contenders: Sequence[Contender], rungs: Sequence[float], grid: np.ndarray, ref: np.ndarray,

@@ -42,10 +42,11 @@ import time
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from ..progress import counter, say
 from ..resources import results_dir  # noqa: E402
 from .protocol import LADDER, Contender, Run, measure
 
@@ -103,39 +104,12 @@ QUICK_PEERS = tuple(p for p in PEERS if p != "SciPy Radau")
 
 def _say(msg: str) -> None:
     """Progress on stderr (the tables go to stdout), above the progress bar if one is shown."""
-    if _BAR:
-        from tqdm import tqdm
-        tqdm.write(msg, file=sys.stderr)
-    else:
-        print(msg, file=sys.stderr, flush=True)
+    say(msg, sys.stderr)
 
 
-_BAR: list = []
-
-
-def _progress(desc: str):
-    """A factory for :func:`protocol.measure`: a tqdm bar on a terminal, else plain lines."""
-    def make(total: int):
-        if sys.stderr.isatty():
-            from tqdm import tqdm
-            bar = tqdm(total=total, desc=desc, unit="run", file=sys.stderr, leave=False)
-            _BAR.append(bar)
-
-            def step():
-                bar.update(1)
-                if bar.n >= total:
-                    bar.close()
-                    _BAR.remove(bar)
-            return step
-        done = [0]
-        every = max(1, total // 5)
-
-        def step():
-            done[0] += 1
-            if done[0] % every == 0 or done[0] == total:
-                print(f"  {desc}: timed runs {done[0]}/{total}", file=sys.stderr, flush=True)
-        return step
-    return make
+def _progress(desc: str) -> Callable[[int], Callable[[int], None]]:
+    """A factory for :func:`protocol.measure`: ``make(total)`` -> a counter of the timed runs."""
+    return lambda total: counter(total, f"  {desc}: timed runs", unit="run")
 
 
 # --------------------------------------------------------------------------- CS FMU methods

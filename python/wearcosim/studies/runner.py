@@ -7,6 +7,7 @@ ran them (the master is deterministic).
 """
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
 import sys
@@ -15,6 +16,8 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
 import numpy as np
+
+from ..progress import counter, say
 
 
 def run_case(scenario_path: str, out_dir: str, resume: bool = False) -> str:
@@ -77,50 +80,59 @@ def run_all(scenarios: Iterable[str | Path], out_dir: Path, workers: int = 2,
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
         prebuild(scenarios, log=lambda *a: print(*a, file=sys.stderr))
-        if client is not None:
-            from distributed import as_completed as dask_completed
-            futs = client.map(run_case, scenarios, [str(out_dir)] * len(scenarios), pure=False)
-            _follow(dask_completed(futs), len(futs))
-            return client.gather(futs)
-        if workers <= 1:
-            return [_done(run_case(s, str(out_dir)), i + 1, len(scenarios)) for i, s in enumerate(scenarios)]
-        with ProcessPoolExecutor(max_workers=workers) as ex:
-            futs = [ex.submit(run_case, s, str(out_dir)) for s in scenarios]
-            _follow(as_completed(futs), len(futs))
-            return [f.result() for f in futs]          # in the order given (a failure raises here)
+        return _execute(run_case, [(s, str(out_dir)) for s in scenarios], workers, client,
+                        _follow(len(scenarios)))
     finally:
         if isinstance(scheduler, str) and client is not None:
             client.close()
 
 
+def _execute(fn: Callable[..., Any], calls: list[tuple], workers: int, client: Any,
+             done: Callable[[int, bool, Any], None]) -> list[Any]:
+    """``fn(*args)`` for every ``args`` of ``calls``: on the Dask ``client`` if it is not None,
+    else in ``workers`` local processes, or in this process (``workers`` <= 1).  ``done(k, ok,
+    result)`` is called as the k-th call finishes (in completion order; result None if it
+    failed).  Returns the results in the order given; a failure raises once all have
+    finished, the first in the order given."""
+    if client is None and workers <= 1:
+        out = []
+        for k, args in enumerate(calls, 1):
+            out.append(fn(*args))
+            done(k, True, out[-1])
+        return out
+    pool = ProcessPoolExecutor(max_workers=workers) if client is None else contextlib.nullcontext()
+    with pool as ex:
+        if client is not None:
+            from distributed import as_completed as completed
+            futs = [client.submit(fn, *args, pure=False) for args in calls]
+        else:
+            completed = as_completed
+            futs = [ex.submit(fn, *args) for args in calls]
+        for k, fut in enumerate(completed(futs), 1):
+            ok = fut.exception() is None
+            done(k, ok, fut.result() if ok else None)
+        return client.gather(futs) if client is not None else [f.result() for f in futs]
+
+
 def _done(path: str, k: int, n: int) -> str:
     """One finished case said on stderr: ``case k/n done: <results>``."""
-    print(f"case {k}/{n} done: {path}", file=sys.stderr, flush=True)
+    say(f"case {k}/{n} done: {path}", sys.stderr)
     return path
 
 
-def _follow(completed: Iterable[Any], n: int) -> None:
-    """Say each case as it finishes (in completion order): a progress bar on a terminal,
-    plain lines otherwise.  Failures are raised later, in the order the cases were given,
-    by the caller."""
-    bar = None
-    if sys.stderr.isatty():
-        from tqdm import tqdm
-        bar = tqdm(total=n, desc="study", unit="case", file=sys.stderr, leave=True)
-    try:
-        for k, fut in enumerate(completed, 1):
-            ok = fut.exception() is None
-            if bar is not None:
-                bar.update(1)
-                if not ok:
-                    bar.write(f"case {k}/{n} failed", file=sys.stderr)
-            elif ok:
-                _done(fut.result(), k, n)
-            else:
-                print(f"case {k}/{n} failed", file=sys.stderr, flush=True)
-    finally:
+def _follow(n: int) -> Callable[[int, bool, Any], None]:
+    """Say each of ``n`` cases as it finishes: a progress bar on a terminal, plain lines
+    otherwise; a failure is said at once and raised later by the caller."""
+    bar = counter(n, "study", unit="case", leave=True) if sys.stderr.isatty() else None
+
+    def done(k: int, ok: bool, path: Any) -> None:
         if bar is not None:
-            bar.close()
+            bar(1)
+        if not ok:
+            say(f"case {k}/{n} failed", sys.stderr)
+        elif bar is None:
+            _done(path, k, n)
+    return done
 
 
 def run_shipped(cases: list[dict[str, Any]], fmu: bytes) -> list[dict[str, Any]]:
@@ -176,42 +188,24 @@ def run_many(cases: list[dict[str, Any]], fmu: bytes, workers: int = 2, schedule
     broadcast to the workers once, the cases go in batches of ``batch``, the results come
     back to the client); else ``workers`` local processes (1: in this process).  The
     results do not depend on the executor (each case is a deterministic run)."""
-    batches = [cases[i:i + batch] for i in range(0, len(cases), max(1, int(batch)))]
-    n = len(batches)
-    say = log or (lambda msg: print(msg, file=sys.stderr, flush=True))
-    done = []
-    bar = None
-    if log is None and sys.stderr.isatty():         # a progress bar on a terminal, lines otherwise
-        from tqdm import tqdm
-        bar = tqdm(total=len(cases), unit="case", desc="runs", file=sys.stderr, leave=True)
+    batch = max(1, int(batch))
+    batches = [cases[i:i + batch] for i in range(0, len(cases), batch)]
+    n, total = len(batches), len(cases)
+    tell = log or (lambda msg: say(msg, sys.stderr))
+    # a progress bar on a terminal, lines otherwise
+    bar = counter(total, "runs", unit="case", leave=True) if log is None and sys.stderr.isatty() else None
 
-    def tick(k: int) -> None:
+    def tick(k: int, ok: bool, result: Any) -> None:
         if bar is not None:
-            bar.update(min(k * batch, len(cases)) - bar.n)
+            bar(min(k * batch, total) - min((k - 1) * batch, total))
         elif k == n or k % max(1, n // 20) == 0:
-            say(f"batches {k}/{n} done ({min(k * batch, len(cases))} of {len(cases)} cases)")
+            tell(f"batches {k}/{n} done ({min(k * batch, total)} of {total} cases)")
     client = connect(scheduler) if isinstance(scheduler, str) else scheduler
     try:
-        if client is not None:
-            from distributed import as_completed as dask_completed
-            blob = client.scatter(fmu, broadcast=True, hash=False)
-            futs = client.map(run_shipped, batches, [blob] * n, pure=False)
-            for k, _ in enumerate(dask_completed(futs), 1):
-                tick(k)
-            done = client.gather(futs)
-        elif workers <= 1:
-            for k, b in enumerate(batches, 1):
-                done.append(run_shipped(b, fmu))
-                tick(k)
-        else:
-            with ProcessPoolExecutor(max_workers=workers) as ex:
-                futs = [ex.submit(run_shipped, b, fmu) for b in batches]
-                for k, _ in enumerate(as_completed(futs), 1):
-                    tick(k)
-                done = [f.result() for f in futs]
+        # on a cluster the FMU goes to the workers once, not with every batch
+        blob = client.scatter(fmu, broadcast=True, hash=False) if client is not None else fmu
+        done = _execute(run_shipped, [(b, blob) for b in batches], workers, client, tick)
     finally:
-        if bar is not None:
-            bar.close()
         if isinstance(scheduler, str) and client is not None:
             client.close()
     return [r for b in done for r in b]

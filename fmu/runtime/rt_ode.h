@@ -93,8 +93,12 @@
  * windows fall into different phases of the motion (contact vs. free flight differ by
  * more than the methods), so it flipped between the two, and the stiffness test fired in
  * contact phases that RODAS4 then found non-stiff (11700-15000 evaluations instead of
- * 7337).  Until a cost comparison within one phase exists, solver.method = 3 selects
- * Adams explicitly.
+ * 7337).  A comparison within one phase (a shadow run of the other explicit method
+ * over the same 40-step window from the same start, Adams at rtol/10) cut the mechanisms'
+ * evaluations to 0.5-0.8 of DOPRI5's at equal error, but lost accuracy where DOPRI5 has it
+ * to spare (composed vs monolithic lubricated models at rtol 1e-9: 1e-5 of the range), ran
+ * Adams near its stability limit on a stiffening problem and cost the 61-state rotor 1.5x
+ * the CPU time (docs/fmus.md).  solver.method = 3 selects Adams explicitly.
  *
  * Guarantees every method gives (the driver relies on them):
  *   G1  After step() returns RT_ODE_OK, the LAST call of f was f(t, x) at the new

@@ -467,12 +467,24 @@ static int by_parts(const RtCtx *c)
                         (c->stale && !c->dirty && c->state == RT_STEP_COMPLETE));
 }
 
+#ifndef MDL_HAS_OUT_CHEAP
+#define MDL_HAS_OUT_CHEAP 0
+#endif
+
 /* make part (RT_HAVE_DX: dx and z by mdl_deriv; RT_HAVE_OUT: the outputs and z by
-   mdl_out) current; 0 ok, else the model's error code */
+   mdl_out; RT_HAVE_CHEAP: the cheap outputs by mdl_out_cheap, which all outputs include)
+   current; 0 ok, else the model's error code */
 static int eval_part(RtCtx *c, int part)
 {
     int rc = 0;
-    if (c->have & part) return 0;
+    if (c->have & (part == RT_HAVE_CHEAP ? RT_HAVE_CHEAP | RT_HAVE_OUT : part)) return 0;
+    if (part == RT_HAVE_CHEAP) {
+#if MDL_HAS_OUT && MDL_HAS_OUT_CHEAP
+        rc = mdl_out_cheap(c->v, c->time, c);
+#endif
+        if (rc == 0) c->have |= RT_HAVE_CHEAP;
+        return rc;
+    }
     if (part == RT_HAVE_OUT) {
 #if MDL_HAS_OUT
         rc = mdl_out(c->v, c->time, c->zPart, c);
@@ -486,17 +498,34 @@ static int eval_part(RtCtx *c, int part)
 }
 
 #if MDL_HAS_OUT
-/* index of vr in mdl_out_slot (ascending), -1 if it is not an output mdl_out computes */
-static int out_index(fmi2ValueReference vr)
+/* index of key in the ascending a[0..n-1], -1 if absent */
+static int sorted_index(const int *a, int n, int key)
 {
-    int lo = 0, hi = N_OUT - 1;
+    int lo = 0, hi = n - 1;
     while (lo <= hi) {
         const int mid = (lo + hi) / 2;
-        if (mdl_out_slot[mid] == (int)vr) return mid;
-        if (mdl_out_slot[mid] < (int)vr) lo = mid + 1;
+        if (a[mid] == key) return mid;
+        if (a[mid] < key) lo = mid + 1;
         else hi = mid - 1;
     }
     return -1;
+}
+
+/* index of vr in mdl_out_slot (ascending), -1 if it is not an output mdl_out computes */
+static int out_index(fmi2ValueReference vr)
+{
+    return sorted_index(mdl_out_slot, N_OUT, (int)vr);
+}
+
+/* 1 if output o (an index into mdl_out_slot) is one of those mdl_out_cheap computes */
+static int out_is_cheap(int o)
+{
+#if MDL_HAS_OUT_CHEAP
+    return sorted_index(mdl_out_cheap_idx, N_OUT_CHEAP, o) >= 0;
+#else
+    (void)o;
+    return 0;
+#endif
 }
 #endif
 
@@ -563,50 +592,9 @@ static int dd_col_of(fmi2ValueReference vr)
 }
 #endif
 
-#ifndef MDL_HAS_OUT_CHEAP
-#define MDL_HAS_OUT_CHEAP 0
-#endif
-#if MDL_HAS_OUT && MDL_HAS_OUT_CHEAP
-/* 1 if output k (index into mdl_out_slot) is one mdl_out_cheap computes */
-static int is_cheap(int k)
-{
-    int lo = 0, hi = N_OUT_CHEAP - 1;
-    while (lo <= hi) {
-        const int mid = (lo + hi) / 2;
-        if (mdl_out_cheap_idx[mid] == k) return 1;
-        if (mdl_out_cheap_idx[mid] < k) lo = mid + 1;
-        else hi = mid - 1;
-    }
-    return 0;
-}
-#endif
-
-/* the outputs among vr current: with mdl_out_cheap if all of them are cheap ones (the
-   kinematics a master plots, not the contact forces), else with mdl_out.  0 ok, else the
-   model's error code */
-static int eval_outputs(RtCtx *c, const fmi2ValueReference vr[], size_t nvr)
-{
-#if MDL_HAS_OUT && MDL_HAS_OUT_CHEAP
-    if (!(c->have & RT_HAVE_OUT)) {
-        size_t i;
-        int rc;
-        for (i = 0; i < nvr; i++) {
-            const int k = out_index(vr[i]);
-            if (k >= 0 && !is_cheap(k)) break;
-        }
-        if (i == nvr) {
-            if (c->have & RT_HAVE_CHEAP) return 0;
-            rc = mdl_out_cheap(c->v, c->time, c);
-            if (rc == 0) c->have |= RT_HAVE_CHEAP;
-            return rc;
-        }
-    }
-#endif
-    (void)vr; (void)nvr;
-    return eval_part(c, RT_HAVE_OUT);
-}
-
-/* the parts a get of these variables needs (RT_HAVE_*), -1: a whole evaluation */
+/* the parts a get of these variables needs (RT_HAVE_*; outputs: RT_HAVE_CHEAP while all
+   asked are cheap ones, the kinematics a master plots rather than the contact forces), -1: a
+   whole evaluation */
 static int parts_for(const fmi2ValueReference vr[], size_t nvr)
 {
     size_t i;
@@ -618,11 +606,17 @@ static int parts_for(const fmi2ValueReference vr[], size_t nvr)
             continue;
         if (k == MK_DERIV) { need |= RT_HAVE_DX; continue; }
 #if MDL_HAS_OUT
-        if (out_index(vr[i]) >= 0) { need |= RT_HAVE_OUT; continue; }
+        {
+            const int o = out_index(vr[i]);
+            if (o >= 0) {
+                need |= out_is_cheap(o) ? RT_HAVE_CHEAP : RT_HAVE_OUT;
+                continue;
+            }
+        }
 #endif
         return -1;
     }
-    return need;
+    return (need & RT_HAVE_OUT) ? need & ~RT_HAVE_CHEAP : need;
 }
 
 static void copy_pre(RtCtx *c)
@@ -1193,7 +1187,7 @@ static fmi2Status get_values(RtCtx *c, const char *fn, const fmi2ValueReference 
     need = by_parts(c) ? parts_for(vr, nvr) : -1;
     if (need < 0) rc = ensure_eval(c);
     else {
-        rc = (need & RT_HAVE_OUT) ? eval_outputs(c, vr, nvr) : 0;
+        rc = (need & (RT_HAVE_OUT | RT_HAVE_CHEAP)) ? eval_part(c, need & (RT_HAVE_OUT | RT_HAVE_CHEAP)) : 0;
         if (rc == 0 && (need & RT_HAVE_DX)) rc = eval_part(c, RT_HAVE_DX);
     }
     if (rc != 0) {

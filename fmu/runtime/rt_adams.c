@@ -156,26 +156,16 @@ static double *zbuf(const RtOde *s, int which)
 static double start_h(RtOde *s, double t_bound, double *tmp1, double *tmp2, int *d2ok)
 {
     const int n = s->n;
-    const double span = t_bound - s->t;
-    const double d0 = rt_ode_err_norm(s, s->x, s->x, s->x), d1 = rt_ode_err_norm(s, s->fx, s->x, s->x);
-    double h0, h, d2, c;
+    double h0 = rt_ode_trial_h0(s, t_bound, tmp1, tmp2, d2ok), h, d2, c;   /* tmp2 ~ h0 x'' */
     int i;
-    *d2ok = 0;
-    h0 = (d0 < 1e-5 || d1 < 1e-5) ? 1e-6 : 0.01 * d0 / d1;
-    if (h0 > span) h0 = span;
-    if (s->hmax > 0 && h0 > s->hmax) h0 = s->hmax;
-    for (i = 0; i < n; i++) tmp1[i] = s->x[i] + h0 * s->fx[i];
-    if (rt_ode_call_f(s, s->t + h0, tmp1, tmp2) != 0) {
+    if (!*d2ok) {
         h = 0.01 * h0;
     } else {
-        for (i = 0; i < n; i++) tmp2[i] -= s->fx[i];   /* ~ h0 x'' */
         d2 = rt_ode_err_norm(s, tmp2, s->x, s->x) / h0;
         h = d2 > 0.0 ? sqrt(START_FRAC / d2) : 100.0 * h0;
         if (h > 100.0 * h0) h = 100.0 * h0;
-        *d2ok = 1;
     }
-    if (h > span) h = span;
-    if (s->hmax > 0 && h > s->hmax) h = s->hmax;
+    h = rt_ode_clamp_start(s, t_bound, h);
     if (!(h > 0)) h = rt_ode_hmin(s, s->t) * 10;
     if (*d2ok && h0 > 4.0 * h) {   /* difference over a much longer step: again over h */
         for (i = 0; i < n; i++) tmp1[i] = s->x[i] + h * s->fx[i];

@@ -218,45 +218,42 @@ int rt_ode_call_f(RtOde *s, double t, const double *x, double *dx)
     return rt_ode_all_finite(s->n, dx) ? 0 : 1;
 }
 
-double rt_ode_initial_h(RtOde *s, double t_bound, double *tmp1, double *tmp2)
+double rt_ode_clamp_start(const RtOde *s, double t_bound, double h)
 {
-    /* tmp1 <- x + h0*f, tmp2 <- f(t+h0, tmp1) */
-    const int n = s->n;
     const double span = fabs(t_bound - s->t);
-    const int p = s->sub->order;
-    double d0 = 0, d1 = 0, d2 = 0, h0, h1, h;
-    int i;
-    for (i = 0; i < n; i++) {
-        double w = s->atol * (s->atol_scale ? s->atol_scale[i] : 1.0) + s->rtol * fabs(s->x[i]);
-        d0 += (s->x[i] / w) * (s->x[i] / w);
-        d1 += (s->fx[i] / w) * (s->fx[i] / w);
-    }
-    d0 = sqrt(d0 / n);
-    d1 = sqrt(d1 / n);
-    h0 = (d0 < 1e-5 || d1 < 1e-5) ? 1e-6 : 0.01 * d0 / d1;
-    if (h0 > span) h0 = span;
-    if (s->hmax > 0 && h0 > s->hmax) h0 = s->hmax;
-    for (i = 0; i < n; i++) tmp1[i] = s->x[i] + h0 * s->fx[i];
-    if (rt_ode_call_f(s, s->t + h0, tmp1, tmp2) != 0) {
-        /* cannot evaluate there: be careful */
-        h = h0 * 0.01;
-    } else {
-        for (i = 0; i < n; i++) {
-            double w = s->atol * (s->atol_scale ? s->atol_scale[i] : 1.0) +
-                       s->rtol * fabs(s->x[i]);
-            double r = (tmp2[i] - s->fx[i]) / w;
-            d2 += r * r;
-        }
-        d2 = sqrt(d2 / n) / h0;
-        {
-            double dm = d1 > d2 ? d1 : d2;
-            if (dm <= 1e-15) h1 = h0 * 1e-3 > 1e-6 ? h0 * 1e-3 : 1e-6;
-            else h1 = pow(0.01 / dm, 1.0 / (p + 1));
-        }
-        h = 100 * h0 < h1 ? 100 * h0 : h1;
-    }
     if (h > span) h = span;
     if (s->hmax > 0 && h > s->hmax) h = s->hmax;
+    return h;
+}
+
+double rt_ode_trial_h0(RtOde *s, double t_bound, double *tmp1, double *tmp2, int *ok)
+{
+    const int n = s->n;
+    const double d0 = rt_ode_err_norm(s, s->x, s->x, s->x), d1 = rt_ode_err_norm(s, s->fx, s->x, s->x);
+    const double h0 = rt_ode_clamp_start(s, t_bound, (d0 < 1e-5 || d1 < 1e-5) ? 1e-6 : 0.01 * d0 / d1);
+    int i;
+    for (i = 0; i < n; i++) tmp1[i] = s->x[i] + h0 * s->fx[i];
+    *ok = rt_ode_call_f(s, s->t + h0, tmp1, tmp2) == 0;
+    if (*ok) for (i = 0; i < n; i++) tmp2[i] -= s->fx[i];
+    return h0;
+}
+
+double rt_ode_initial_h(RtOde *s, double t_bound, double *tmp1, double *tmp2)
+{
+    int ok;
+    const double h0 = rt_ode_trial_h0(s, t_bound, tmp1, tmp2, &ok);
+    double h;
+    if (!ok) {
+        h = h0 * 0.01;       /* cannot evaluate there: be careful */
+    } else {
+        const double d1 = rt_ode_err_norm(s, s->fx, s->x, s->x);
+        const double d2 = rt_ode_err_norm(s, tmp2, s->x, s->x) / h0;
+        const double dm = d1 > d2 ? d1 : d2;
+        const double h1 = dm <= 1e-15 ? (h0 * 1e-3 > 1e-6 ? h0 * 1e-3 : 1e-6)
+                                      : pow(0.01 / dm, 1.0 / (s->sub->order + 1));
+        h = 100 * h0 < h1 ? 100 * h0 : h1;
+    }
+    h = rt_ode_clamp_start(s, t_bound, h);
     if (!(h > 0)) h = rt_ode_hmin(s, s->t) * 10;
     return h;
 }

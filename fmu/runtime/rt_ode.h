@@ -316,6 +316,12 @@ int rt_ode_all_finite(int n, const double *x);
 int rt_ode_call_f(RtOde *s, double t, const double *x, double *dx);
 /* initial step size (Hairer-Norsett-Wanner heuristic), needs s->fx = f(t, x) */
 double rt_ode_initial_h(RtOde *s, double t_bound, double *tmp1, double *tmp2);
+/* the heuristic's first trial: h0 = 0.01 ||x|| / ||f|| (1e-6 if either is below 1e-5),
+   clamped as below; tmp1 = x + h0 f, and if f can be evaluated there (*ok = 1)
+   tmp2 = f(t + h0, tmp1) - f (~ h0 x'').  Returns h0.  Needs s->fx. */
+double rt_ode_trial_h0(RtOde *s, double t_bound, double *tmp1, double *tmp2, int *ok);
+/* a starting step h limited to the span to t_bound and to s->hmax (if set) */
+double rt_ode_clamp_start(const RtOde *s, double t_bound, double h);
 /* Jacobian at (t, x) with fx = f(t, x) into s->J: user callback or forward
  * differences (tmp1, tmp2: n doubles).  0 ok, > 0 reject, < 0 abort. */
 int rt_ode_jacobian(RtOde *s, double t, const double *x, const double *fx,

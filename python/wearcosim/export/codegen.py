@@ -362,7 +362,7 @@ def build_functions(causal: Causal, expose_protected: bool = False) -> Generated
     # the outputs alone, with the event indicators (mdl_out): what an importer coupling this FMU
     # to others reads at every right-hand side before it can set this FMU's inputs; without
     # nonlinear loops only (the outputs would need the Newton solve that mdl_eval does)
-    out_slots, outs_e = [], ca.SX(0, 1)
+    out_slots, outs_e, out_cheap = [], ca.SX(0, 1), []
     if not causal.w:
         out_slots = [k for k in list(range(L.off["Y"], L.off["Y"] + L.n["Y"])) + list(range(L.off["D"], L.off["D"] + L.n["DALG"]))
                      if L.slots[k].causality == "output"]
@@ -472,8 +472,7 @@ def build_functions(causal: Causal, expose_protected: bool = False) -> Generated
     ident = model_name.replace(".", "_")
     guid = "{" + str(uuid.UUID(hashlib.md5(("wearcosim:" + model_name + str(L.NV) + "".join(s.name for s in L.slots)).encode()).hexdigest())) + "}"
     return Generated(L, F, len(asserts), asserts, has_jac, {"calc_states": calc_states}, guid, model_name, ident, deps,
-                     split_eval, out_slots if "out" in F else None,
-                     out_cheap if "out_cheap" in F else [])
+                     split_eval, out_slots if "out" in F else None, out_cheap)
 
 
 def cheap_outputs(inputs: list, outs: ca.SX, full: int) -> tuple:

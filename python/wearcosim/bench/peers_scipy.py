@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from typing import Any, Callable, Sequence
+from typing import Any, Callable
 
 Vec = np.ndarray
 from scipy.integrate import solve_ivp

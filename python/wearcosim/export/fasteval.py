@@ -48,7 +48,7 @@ import itertools
 import math
 import re
 import weakref
-from typing import Any, Callable, Optional
+from typing import Any, Optional
 
 import numpy as np
 

@@ -52,6 +52,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 import numpy as np
 
 from ..master.scenario import SCHEMA, ScenarioError, from_dict
+from ..progress import say as progress_say
 
 #: the outputs of a case, in the column order of every table
 OUTPUTS = ("peak_um", "peak_over_mean", "peak_cos", "peak_sin", "volume_mm3")
@@ -618,7 +619,7 @@ def run_sensitivity(spec: Spec | str | Path, out: str | Path, *, workers: int = 
         raise SensitivityError(f"{spec.source}: the trend map needs a [trends] table")
     if workers < 1:
         raise SensitivityError("workers must be >= 1")
-    say = log or (lambda m: print(m, file=sys.stderr, flush=True))
+    say = log or (lambda m: progress_say(m, sys.stderr))
     _need("SALib", "SALib")
     if not local and scheduler is None:
         _need("distributed", "'dask[distributed]' (or run with local=True / --local)")

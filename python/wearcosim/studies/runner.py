@@ -92,8 +92,8 @@ def _execute(fn: Callable[..., Any], calls: list[tuple], workers: int, client: A
     """``fn(*args)`` for every ``args`` of ``calls``: on the Dask ``client`` if it is not None,
     else in ``workers`` local processes, or in this process (``workers`` <= 1).  ``done(k, ok,
     result)`` is called as the k-th call finishes (in completion order; result None if it
-    failed).  Returns the results in the order given; a failure raises once all have
-    finished, the first in the order given."""
+    failed).  Returns the results in the order given.  A failure raises: in this process at
+    once, on an executor once all calls have finished (the first in the order given)."""
     if client is None and workers <= 1:
         out = []
         for k, args in enumerate(calls, 1):

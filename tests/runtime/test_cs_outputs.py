@@ -117,7 +117,7 @@ def test_random_reads_after_steps_give_the_values_of_a_whole_evaluation(striker,
                 g = rng.choice(groups)
                 got = a.slave.getReal([names[x] for x in g])
                 assert list(got) == [whole[names[x]] for x in g], (g, t)
-        assert contacts > 10                     # the wall was struck: contact forces were read
+        assert contacts > 10                     # in contact at > 10 points: contact forces were read
     finally:
         a.terminate()
         b.terminate()

@@ -286,16 +286,21 @@ static int category_index(const char *cat)
 }
 
 /* core: status, category index, already formatted text in c->msg */
+/* whether a message of this status and category reaches the logger: errors and discards
+   always, the rest when logging is on for its category */
+static int delivered(const RtCtx *c, fmi2Status status, int cat)
+{
+    if (!c->cb.logger) return 0;
+    if (status >= fmi2Discard) return 1;
+    return c->loggingOn && ((c->logMask >> cat) & 1u || (c->logMask >> RT_LOG_ALL) & 1u);
+}
+
 static void emit(RtCtx *c, fmi2Status status, int cat)
 {
     const char *src = c->msg;
     char *dst = c->msg2;
     size_t k = 0;
-    int deliver;
-    if (!c->cb.logger) return;
-    if (status >= fmi2Discard) deliver = 1;
-    else deliver = c->loggingOn && ((c->logMask >> cat) & 1u || (c->logMask >> RT_LOG_ALL) & 1u);
-    if (!deliver) return;
+    if (!delivered(c, status, cat)) return;
     /* escape '%' (importers treat the message as a format) and '#' (variable refs) */
     while (*src && k + 3 < sizeof c->msg2) {
         if (*src == '%' || *src == '#') dst[k++] = *src;
@@ -321,10 +326,12 @@ static int status_category(fmi2Status status, int cat)
 static void rlog(RtCtx *c, fmi2Status status, int cat, const char *fmt, ...)
 {
     va_list ap;
+    cat = status_category(status, cat);
+    if (!delivered(c, status, cat)) return;   /* not formatted either (an event: ~1 us) */
     va_start(ap, fmt);
     vsnprintf(c->msg, sizeof c->msg, fmt, ap);
     va_end(ap);
-    emit(c, status, status_category(status, cat));
+    emit(c, status, cat);
 }
 
 /* model_api.h: log from generated code (and rt_newton) */

@@ -151,7 +151,7 @@ static int auto_step(RtOde *s, double t_bound)
             s->n_stiff = s->n_nonstiff = 0;
         }
     } else {
-        const int n = s->n;
+        const int n = RT_ODE_N(s);
         double *v = s->wk[RT_ODE_AUTO], *w = v + n;
         const double kappa = rt_ode_auto_kappa(s);
         const double easy = 2.0 * kappa > EASY_HRHO ? 2.0 * kappa : EASY_HRHO;

@@ -72,7 +72,7 @@
 
 static int dopri5_step(RtOde *s, double t_bound)
 {
-    const int n = s->n;
+    const int n = RT_ODE_N(s);
     double *k1 = s->fx;
     double *k2 = s->wk[RT_ODE_DOPRI5], *k3 = k2 + n, *k4 = k3 + n, *k5 = k4 + n, *k6 = k5 + n,
            *k7 = k6 + n, *y = k7 + n, *e = y + n;
@@ -189,7 +189,7 @@ static int dopri5_step(RtOde *s, double t_bound)
 
 static void dopri5_dense(const RtOde *s, double t, double *out)
 {
-    const int n = s->n;
+    const int n = RT_ODE_N(s);
     const double *r2 = s->wk[RT_ODE_DOPRI5] + 8 * n, *r3 = r2 + n, *r4 = r3 + n, *r5 = r4 + n;
     const double th = (t - s->t_old) / (s->t - s->t_old), th1 = 1.0 - th;
     int i;

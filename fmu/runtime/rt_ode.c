@@ -82,6 +82,9 @@ RtOde *rt_ode_new_sparse(const RtOdeMethod *m, int n, rt_rhs_fn f, rt_jac_fn jac
     RtOde *s;
     size_t nn = (size_t)n;
     if (!m || n < 1 || !f) return NULL;
+#if defined(RT_ODE_FIXED_N) && RT_ODE_FIXED_N > 0
+    if (n != RT_ODE_FIXED_N) return NULL;   /* compiled for another size (rt_ode.h) */
+#endif
     if (!mem_calloc || !mem_free) { mem_calloc = default_calloc; mem_free = default_free; }
     s = (RtOde *)mem_calloc(1, sizeof(RtOde));
     if (!s) return NULL;
@@ -197,14 +200,15 @@ double rt_ode_err_norm(const RtOde *s, const double *e, const double *a, const d
 {
     int i;
     double sum = 0.0;
-    for (i = 0; i < s->n; i++) {
+    const int n = RT_ODE_N(s);
+    for (i = 0; i < n; i++) {
         double aa = fabs(a[i]), bb = fabs(b[i]);
         double w = s->atol * (s->atol_scale ? s->atol_scale[i] : 1.0) +
                    s->rtol * (aa > bb ? aa : bb);
         double r = e[i] / w;
         sum += r * r;
     }
-    sum = sqrt(sum / s->n);
+    sum = sqrt(sum / n);
     return isfinite(sum) ? sum : INFINITY;   /* NaN error -> reject */
 }
 
@@ -215,7 +219,7 @@ int rt_ode_call_f(RtOde *s, double t, const double *x, double *dx)
     rc = s->f(s->user, t, x, dx);
     if (rc < 0) { s->abort_code = rc; return rc; }
     if (rc > 0) return rc;
-    return rt_ode_all_finite(s->n, dx) ? 0 : 1;
+    return rt_ode_all_finite(RT_ODE_N(s), dx) ? 0 : 1;
 }
 
 double rt_ode_clamp_start(const RtOde *s, double t_bound, double h)
@@ -228,7 +232,7 @@ double rt_ode_clamp_start(const RtOde *s, double t_bound, double h)
 
 double rt_ode_trial_h0(RtOde *s, double t_bound, double *tmp1, double *tmp2, int *ok)
 {
-    const int n = s->n;
+    const int n = RT_ODE_N(s);
     const double d0 = rt_ode_err_norm(s, s->x, s->x, s->x), d1 = rt_ode_err_norm(s, s->fx, s->x, s->x);
     const double h0 = rt_ode_clamp_start(s, t_bound, (d0 < 1e-5 || d1 < 1e-5) ? 1e-6 : 0.01 * d0 / d1);
     int i;
@@ -261,7 +265,7 @@ double rt_ode_initial_h(RtOde *s, double t_bound, double *tmp1, double *tmp2)
 int rt_ode_jacobian(RtOde *s, double t, const double *x, const double *fx,
                     double *tmp1, double *tmp2)
 {
-    const int n = s->n;
+    const int n = RT_ODE_N(s);
     int i, j, rc;
     s->njev++;
     if (s->band) {   /* sparse: the nonzeros only; differences by column groups */

@@ -164,6 +164,18 @@ enum {
 
 typedef struct RtOde RtOde;
 
+/* The length of the solvers' vector loops.  An FMU's build compiles the solvers for its one
+   model and defines RT_ODE_FIXED_N to the number of states (package.compile_binary), so the
+   compiler knows the trip count of every loop over the states and unrolls or vectorises it
+   (loops of a few iterations, whose set-up costs as much as their body, in the mechanisms);
+   rt_ode_new then refuses any other n.  Without it (the runtime's C tests) the loops take
+   s->n. */
+#if defined(RT_ODE_FIXED_N) && RT_ODE_FIXED_N > 0
+#define RT_ODE_N(s) (RT_ODE_FIXED_N)
+#else
+#define RT_ODE_N(s) ((s)->n)
+#endif
+
 typedef struct RtOdeMethod {
     const char *name;
     int id;

@@ -81,7 +81,7 @@ static double clampd(double v, double lo, double hi) { return v < lo ? lo : (v >
 
 static int rodas4_step(RtOde *s, double t_bound)
 {
-    const int n = s->n;
+    const int n = RT_ODE_N(s);
     double *k1 = s->wk[RT_ODE_RODAS4], *k2 = k1 + n, *k3 = k2 + n, *k4 = k3 + n, *k5 = k4 + n,
            *k6 = k5 + n, *y = k6 + n, *fy = y + n, *ft = fy + n, *tmp = ft + n,
            *w1 = tmp + n, *w2 = w1 + n;
@@ -241,7 +241,7 @@ static int rodas4_step(RtOde *s, double t_bound)
 
 static void rodas4_dense(const RtOde *s, double t, double *out)
 {
-    const int n = s->n;
+    const int n = RT_ODE_N(s);
     const double *w1 = s->wk[RT_ODE_RODAS4] + 10 * n, *w2 = w1 + n;
     const double th = (t - s->t_old) / (s->t - s->t_old), th1 = 1.0 - th;
     int i;

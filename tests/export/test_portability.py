@@ -238,7 +238,8 @@ def test_build_description_lists_what_was_compiled(model, build_example):
     assert all(f"sources/{f}" in names for f in files.files)
     assert f"sources/{package.PIN_HEADER}" in names
     assert files.language == "C99"
-    assert files.definitions == [("_POSIX_C_SOURCE", "200809L")]
+    nx = int(re.search(r"#define N_X\s+(\d+)", zipfile.ZipFile(fmu).read("sources/config.h").decode()).group(1))
+    assert files.definitions == [("_POSIX_C_SOURCE", "200809L")] + ([("RT_ODE_FIXED_N", str(nx))] if nx else [])
     assert files.include_dirs == ["."]
     assert files.compiler_options.split() == ["-include", package.PIN_HEADER, "-ffp-contract=off",
                                               "-fvisibility=hidden"]
@@ -351,3 +352,34 @@ def test_fmi_bd2cmake_rebuild_is_bit_identical(build_example, tmp_path):
         for n in zin.namelist():
             zout.write(root / n, n)
     _check_rebuilt(shipped, rebuilt)
+
+
+def test_solvers_compiled_for_the_state_count_give_the_same_bits(build_example, tmp_path):
+    """The shipped binary (solvers compiled with RT_ODE_FIXED_N = the number of states, the
+    runtime at -O3) and one compiled from the same sources generically (the count read at
+    run time, every unit at -O2) simulate bit for bit alike, with every CS solver method."""
+    from fmpy import simulate_fmu
+    shipped = build_example(REBUILT)
+    root = tmp_path / "fmu"
+    with zipfile.ZipFile(shipped) as z:
+        z.extractall(root)
+        ident = _identifier(z)
+        units = _source_files(z)
+    assert ("RT_ODE_FIXED_N", "4") in builddesc.read(shipped)[0].file_sets[0].definitions
+    src = root / "sources"
+    so = root / "binaries" / package.platform_dir() / (ident + package.shared_ext())
+    cmd = ["gcc", "-shared", "-fPIC", "-O2", "-fno-math-errno", "-std=c99", "-D_POSIX_C_SOURCE=200809L",
+           "-include", str(src / package.PIN_HEADER), "-ffp-contract=off", "-fvisibility=hidden", "-I", str(src)] + \
+        [str(src / u) for u in units] + ["-o", str(so), "-lm"]
+    p = subprocess.run(cmd, capture_output=True, text=True, env=dict(_env(), TMPDIR=str(tmp_path)))
+    assert p.returncode == 0, p.stderr[-2000:]
+    generic = tmp_path / "generic.fmu"
+    with zipfile.ZipFile(shipped) as zin, zipfile.ZipFile(generic, "w", zipfile.ZIP_DEFLATED) as zout:
+        for n in zin.namelist():
+            zout.write(root / n, n)
+    assert binary(generic) != binary(shipped)
+    for method in (0, 1, 2, 3):
+        kw = dict(fmi_type="CoSimulation", stop_time=0.012, output_interval=1e-5,
+                  start_values={"solver.method": method, "solver.rtol": 1e-8})
+        ra, rb = simulate_fmu(str(shipped), **kw), simulate_fmu(str(generic), **kw)
+        assert len(ra) > 1000 and ra.tobytes() == rb.tobytes(), f"solver.method {method}: results differ"

@@ -83,8 +83,13 @@ struct RtCtx {
     RtOde *ode;
     int odeMethod;                  /* id the current ode object was made for, -1 none */
     int odeRestart;                 /* restart solver (and recompute z) at next doStep */
-    int odeResume;                  /* the restart continues a restored FMU state: apply the */
-    double resumeHLast, resumeErrOld;   /* solver controller history saved with it        */
+    int odeResume;                  /* the restart continues a restored FMU state: 1 = apply the
+                                       controller history below, 2 = load the whole solver
+                                       from liveBuf (a solver that was running when saved;
+                                       the history below is the fall-back if it cannot) */
+    double *liveBuf;                /* RT_LIVE_LEN: the running solver of a restored FMU state
+                                       (step in progress, indicators, rt_ode_live_save) */
+    double resumeHLast, resumeErrOld;   /* solver controller history saved with it          */
     int resumeFirstStep, resumeLastRejected;
     double *resumeHist;             /* rt_ode_hist_len(N_X): multistep history (Adams) saved
                                        with it (rt_ode_hist_save; zeros for one-step methods) */

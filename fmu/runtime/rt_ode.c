@@ -169,6 +169,123 @@ void rt_ode_restart(RtOde *s, double t, const double *x, double h_hint)
 
 int rt_ode_step(RtOde *s, double t_bound) { return s->method->step(s, t_bound); }
 
+/* largest work space of a method, in multiples of n */
+static size_t live_nwork(void)
+{
+    const RtOdeMethod *m[] = { &rt_ode_auto, &rt_ode_dopri5, &rt_ode_rodas4, &rt_ode_adams };
+    size_t k, w = 0;
+    for (k = 0; k < sizeof m / sizeof m[0]; k++) if (m[k]->nwork > w) w = m[k]->nwork;
+    return w;
+}
+
+size_t rt_ode_live_len(int n)
+{
+    return RT_ODE_LIVE_HDR + (3 + live_nwork()) * (size_t)(n > 0 ? n : 1);
+}
+
+/* header: 0 valid (1), 1 method id, 2 n, 3 t, 4 t_old, 5 h, 6 h_last, 7 err_old,
+   8 first_step, 9 last_rejected, 10 fsal_valid, 11 sub id, 12 last_sub id, 13 stiff_hlam,
+   14 n_stiff, 15 n_nonstiff, 16 n_easy, 17 backoff, 18 aq, 19 aqd, 20 await, 21 aramp,
+   22 acur, 23 ahz, 24 aerrprev; then x, x_old, fx (n each) and the work space */
+void rt_ode_live_save(const RtOde *s, double *buf)
+{
+    const size_t nn = (size_t)s->n;
+    memset(buf, 0, rt_ode_live_len(s->n) * sizeof(double));
+    buf[0] = 1.0;
+    buf[1] = s->method->id;
+    buf[2] = s->n;
+    buf[3] = s->t;
+    buf[4] = s->t_old;
+    buf[5] = s->h;
+    buf[6] = s->h_last;
+    buf[7] = s->err_old;
+    buf[8] = s->first_step;
+    buf[9] = s->last_rejected;
+    buf[10] = s->fsal_valid;
+    buf[11] = s->sub->id;
+    buf[12] = s->last_sub->id;
+    buf[13] = s->stiff_hlam;
+    buf[14] = s->n_stiff;
+    buf[15] = s->n_nonstiff;
+    buf[16] = s->n_easy;
+    buf[17] = s->backoff;
+    buf[18] = s->aq;
+    buf[19] = s->aqd;
+    buf[20] = s->await;
+    buf[21] = s->aramp;
+    buf[22] = s->acur;
+    buf[23] = s->ahz;
+    buf[24] = s->aerrprev;
+    buf += RT_ODE_LIVE_HDR;
+    memcpy(buf, s->x, nn * sizeof(double));
+    memcpy(buf + nn, s->x_old, nn * sizeof(double));
+    memcpy(buf + 2 * nn, s->fx, nn * sizeof(double));
+    memcpy(buf + 3 * nn, s->work, s->method->nwork * nn * sizeof(double));
+}
+
+static int is_int_in(double v, int lo, int hi)
+{
+    return v >= lo && v <= hi && v == (double)(int)v;
+}
+
+int rt_ode_live_load(RtOde *s, const double *buf)
+{
+    const size_t nn = (size_t)s->n;
+    const RtOdeMethod *sub, *last_sub;
+    if (buf[0] != 1.0 || buf[1] != (double)s->method->id || buf[2] != (double)s->n) return 0;
+    if (!isfinite(buf[3]) || !isfinite(buf[4]) || !(buf[4] <= buf[3]) || !(buf[5] >= 0.0) ||
+        !isfinite(buf[5]) || !isfinite(buf[6]) || !isfinite(buf[7]) || !isfinite(buf[13]) ||
+        !isfinite(buf[23]) || !isfinite(buf[24]) ||
+        !is_int_in(buf[8], 0, 1) || !is_int_in(buf[9], 0, 1 << 30) || !is_int_in(buf[10], 0, 1) ||
+        !is_int_in(buf[11], 0, RT_ODE_NMETHODS - 1) || !is_int_in(buf[12], 0, RT_ODE_NMETHODS - 1) ||
+        !is_int_in(buf[14], 0, 1 << 30) || !is_int_in(buf[15], 0, 1 << 30) ||
+        !is_int_in(buf[16], 0, 1 << 30) || !is_int_in(buf[17], 0, 1 << 30) ||
+        !is_int_in(buf[18], 0, RT_ADAMS_QMAX) || !is_int_in(buf[19], 0, RT_ADAMS_QMAX) ||
+        !is_int_in(buf[20], -1, RT_ADAMS_QMAX + 3) || !is_int_in(buf[21], 0, 1) ||
+        !is_int_in(buf[22], 0, 1))
+        return 0;
+    sub = rt_ode_method((int)buf[11]);
+    last_sub = rt_ode_method((int)buf[12]);
+    if (s->method->id == RT_ODE_AUTO) {   /* the auto method steps with DOPRI5 or RODAS4 */
+        if ((sub != &rt_ode_dopri5 && sub != &rt_ode_rodas4) ||
+            (last_sub != &rt_ode_dopri5 && last_sub != &rt_ode_rodas4)) return 0;
+    } else if (sub != s->method || last_sub != s->method) {
+        return 0;
+    }
+    s->t = buf[3];
+    s->t_old = buf[4];
+    s->h = buf[5];
+    s->h_last = buf[6];
+    s->err_old = buf[7];
+    s->first_step = (int)buf[8];
+    s->last_rejected = (int)buf[9];
+    s->fsal_valid = (int)buf[10];
+    s->jac_valid = 0;
+    s->sub = sub;
+    s->last_sub = last_sub;
+    s->stiff_hlam = buf[13];
+    s->n_stiff = (int)buf[14];
+    s->n_nonstiff = (int)buf[15];
+    s->n_easy = (int)buf[16];
+    s->backoff = (int)buf[17];
+    s->aq = (int)buf[18];
+    s->aqd = (int)buf[19];
+    s->await = (int)buf[20];
+    s->aramp = (int)buf[21];
+    s->acur = (int)buf[22];
+    s->ahz = buf[23];
+    s->aerrprev = buf[24];
+    s->alq = 0;              /* Adams' coefficients: recomputed for the order */
+    s->msg[0] = '\0';
+    s->abort_code = 0;
+    buf += RT_ODE_LIVE_HDR;
+    memcpy(s->x, buf, nn * sizeof(double));
+    memcpy(s->x_old, buf + nn, nn * sizeof(double));
+    memcpy(s->fx, buf + 2 * nn, nn * sizeof(double));
+    memcpy(s->work, buf + 3 * nn, s->method->nwork * nn * sizeof(double));
+    return 1;
+}
+
 void rt_ode_dense(const RtOde *s, double t, double *out)
 {
     if (s->t == s->t_old) { memcpy(out, s->x, (size_t)s->n * sizeof(double)); return; }

@@ -311,6 +311,19 @@ void rt_ode_auto_load(RtOde *s, int code);
 size_t rt_ode_hist_len(int n);
 void rt_ode_hist_save(const RtOde *s, double t, double *buf);
 int rt_ode_hist_load(RtOde *s, const double *buf);
+/* The whole solver between two steps, for an FMU state taken while a step is in progress
+ * (a Co-Simulation step reaching past the communication point): rt_ode_live_len(n)
+ * doubles.  save: the accepted point and the previous one (t, x, t_old, x_old), f there,
+ * the next step size and the controller history, the auto and Adams state and the
+ * method's work space (its dense output: the last step's stage or Nordsieck values, the
+ * auto method's power-iteration vector); load: into a solver of the same method and n,
+ * after which it continues bit for bit as the saved one would have (returns 1; 0 = another
+ * method or size, or an invalid record: nothing changed).  Not saved: the statistics
+ * (they count work done) and the Jacobian (never kept between accepted steps). */
+#define RT_ODE_LIVE_HDR 32
+size_t rt_ode_live_len(int n);
+void rt_ode_live_save(const RtOde *s, double *buf);
+int rt_ode_live_load(RtOde *s, const double *buf);
 /* auto method: kappa = cost of a RODAS4 step / cost of a DOPRI5 step (cost model above) */
 double rt_ode_auto_kappa(const RtOde *s);
 /* spectral radius estimate of the n*n column-major J (power iteration, v, w: n doubles) */

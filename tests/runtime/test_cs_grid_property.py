@@ -4,8 +4,8 @@
 The Co-Simulation stepping of the runtime (fmu/runtime/fmi2_runtime.c, cs_integrate) lets a
 solver step reach past communication points: the values at a communication point inside a
 step come from the step's dense output, the next fmi2DoStep continues the step, an event
-beyond the point is handled by the fmi2DoStep containing it, fmi2GetFMUstate collapses a
-step reaching ahead.  Every one of those paths has to deliver the solution at exactly the
+beyond the point is handled by the fmi2DoStep containing it, fmi2GetFMUstate saves a step
+reaching ahead as it is (the running solver is part of the FMU state).  Every one of those paths has to deliver the solution at exactly the
 master's point.  The bug of the issue: a step continued from the previous fmi2DoStep that
 ends exactly on the new communication point (the first step of 100*1e-6 =
 9.9999999999999991e-05 s, one ulp short of the first point, is followed by a step stretched

@@ -1448,7 +1448,6 @@ typedef struct {
 #define RESUME_AUTO 2
 #define RESUME_AUTO_SHIFT 2
 
-
 /* The block's checksum: FNV-1a over its 64-bit words (the checksum field taken as 0, a tail
    of fewer than 8 bytes zero-padded) in four interleaved lanes (word k goes to lane k mod 4),
    combined and folded to 32 bits.  Version 7: byte by byte the check was most of the cost of

@@ -1541,11 +1541,16 @@ static void live_write(const RtCtx *c, double *p)
    1 done, 0 not possible (another method, or an invalid record) */
 static int live_load(RtCtx *c, RtOde *s)
 {
-    const double *p = c->liveBuf;
+    const double *p = c->liveBuf, *q = p + RT_LIVE_HDR + 2 * N_Z;   /* q: rt_ode_live_save */
+    const double tol = 1e-9 * (fabs(c->time) > 1.0 ? fabs(c->time) : 1.0);
     if (p[0] != 1.0 || (p[1] != 0.0 && p[1] != 1.0) || (p[2] != 0.0 && p[2] != 1.0) ||
         !isfinite(p[3]) || !rt_ode_all_finite(2 * N_Z, p + RT_LIVE_HDR))
         return 0;
-    if (!rt_ode_live_load(s, p + RT_LIVE_HDR + 2 * N_Z)) return 0;
+    /* the step covers the saved time (ahead), or ends there: else a restart */
+    if (p[1] != 0.0 ? !(q[4] <= c->time + tol && c->time <= q[3] + tol)
+                    : !(fabs(q[3] - c->time) <= tol))
+        return 0;
+    if (!rt_ode_live_load(s, q)) return 0;
     c->ahead = p[1] != 0.0;
     c->aheadEvent = p[2] != 0.0;
     c->aheadTev = p[3];

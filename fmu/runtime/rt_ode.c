@@ -238,8 +238,10 @@ int rt_ode_live_load(RtOde *s, const double *buf)
         !isfinite(buf[23]) || !isfinite(buf[24]) ||
         !is_int_in(buf[8], 0, 1) || !is_int_in(buf[9], 0, 1 << 30) || !is_int_in(buf[10], 0, 1) ||
         !is_int_in(buf[11], 0, RT_ODE_NMETHODS - 1) || !is_int_in(buf[12], 0, RT_ODE_NMETHODS - 1) ||
-        !is_int_in(buf[14], 0, 1 << 30) || !is_int_in(buf[15], 0, 1 << 30) ||
-        !is_int_in(buf[16], 0, 1 << 30) || !is_int_in(buf[17], 0, 1 << 30) ||
+        /* the auto method's counters within what its steps leave (rt_ode_auto_load) */
+        !is_int_in(buf[17], 0, STIFF_BACKOFF_MAX) ||
+        !is_int_in(buf[14], 0, (STIFF_COUNT << (int)buf[17]) - 1) ||
+        !is_int_in(buf[15], 0, STIFF_FORGET - 1) || !is_int_in(buf[16], 0, EASY_COUNT - 1) ||
         !is_int_in(buf[18], 0, RT_ADAMS_QMAX) || !is_int_in(buf[19], 0, RT_ADAMS_QMAX) ||
         !is_int_in(buf[20], -1, RT_ADAMS_QMAX + 3) || !is_int_in(buf[21], 0, 1) ||
         !is_int_in(buf[22], 0, 1))

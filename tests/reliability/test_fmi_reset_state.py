@@ -309,3 +309,89 @@ def test_rejected_dostep_leaves_the_time_unchanged(load):
         assert f.snapshot(c) == before
     finally:
         f.FreeInstance(c)
+
+
+# ----------------------------------------------------------------------------- hostile states
+CHECKSUM_AT = 52          # RtStateHeader: magic[8], 4 uint, 7 int -> the uint checksum
+
+
+def state_checksum(blob: bytes) -> int:
+    """The FMU state's checksum (fmi2_runtime.c, state_checksum), written from its comment:
+    FNV-1a over the block's 64-bit words with the checksum field taken as 0, word k into lane
+    k mod 4, the lanes combined and the result folded to 32 bits."""
+    P, M = 1099511628211, (1 << 64) - 1
+    data = bytearray(blob)
+    data[CHECKSUM_AT:CHECKSUM_AT + 4] = bytes(4)
+    data += bytes(-len(data) % 8)
+    lanes = [14695981039346656037 ^ i for i in range(4)]
+    for k in range(len(data) // 8):
+        lanes[k & 3] = ((lanes[k & 3] ^ int.from_bytes(data[8 * k:8 * k + 8], "little")) * P) & M
+    x = (((((lanes[0] ^ lanes[1]) * P) & M) ^ lanes[2]) * P) & M
+    x = ((x ^ lanes[3]) * P) & M
+    return (x ^ (x >> 32)) & 0xFFFFFFFF
+
+
+def _serialized_mid_run(f, c, k, h):
+    run_cs(f, c, 0, k, h)
+    s = D.fmi2FMUstate()
+    ok(f, f.GetFMUstate(c, C.byref(s)))
+    size = C.c_size_t()
+    ok(f, f.SerializedFMUstateSize(c, s, C.byref(size)))
+    buf = C.create_string_buffer(size.value)
+    ok(f, f.SerializeFMUstate(c, s, buf, size.value))
+    ok(f, f.FreeFMUstate(c, C.byref(s)))
+    return buf.raw
+
+
+@pytest.mark.parametrize("method", [0, 1, 3])
+@pytest.mark.parametrize("model", [BB, "WearCosim.Examples.SliderCrank.SliderCrankDry"],
+                         ids=lambda m: m.rsplit(".", 1)[1])
+def test_hostile_running_solver_in_a_state(load, model, method):
+    """Serialized states whose running-solver record (version 7: the last 4 + 2 n_z + 32 +
+    33 n_x doubles of the block, for a model without hooks) was changed, the checksum made
+    right again, so that only the runtime's own checks stand between the bytes and the
+    solver: NaN, infinities, huge, negative and off-by-a-bit values in the flags, times,
+    counters, orders, indices and arrays.  Deserializing and restoring succeed (the block is
+    well formed); every fmi2DoStep after it returns a status (the record is either taken or
+    refused for a restart) and the process survives.  The checksum written here from the
+    comment in fmi2_runtime.c matches the FMU's own."""
+    import random
+    import struct
+    f = load(model)
+    nx, nz = f.info["nx"], f.info["nz"]
+    n = 40
+    h = f.info["stopTime"] / n
+    c = f.instantiate(D.CS)
+    try:
+        m_vr = next(v["vr"] for v in f.info["variables"] if v["name"] == "solver.method")
+        ok(f, f.SetInteger(c, (D.fmi2VR * 1)(m_vr), 1, (D.fmi2Integer * 1)(method)))
+        init_cs(f, c)
+        blob = _serialized_mid_run(f, c, 11, h)
+        assert struct.unpack_from("<I", blob, CHECKSUM_AT)[0] == state_checksum(blob)
+        live = (4 + 2 * nz + 32 + 33 * nx) * 8
+        start = len(blob) - live
+        assert struct.unpack_from("<d", blob, start)[0] == 1.0     # a running solver was saved
+        rng = random.Random(20261204 + method)
+        bad = [float("nan"), float("inf"), -float("inf"), 1e308, -1.0, 0.0, 13.0, -5.0, 0.5, 2.0, 1e-300]
+        hdr = list(range(4 + 2 * nz, 4 + 2 * nz + 25))           # the solver's header fields
+        for trial in range(60):
+            data = bytearray(blob)
+            picks = rng.sample(hdr, 2) if trial % 2 == 0 else \
+                [rng.randrange(live // 8) for _ in range(3)]
+            for i in picks:
+                old = struct.unpack_from("<d", data, start + 8 * i)[0]
+                new = rng.choice(bad + [old + 1.0, old * (1 + 1e-3), -old])
+                struct.pack_into("<d", data, start + 8 * i, new)
+            struct.pack_into("<I", data, CHECKSUM_AT, state_checksum(bytes(data)))
+            buf = C.create_string_buffer(bytes(data), len(data))
+            s = D.fmi2FMUstate()
+            ok(f, f.DeSerializeFMUstate(c, buf, len(data), C.byref(s)))
+            ok(f, f.SetFMUstate(c, s))
+            ok(f, f.FreeFMUstate(c, C.byref(s)))
+            for k in range(11, 11 + 8):
+                st = f.DoStep(c, k * h, h, 1)
+                assert st in (D.OK, 1, 2, 3), (trial, picks, st)    # OK, Warning, Discard, Error
+                if st != D.OK:
+                    break
+    finally:
+        f.FreeInstance(c)

@@ -345,6 +345,110 @@ static void test_bball_misuse(void)
     A.FreeInstance(c);
 }
 
+/* The FMU state's checksum, written from the comment of state_checksum (fmi2_runtime.c):
+   FNV-1a over the block's 64-bit words, the checksum field (bytes 52..55) taken as 0, word k
+   into lane k mod 4, the lanes combined, folded to 32 bits. */
+#define STATE_CHECKSUM_AT 52
+static unsigned int state_fnv(const unsigned char *b, size_t n)
+{
+    const unsigned long long P = 1099511628211ull, O = 14695981039346656037ull;
+    unsigned long long l[4], x, w;
+    size_t k;
+    l[0] = O; l[1] = O ^ 1u; l[2] = O ^ 2u; l[3] = O ^ 3u;
+    for (k = 0; 8 * k < n; k++) {
+        const size_t i = 8 * k, m = n - i < 8 ? n - i : 8;
+        unsigned char t[8] = {0};
+        memcpy(t, b + i, m);
+        if (i <= STATE_CHECKSUM_AT && STATE_CHECKSUM_AT < i + 8) memset(t + (STATE_CHECKSUM_AT - i), 0, 4);
+        memcpy(&w, t, 8);
+        l[k & 3] = (l[k & 3] ^ w) * P;
+    }
+    x = ((((l[0] ^ l[1]) * P) ^ l[2]) * P ^ l[3]) * P;
+    return (unsigned int)(x ^ (x >> 32));
+}
+
+/* State version 7 keeps the running CS solver at the end of the block (no model hooks here):
+   1 + ahead, event flag, event time, zOld, z (N_Z = 2 each), the solver's 32-double header and
+   (3 + 30) N_X doubles (N_X = 2).  Crafted records -- every header field and indicator set to
+   NaN, +-Inf, huge, negative, fractional, off-by-one values, and random array entries -- with
+   the checksum made right again: deserializing and restoring succeed, and the steps after,
+   and a state saved after them, return a status (the record is taken or refused for a
+   restart).  Under --sanitize any read
+   out of bounds, shift overflow or invalid conversion fails the run. */
+static void test_bball_hostile_running_solver(int method, const char *tag)
+{
+    enum { LIVE = 4 + 2 * 2 + 32 + 33 * 2, FIELDS = 4 + 2 * 2 + 25 };
+    const double bad[] = { NAN, INFINITY, -INFINITY, 1e308, 1e9, -1e9, -1.0, 0.0, 0.5, 2.0, 13.0, 31.0 };
+    const int nbad = (int)(sizeof bad / sizeof bad[0]);
+    fmi2FMUstate st = NULL;
+    fmi2Byte *bytes, *work;
+    size_t sz = 0, base;
+    fmi2Status s;
+    unsigned int sum, lcg = 12345u + (unsigned)method;
+    int j, v, trial, ok = 1, nstatus[4] = {0, 0, 0, 0};
+    double t;
+    char name[64];
+    fmi2Component c = inst(BB_GUID, fmi2CoSimulation);
+    seti(c, BB_METHOD, method);
+    init(c, 0, 0);
+    for (t = 0.0; t < 0.55 - 1e-9; t += 0.01) A.DoStep(c, t, 0.01, fmi2True);
+    A.GetFMUstate(c, &st);
+    A.SerializedFMUstateSize(c, st, &sz);
+    bytes = (fmi2Byte *)malloc(sz);
+    work = (fmi2Byte *)malloc(sz);
+    A.SerializeFMUstate(c, st, bytes, sz);
+    A.FreeFMUstate(c, &st);
+    memcpy(&sum, bytes + STATE_CHECKSUM_AT, 4);
+    base = sz - (size_t)LIVE * 8;
+    {
+        double flag;
+        memcpy(&flag, bytes + base, 8);
+        snprintf(name, sizeof name, "state_checksum_and_live_record_%s", tag);
+        check(sum == state_fnv((const unsigned char *)bytes, sz) && flag == 1.0, name,
+              "checksum %u vs %u, live flag %g", sum, state_fnv((const unsigned char *)bytes, sz), flag);
+    }
+    for (trial = 0; trial < FIELDS * (nbad + 2) + 200; trial++) {
+        double old, val;
+        size_t at;
+        fmi2FMUstate st2 = NULL;
+        memcpy(work, bytes, sz);
+        if (trial < FIELDS * (nbad + 2)) {
+            j = trial / (nbad + 2);
+            v = trial % (nbad + 2);
+        } else {   /* anywhere in the record */
+            lcg = lcg * 1103515245u + 12345u;
+            j = (int)((lcg >> 8) % LIVE);
+            lcg = lcg * 1103515245u + 12345u;
+            v = (int)((lcg >> 8) % (unsigned)(nbad + 2));
+        }
+        at = base + (size_t)j * 8;
+        memcpy(&old, work + at, 8);
+        val = v < nbad ? bad[v] : (v == nbad ? old + 1.0 : old * 1.001);
+        memcpy(work + at, &val, 8);
+        sum = state_fnv((const unsigned char *)work, sz);
+        memcpy(work + STATE_CHECKSUM_AT, &sum, 4);
+        s = A.DeSerializeFMUstate(c, work, sz, &st2);
+        if (s == fmi2OK) s = A.SetFMUstate(c, st2);
+        if (s != fmi2OK) { ok = 0; break; }
+        A.FreeFMUstate(c, &st2);
+        for (t = 0.55; t < 0.60 - 1e-9; t += 0.01) {
+            s = A.DoStep(c, t, 0.01, fmi2True);
+            if (s > fmi2Error) { ok = 0; break; }
+            if (s != fmi2OK) break;
+        }
+        nstatus[s > 3 ? 3 : (int)s]++;
+        if (!ok) break;
+        if (A.GetFMUstate(c, &st2) > fmi2Error) { ok = 0; break; }   /* saved again */
+        A.FreeFMUstate(c, &st2);
+    }
+    snprintf(name, sizeof name, "state_hostile_running_solver_%s", tag);
+    check(ok, name, "trial %d: status %d (%s); last steps: %d OK, %d warning, %d discard, %d error",
+          trial, (int)s, lastlog, nstatus[0], nstatus[1], nstatus[2], nstatus[3]);
+    free(bytes);
+    free(work);
+    A.FreeInstance(c);
+}
+
 static void test_bball_state(void)
 {
     double imp1[20], imp2[20], h1, h2, v1, v2;
@@ -1191,6 +1295,10 @@ int main(int argc, char **argv)
         test_bball_cs(3, "adams");
         test_bball_state_methods();
         test_bball_state();
+        test_bball_hostile_running_solver(0, "auto");
+        test_bball_hostile_running_solver(1, "dopri5");
+        test_bball_hostile_running_solver(2, "rodas4");
+        test_bball_hostile_running_solver(3, "adams");
         test_bball_terminate_and_input();
         test_bball_me();
         test_bball_unknown_vrs();

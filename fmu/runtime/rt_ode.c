@@ -183,10 +183,17 @@ size_t rt_ode_live_len(int n)
     return RT_ODE_LIVE_HDR + (3 + live_nwork()) * (size_t)(n > 0 ? n : 1);
 }
 
-/* header: 0 valid (1), 1 method id, 2 n, 3 t, 4 t_old, 5 h, 6 h_last, 7 err_old,
-   8 first_step, 9 last_rejected, 10 fsal_valid, 11 sub id, 12 last_sub id, 13 stiff_hlam,
-   14 n_stiff, 15 n_nonstiff, 16 n_easy, 17 backoff, 18 aq, 19 aqd, 20 await, 21 aramp,
-   22 acur, 23 ahz, 24 aerrprev; then x, x_old, fx (n each) and the work space */
+/* The record's header: 0 valid (1), 1 method id, 2 n, 11 sub id, 12 last_sub id, and the
+   scalar fields of LIVE_FIELDS at their indices (X(index, field, type)); then x, x_old, fx
+   (n each) and the work space.  One list for save and load. */
+#define LIVE_FIELDS \
+    X(3, t, double) X(4, t_old, double) X(5, h, double) X(6, h_last, double) \
+    X(7, err_old, double) X(8, first_step, int) X(9, last_rejected, int) \
+    X(10, fsal_valid, int) X(13, stiff_hlam, double) X(14, n_stiff, int) \
+    X(15, n_nonstiff, int) X(16, n_easy, int) X(17, backoff, int) X(18, aq, int) \
+    X(19, aqd, int) X(20, await, int) X(21, aramp, int) X(22, acur, int) \
+    X(23, ahz, double) X(24, aerrprev, double)
+
 void rt_ode_live_save(const RtOde *s, double *buf)
 {
     const size_t nn = (size_t)s->n;
@@ -194,28 +201,11 @@ void rt_ode_live_save(const RtOde *s, double *buf)
     buf[0] = 1.0;
     buf[1] = s->method->id;
     buf[2] = s->n;
-    buf[3] = s->t;
-    buf[4] = s->t_old;
-    buf[5] = s->h;
-    buf[6] = s->h_last;
-    buf[7] = s->err_old;
-    buf[8] = s->first_step;
-    buf[9] = s->last_rejected;
-    buf[10] = s->fsal_valid;
     buf[11] = s->sub->id;
     buf[12] = s->last_sub->id;
-    buf[13] = s->stiff_hlam;
-    buf[14] = s->n_stiff;
-    buf[15] = s->n_nonstiff;
-    buf[16] = s->n_easy;
-    buf[17] = s->backoff;
-    buf[18] = s->aq;
-    buf[19] = s->aqd;
-    buf[20] = s->await;
-    buf[21] = s->aramp;
-    buf[22] = s->acur;
-    buf[23] = s->ahz;
-    buf[24] = s->aerrprev;
+#define X(i, f, T) buf[i] = s->f;
+    LIVE_FIELDS
+#undef X
     buf += RT_ODE_LIVE_HDR;
     memcpy(buf, s->x, nn * sizeof(double));
     memcpy(buf + nn, s->x_old, nn * sizeof(double));
@@ -254,29 +244,12 @@ int rt_ode_live_load(RtOde *s, const double *buf)
     } else if (sub != s->method || last_sub != s->method) {
         return 0;
     }
-    s->t = buf[3];
-    s->t_old = buf[4];
-    s->h = buf[5];
-    s->h_last = buf[6];
-    s->err_old = buf[7];
-    s->first_step = (int)buf[8];
-    s->last_rejected = (int)buf[9];
-    s->fsal_valid = (int)buf[10];
+#define X(i, f, T) s->f = (T)buf[i];
+    LIVE_FIELDS
+#undef X
     s->jac_valid = 0;
     s->sub = sub;
     s->last_sub = last_sub;
-    s->stiff_hlam = buf[13];
-    s->n_stiff = (int)buf[14];
-    s->n_nonstiff = (int)buf[15];
-    s->n_easy = (int)buf[16];
-    s->backoff = (int)buf[17];
-    s->aq = (int)buf[18];
-    s->aqd = (int)buf[19];
-    s->await = (int)buf[20];
-    s->aramp = (int)buf[21];
-    s->acur = (int)buf[22];
-    s->ahz = buf[23];
-    s->aerrprev = buf[24];
     s->alq = 0;              /* Adams' coefficients: recomputed for the order */
     s->msg[0] = '\0';
     s->abort_code = 0;

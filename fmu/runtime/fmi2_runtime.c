@@ -871,7 +871,7 @@ static void set_defaults(RtCtx *c)
     c->nEvents = 0;
     c->quiet = 0;
     c->deferred[0] = '\0';
-    c->resumeLastRejected = 0;   /* (also drops a pending auto-method state, RESUME_AUTO) */
+    c->resumeAuto = -1;          /* (drops a pending auto-method state) */
     memset(c->evHist, 0, sizeof c->evHist);
     c->evHead = 0;
     c->evN = 0;
@@ -912,7 +912,6 @@ static void free_instance(RtCtx *c)
     if (c->ddJx) fr(c->ddJx);
 #endif
     if (c->xe) fr(c->xe);
-    if (c->resumeHist) fr(c->resumeHist);
     if (c->liveBuf) fr(c->liveBuf);
     if (c->xNominal) fr(c->xNominal);
     if (c->mEv) fr(c->mEv);
@@ -991,7 +990,6 @@ fmi2Component fmi2Instantiate(fmi2String instanceName, fmi2Type fmuType,
     if (!c->ddJ || !c->ddAcc || !c->ddJx) goto oom;
 #endif
     c->xe = (double *)al(NARR(N_X), sizeof(double));
-    c->resumeHist = (double *)al(rt_ode_hist_len(N_X), sizeof(double));
     c->liveBuf = (double *)al(RT_LIVE_LEN, sizeof(double));
     c->xNominal = (double *)al(NARR(N_X), sizeof(double));
     c->mEv = (double *)al(NARR(N_Z), sizeof(double));
@@ -999,7 +997,7 @@ fmi2Component fmi2Instantiate(fmi2String instanceName, fmi2Type fmuType,
     c->vScratch = (double *)al(NARR(NV), sizeof(double));
     if (!c->instanceName || !c->v || !c->z || !c->zOld || !c->zl || !c->zr || !c->zm ||
         !c->zf || !c->zPart || !c->xe || !c->xNominal || !c->mEv || !c->zBand || !c->vScratch ||
-        !c->resumeHist || !c->liveBuf)
+        !c->liveBuf)
         goto oom;
     memcpy(c->instanceName, instanceName, len + 1);
     {
@@ -1414,7 +1412,8 @@ END:
 #define RT_STATE_VERSION 7u   /* 3: odeAuto (was padding); 4: auto code with back-off (rt_ode.h);
                                  5: chattering history + 2*N_Z doubles after v;
                                  6: multistep history (rt_ode_hist_len(N_X) doubles) after those;
-                                 7: the running solver (RT_LIVE_LEN doubles) after that */
+                                 7: the running solver (RT_LIVE_LEN doubles) instead of it and
+                                    of the controller history in the header */
 
 typedef struct {
     char magic[8];
@@ -1427,13 +1426,9 @@ typedef struct {
     int stopDefined, toleranceDefined, terminateRequested, dirty, csEventPending;
     unsigned int checksum;   /* FNV-1a over the whole block with this field = 0 */
     double time, lastSuccessfulTime, tStart, tStop, tolerance, hHint;
-    /* Co-Simulation solver's step-size controller history (odeLive = 1 when the solver was
-       running, i.e. not waiting for a restart): restoring it makes "save, restore, continue"
-       bit-identical to "continue" (f(t,x) and the Jacobian are recomputed, deterministically) */
-    double odeHLast, odeErrOld;
-    int odeLive, odeFirstStep, odeLastRejected;
     /* auto method (rt_auto.c): current sub-method and stiffness counters,
-       rt_ode_auto_save() code (0 = initial); saved whether or not odeLive */
+       rt_ode_auto_save() code (0 = initial); saved whether or not the solver is running (a
+       restart keeps them; the running solver's record has them too) */
     int odeAuto;
     /* event chattering / Zeno tests (version 5): event history, run, ME event flags;
        the N_Z memories at the event start (mEv) and band watches (zBand) follow v */
@@ -1441,12 +1436,6 @@ typedef struct {
     double evTotal, zenoT0, tBand;
     double evHist[RT_EV_HIST];
 } RtStateHeader;
-
-/* c->resumeLastRejected: bit 0 = the restored last_rejected (with odeResume), bit 1 =
- * RESUME_AUTO: an auto-method state restored by fmi2SetFMUstate is still to be applied
- * at the next solver restart, its rt_ode_auto_save() code in the bits above */
-#define RESUME_AUTO 2
-#define RESUME_AUTO_SHIFT 2
 
 /* The block's checksum: FNV-1a over its 64-bit words (the checksum field taken as 0, a tail
    of fewer than 8 bytes zero-padded) in four interleaved lanes (word k goes to lane k mod 4),
@@ -1506,7 +1495,7 @@ static size_t state_guid_space(void)
 static size_t state_size(void)
 {
     return sizeof(RtStateHeader) + state_guid_space() +
-           ((size_t)(NV + 2 * N_Z) + rt_ode_hist_len(N_X) + RT_LIVE_LEN) * sizeof(double);
+           ((size_t)(NV + 2 * N_Z) + RT_LIVE_LEN) * sizeof(double);
 }
 
 /* The running CS solver in an FMU state (version 7), RT_LIVE_LEN doubles: 0 = 1 when
@@ -1532,7 +1521,7 @@ static void live_write(const RtCtx *c, double *p)
             memcpy(p + RT_LIVE_HDR + N_Z, c->z, (size_t)N_Z * sizeof(double));
         }
         rt_ode_live_save(c->ode, p + RT_LIVE_HDR + 2 * N_Z);
-    } else if (c->odeResume == 2) {   /* restored, not stepped yet */
+    } else if (c->odeResume) {   /* restored, not stepped yet */
         memcpy(p, c->liveBuf, RT_LIVE_LEN * sizeof(double));
     }
 }
@@ -1607,21 +1596,8 @@ static void state_write(const RtCtx *c, unsigned char *buf)
     h.tStop = c->tStop;
     h.tolerance = c->tolerance;
     h.hHint = c->ode && !c->odeRestart ? c->ode->h : c->hHint;
-    if (c->ode && !c->odeRestart) {
-        h.odeLive = 1;
-        h.odeHLast = c->ode->h_last;
-        h.odeErrOld = c->ode->err_old;
-        h.odeFirstStep = c->ode->first_step;
-        h.odeLastRejected = c->ode->last_rejected;
-    } else if (c->odeResume) {     /* restored but not stepped yet: keep what was restored */
-        h.odeLive = 1;
-        h.odeHLast = c->resumeHLast;
-        h.odeErrOld = c->resumeErrOld;
-        h.odeFirstStep = c->resumeFirstStep;
-        h.odeLastRejected = c->resumeLastRejected & 1;
-    }
-    if (c->resumeLastRejected & RESUME_AUTO)
-        h.odeAuto = c->resumeLastRejected >> RESUME_AUTO_SHIFT;
+    if (c->resumeAuto >= 0)
+        h.odeAuto = c->resumeAuto;
     else if (c->ode)
         h.odeAuto = rt_ode_auto_save(c->ode);
     h.evHead = c->evHead;
@@ -1641,23 +1617,8 @@ static void state_write(const RtCtx *c, unsigned char *buf)
         memcpy(p, c->mEv, (size_t)N_Z * sizeof(double));
         memcpy(p + (size_t)N_Z * sizeof(double), c->zBand, (size_t)N_Z * sizeof(double));
     }
-    {   /* multistep history (Adams) for a restart at c->time: of the running solver (its
-           polynomial moved to c->time when the step reaches ahead), or what a restored state
-           keeps for the next restart.  Since version 7 only the fall-back of the running
-           solver saved below, for a state restored into a solver of another method. */
-        unsigned char *p = buf + sizeof h + state_guid_space() +
-                           (size_t)(NV + 2 * N_Z) * sizeof(double);
-        const size_t hl = rt_ode_hist_len(N_X);
-        if (c->ode && !c->odeRestart && N_X > 0) {
-            rt_ode_hist_save(c->ode, c->time, c->resumeHist);   /* (scratch here) */
-            memcpy(p, c->resumeHist, hl * sizeof(double));
-        } else if (c->odeResume) {
-            memcpy(p, c->resumeHist, hl * sizeof(double));
-        } else {
-            memset(p, 0, hl * sizeof(double));
-        }
-        live_write(c, (double *)(void *)(p + hl * sizeof(double)));
-    }
+    live_write(c, (double *)(void *)(buf + sizeof h + state_guid_space() +
+                                     (size_t)(NV + 2 * N_Z) * sizeof(double)));
     h.checksum = state_checksum(buf, STATE_TOTAL(c));   /* (with the model's part, H1) */
     memcpy(buf, &h, sizeof h);
 }
@@ -1716,10 +1677,7 @@ static void state_read(RtCtx *c, const unsigned char *buf)
         memcpy(c->mEv, p, (size_t)N_Z * sizeof(double));
         memcpy(c->zBand, p + (size_t)N_Z * sizeof(double), (size_t)N_Z * sizeof(double));
     }
-    memcpy(c->resumeHist, buf + sizeof h + state_guid_space() +
-           (size_t)(NV + 2 * N_Z) * sizeof(double), rt_ode_hist_len(N_X) * sizeof(double));
-    memcpy(c->liveBuf, buf + sizeof h + state_guid_space() +
-           ((size_t)(NV + 2 * N_Z) + rt_ode_hist_len(N_X)) * sizeof(double),
+    memcpy(c->liveBuf, buf + sizeof h + state_guid_space() + (size_t)(NV + 2 * N_Z) * sizeof(double),
            RT_LIVE_LEN * sizeof(double));
     c->evHead = h.evHead;
     c->evN = h.evN;
@@ -1730,12 +1688,8 @@ static void state_read(RtCtx *c, const unsigned char *buf)
     c->tBand = h.tBand;
     memcpy(c->evHist, h.evHist, sizeof c->evHist);
     c->odeRestart = 1;
-    c->odeResume = h.odeLive ? (c->liveBuf[0] == 1.0 ? 2 : 1) : 0;
-    c->resumeHLast = h.odeHLast;
-    c->resumeErrOld = h.odeErrOld;
-    c->resumeFirstStep = h.odeFirstStep;
-    c->resumeLastRejected = (h.odeLastRejected & 1) | RESUME_AUTO |
-                            ((h.odeAuto & (AUTO_CODE_LIMIT - 1)) << RESUME_AUTO_SHIFT);
+    c->odeResume = c->liveBuf[0] == 1.0;
+    c->resumeAuto = h.odeAuto & (AUTO_CODE_LIMIT - 1);
     c->meEventPasses = 0;
 }
 
@@ -2541,27 +2495,21 @@ static fmi2Status cs_integrate(RtCtx *c, const char *fn, double tEnd)
         c->lastSuccessfulTime = tEnd;
         return fmi2OK;
     }
-    if (c->odeRestart && s && c->odeResume == 2 && live_load(c, s)) {
+    if (c->odeRestart && s && c->odeResume && live_load(c, s)) {
         /* a restored FMU state whose solver was running: go on with it, a step in progress
            included (its indicators and an event located in it came with it) */
-        c->resumeLastRejected &= 1;
+        c->resumeAuto = -1;
         c->odeResume = 0;
         c->odeRestart = 0;
         c->rhsTerminate = 0;
     } else if (c->odeRestart) {
         if (s) {
+            /* (a restored running solver that could not be loaded -- solver.method changed
+               since, or an invalid record -- starts afresh here) */
             rt_ode_restart(s, c->time, c->v + OFF_X, c->hHint);
-            if (c->odeResume) {   /* continue a restored FMU state with its controller history */
-                s->h_last = c->resumeHLast;
-                s->err_old = c->resumeErrOld;
-                s->first_step = c->resumeFirstStep;
-                s->last_rejected = c->resumeLastRejected & 1;
-                rt_ode_hist_load(s, c->resumeHist);   /* Adams: order, Nordsieck array, ... */
-            }
-            if (c->resumeLastRejected & RESUME_AUTO)
-                rt_ode_auto_load(s, c->resumeLastRejected >> RESUME_AUTO_SHIFT);
+            if (c->resumeAuto >= 0) rt_ode_auto_load(s, c->resumeAuto);
         }
-        c->resumeLastRejected &= 1;
+        c->resumeAuto = -1;
         c->odeResume = 0;
         c->ahead = 0;
         if (N_Z > 0) mdl_zc(c->v, c->time, c->zOld);

@@ -83,16 +83,13 @@ struct RtCtx {
     RtOde *ode;
     int odeMethod;                  /* id the current ode object was made for, -1 none */
     int odeRestart;                 /* restart solver (and recompute z) at next doStep */
-    int odeResume;                  /* the restart continues a restored FMU state: 1 = apply the
-                                       controller history below, 2 = load the whole solver
-                                       from liveBuf (a solver that was running when saved;
-                                       the history below is the fall-back if it cannot) */
+    int odeResume;                  /* the restart continues a restored FMU state whose solver
+                                       was running: load it from liveBuf (live_load) */
     double *liveBuf;                /* RT_LIVE_LEN: the running solver of a restored FMU state
                                        (step in progress, indicators, rt_ode_live_save) */
-    double resumeHLast, resumeErrOld;   /* solver controller history saved with it          */
-    int resumeFirstStep, resumeLastRejected;
-    double *resumeHist;             /* rt_ode_hist_len(N_X): multistep history (Adams) saved
-                                       with it (rt_ode_hist_save; zeros for one-step methods) */
+    int resumeAuto;                 /* an auto-method code (rt_ode_auto_save) restored by
+                                       fmi2SetFMUstate, applied at the next solver restart;
+                                       -1 none */
     int csEventPending;             /* inputs/parameters changed: event iteration at the
                                        start of the next doStep */
     double hHint;                   /* step size proposal kept over a restart */

@@ -300,8 +300,9 @@ void rt_ode_auto_reset(RtOde *s);
  * reset.  Both are no-ops (save gives 0) for the other methods. */
 int rt_ode_auto_save(const RtOde *s);
 void rt_ode_auto_load(RtOde *s, int code);
-/* Multistep history for the FMU state (Adams: order, wait counter, Nordsieck array, ...):
- * rt_ode_hist_len(n) doubles.  save: the history expressed at time t (in [t_old, t] of
+/* Multistep history (Adams: order, wait counter, Nordsieck array, ...), the history alone
+ * where rt_ode_live_save keeps the whole solver (the FMU state uses that; the runtime's C
+ * tests set up and move Nordsieck histories with these): rt_ode_hist_len(n) doubles.  save: the history expressed at time t (in [t_old, t] of
  * the last step; all zeros for the one-step methods or before the first step); load:
  * after rt_ode_restart(s, t, x, h) at the same t, continues exactly where save left off
  * (returns 1; 0 = nothing loaded, an invalid or empty record, or not the Adams method). */

@@ -1139,7 +1139,7 @@ static void test_vdp(void)
 /* auto method on the stiff VdP: it switches (logged at logAll), and "save, continue" equals
  * "save, restore, continue" and "deserialize into another instance, continue" bit for bit
  * at save points in both sub-methods (the auto code is read from the serialized header:
- * RtStateHeader.odeAuto at byte 132, bit 0 = RODAS4) */
+ * RtStateHeader.odeAuto at byte 104, bit 0 = RODAS4) */
 static void vdp_auto_run(fmi2Component c, int k0, int k1, double *out)
 {
     int k;
@@ -1170,7 +1170,7 @@ static void test_vdp_auto_state(void)
         A.SerializedFMUstateSize(c, st, &sz);
         bytes = (fmi2Byte *)malloc(sz);
         A.SerializeFMUstate(c, st, bytes, sz);
-        memcpy(&code, bytes + 132, sizeof code);
+        memcpy(&code, bytes + 104, sizeof code);
         if (code & 1) nrodas++;
         else if (code != 0) ndopri_counting++;
         vdp_auto_run(c, k0, k0 + 15, a);

@@ -183,13 +183,14 @@ def compile_binary(src_dir: Path, units: Sequence[str], identifier: str, out: Pa
     cc = cc or os.environ.get("CC", "gcc")
     out.parent.mkdir(parents=True, exist_ok=True)
     libs = libraries(src_dir, units)
-    builddesc.write(src_dir, [build_description(src_dir, units, identifier)])
+    config = build_description(src_dir, units, identifier)
+    builddesc.write(src_dir, [config])
     # the header by its path: "-include" looks in the current folder before the include path
     options = [str(Path(src_dir) / o) if o == PIN_HEADER else o for o in COMPILER_OPTIONS]
     # -fno-math-errno: libm need not set errno, so sqrt is inlined (nothing reads errno;
     # like the optimisation level it does not change a result, so it is not a listed option)
-    flags = ["-fPIC", opt, "-fno-math-errno", "-std=c99"] + [f"-D{n}={v}" for n, v in definitions(src_dir)] + \
-        options + ["-I", str(src_dir)]
+    flags = ["-fPIC", opt, "-fno-math-errno", "-std=c99"] + \
+        [f"-D{n}={v}" for n, v in config.file_sets[0].definitions] + options + ["-I", str(src_dir)]
     large = {u for u in units if opt == "-O2" and unit_bytes(src_dir, u) > LARGE_UNIT_BYTES}
     level = {u: "-O1" for u in large}
     if opt == "-O2":

@@ -61,6 +61,12 @@ def outputs(f, c):
     return r + list(out[:len(iv)])
 
 
+def set_method(f, c, method):
+    """solver.method = method (before initialisation)."""
+    vr = next(v["vr"] for v in f.info["variables"] if v["name"] == "solver.method")
+    ok(f, f.SetInteger(c, (D.fmi2VR * 1)(vr), 1, (D.fmi2Integer * 1)(method)))
+
+
 def run_cs(f, c, k0, k1, h):
     """doStep k0*h .. k1*h on the grid, outputs after every step."""
     traj = []
@@ -116,8 +122,7 @@ def _state_roundtrip(f, fresh_instance_too=True, method=None):
     states = []
     try:
         if method is not None:
-            m_vr = next(v["vr"] for v in f.info["variables"] if v["name"] == "solver.method")
-            ok(f, f.SetInteger(c, (D.fmi2VR * 1)(m_vr), 1, (D.fmi2Integer * 1)(method)))
+            set_method(f, c, method)
         init_cs(f, c)
         run_cs(f, c, 0, 5, h)
         s = D.fmi2FMUstate()
@@ -198,8 +203,7 @@ def _run_saving(f, method, n, h, save_at):
     before the steps in save_at.  Returns the outputs' bits after every step."""
     c = f.instantiate(D.CS)
     try:
-        m_vr = next(v["vr"] for v in f.info["variables"] if v["name"] == "solver.method")
-        ok(f, f.SetInteger(c, (D.fmi2VR * 1)(m_vr), 1, (D.fmi2Integer * 1)(method)))
+        set_method(f, c, method)
         init_cs(f, c)
         traj = []
         for k in range(n):
@@ -363,8 +367,7 @@ def test_hostile_running_solver_in_a_state(load, model, method):
     h = f.info["stopTime"] / n
     c = f.instantiate(D.CS)
     try:
-        m_vr = next(v["vr"] for v in f.info["variables"] if v["name"] == "solver.method")
-        ok(f, f.SetInteger(c, (D.fmi2VR * 1)(m_vr), 1, (D.fmi2Integer * 1)(method)))
+        set_method(f, c, method)
         init_cs(f, c)
         blob = _serialized_mid_run(f, c, 11, h)
         assert struct.unpack_from("<I", blob, CHECKSUM_AT)[0] == state_checksum(blob)

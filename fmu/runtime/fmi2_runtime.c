@@ -110,9 +110,10 @@
  *    results never depend on the machine's load): checked with clock_gettime(
  *    CLOCK_MONOTONIC) every 256 solver steps, exceeded -> fmi2Discard at the last
  *    accepted point.  The messages name the budget, the parameter and the time reached.
- *  - Solver settings v[OFF_SOLVER_*]: method 0 = auto (Dormand-Prince 5(4), switching
- *    to RODAS4 where the problem is stiff and back, LSODA-style, see rt_ode.h; the
- *    switches are logged at logAll), 1 = Dormand-Prince 5(4), 2 = RODAS4, 3 = Adams
+ *  - Solver settings v[OFF_SOLVER_*]: method 0 = auto (Adams or Dormand-Prince 5(4),
+ *    whichever needs fewer evaluations on the same span, RODAS4 where the problem is stiff,
+ *    LSODA-style, see rt_ode.h; the switches are logged at logAll), 1 = Dormand-Prince 5(4),
+ *    2 = RODAS4, 3 = Adams
  *    (variable order 1-12, Nordsieck PECE, rt_adams.c; its history is part of the FMU
  *    state).  rtol <= 0: the
  *    fmi2SetupExperiment tolerance if defined, else the model's DefaultExperiment
@@ -1409,11 +1410,13 @@ END:
 /* FMU state: one contiguous byte block, which is also the serialized form     */
 
 #define RT_STATE_MAGIC "WCSFMUS"   /* + NUL = 8 bytes */
-#define RT_STATE_VERSION 7u   /* 3: odeAuto (was padding); 4: auto code with back-off (rt_ode.h);
+#define RT_STATE_VERSION 8u   /* 3: odeAuto (was padding); 4: auto code with back-off (rt_ode.h);
                                  5: chattering history + 2*N_Z doubles after v;
                                  6: multistep history (rt_ode_hist_len(N_X) doubles) after those;
                                  7: the running solver (RT_LIVE_LEN doubles) instead of it and
-                                    of the controller history in the header */
+                                    of the controller history in the header;
+                                 8: auto with Adams: odeProbe, the code's Adams and level bits,
+                                    the probe's fields in the solver's record */
 
 typedef struct {
     char magic[8];
@@ -1433,6 +1436,9 @@ typedef struct {
     /* event chattering / Zeno tests (version 5): event history, run, ME event flags;
        the N_Z memories at the event start (mEv) and band watches (zBand) follow v */
     int evHead, evN, zenoRun, meEvFlags;
+    /* auto method: accepted explicit steps to its next cost probe (rt_ode_auto_save; version
+       8, in what was padding) */
+    int odeProbe;
     double evTotal, zenoT0, tBand;
     double evHist[RT_EV_HIST];
 } RtStateHeader;
@@ -1596,10 +1602,14 @@ static void state_write(const RtCtx *c, unsigned char *buf)
     h.tStop = c->tStop;
     h.tolerance = c->tolerance;
     h.hHint = c->ode && !c->odeRestart ? c->ode->h : c->hHint;
-    if (c->resumeAuto >= 0)
+    if (c->resumeAuto >= 0) {
         h.odeAuto = c->resumeAuto;
-    else if (c->ode)
-        h.odeAuto = rt_ode_auto_save(c->ode);
+        h.odeProbe = c->resumeProbe;
+    } else if (c->ode) {
+        h.odeAuto = rt_ode_auto_save(c->ode, &h.odeProbe);
+    } else {
+        h.odeProbe = PROBE_FIRST;   /* (the initial state, as a new solver has it) */
+    }
     h.evHead = c->evHead;
     h.evN = c->evN;
     h.zenoRun = c->zenoRun;
@@ -1690,6 +1700,7 @@ static void state_read(RtCtx *c, const unsigned char *buf)
     c->odeRestart = 1;
     c->odeResume = c->liveBuf[0] == 1.0;
     c->resumeAuto = h.odeAuto & (AUTO_CODE_LIMIT - 1);
+    c->resumeProbe = h.odeProbe;
     c->meEventPasses = 0;
 }
 
@@ -2507,7 +2518,7 @@ static fmi2Status cs_integrate(RtCtx *c, const char *fn, double tEnd)
             /* (a restored running solver that could not be loaded -- solver.method changed
                since, or an invalid record -- starts afresh here) */
             rt_ode_restart(s, c->time, c->v + OFF_X, c->hHint);
-            if (c->resumeAuto >= 0) rt_ode_auto_load(s, c->resumeAuto);
+            if (c->resumeAuto >= 0) rt_ode_auto_load(s, c->resumeAuto, c->resumeProbe);
         }
         c->resumeAuto = -1;
         c->odeResume = 0;
@@ -2524,6 +2535,7 @@ static fmi2Status cs_integrate(RtCtx *c, const char *fn, double tEnd)
     if (c->stopDefined && tBound > c->tStop) tBound = c->tStop;
     if (tBound < tEnd) tBound = tEnd;
     if (s && !(s->hmax > 0)) s->hmax = RT_AHEAD * (tEnd - c->time);   /* cs_settings resets it per step */
+    if (s) s->t_probe = c->stopDefined ? c->tStop : INFINITY;   /* the auto method's probes */
 
     while (c->time < tEnd) {
         if (N_X > 0) {
@@ -2556,14 +2568,9 @@ static fmi2Status cs_integrate(RtCtx *c, const char *fn, double tEnd)
                     rc = rt_ode_step(s, tBound);
                     c->quiet--;
                     if (s->nswitch != nsw)
-                    {
-                        const int stiff = s->sub == &rt_ode_rodas4;
                         rlog(c, fmi2OK, RT_LOG_ALL, "%s: t=%.17g auto solver switched to %s "
-                             "(%s %g on %d steps) after %ld accepted steps, next h=%.3g", fn, s->t,
-                             s->sub->name, stiff ? "stiff: h*|lambda| >" : "non-stiff: h*rho(J) <",
-                             stiff ? STIFF_HLAM : EASY_HRHO, stiff ? STIFF_COUNT : EASY_COUNT,
-                             s->naccept, s->h);
-                    }
+                             "(%s) after %ld accepted steps, next h=%.3g", fn, s->t,
+                             s->sub->name, s->sw_why ? s->sw_why : "", s->naccept, s->h);
                 }
                 if (rc == RT_ODE_HMIN && tBound > tEnd && s->t < tEnd) {
                     /* the model cannot be evaluated somewhere beyond tEnd and the steps

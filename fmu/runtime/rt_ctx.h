@@ -90,6 +90,7 @@ struct RtCtx {
     int resumeAuto;                 /* an auto-method code (rt_ode_auto_save) restored by
                                        fmi2SetFMUstate, applied at the next solver restart;
                                        -1 none */
+    int resumeProbe;                /* ... and the steps to its next probe (rt_ode_auto_save)           */
     int csEventPending;             /* inputs/parameters changed: event iteration at the
                                        start of the next doStep */
     double hHint;                   /* step size proposal kept over a restart */

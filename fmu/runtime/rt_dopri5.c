@@ -197,6 +197,24 @@ static void dopri5_dense(const RtOde *s, double t, double *out)
         out[i] = s->x_old[i] + th * (r2[i] + th1 * (r3[i] + th * (r4[i] + th1 * r5[i])));
 }
 
+void rt_dopri5_taylor(const RtOde *s, double *c)
+{
+    /* the continuous extension in powers of th: r1 + th (r2 + r3) + th^2 (r4 + r5 - r3)
+       - th^3 (r4 + 2 r5) + th^4 r5, Taylor-shifted to th = 1 (c_j = P^(j)(1) / j!) */
+    const int n = RT_ODE_N(s);
+    const double *r2 = s->wk[RT_ODE_DOPRI5] + 8 * n, *r3 = r2 + n, *r4 = r3 + n, *r5 = r4 + n;
+    int i;
+    for (i = 0; i < n; i++) {
+        const double a0 = s->x_old[i], a1 = r2[i] + r3[i], a2 = r4[i] + r5[i] - r3[i];
+        const double a3 = -(r4[i] + 2.0 * r5[i]), a4 = r5[i];
+        c[i] = a0 + a1 + a2 + a3 + a4;
+        c[n + i] = a1 + 2.0 * a2 + 3.0 * a3 + 4.0 * a4;
+        c[2 * n + i] = a2 + 3.0 * a3 + 6.0 * a4;
+        c[3 * n + i] = a3 + 4.0 * a4;
+        c[4 * n + i] = a4;
+    }
+}
+
 const RtOdeMethod rt_ode_dopri5 = {
     "Dormand-Prince 5(4)", RT_ODE_DOPRI5, 5, 4, 12, 0, dopri5_step, dopri5_dense
 };

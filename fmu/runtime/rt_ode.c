@@ -123,13 +123,18 @@ RtOde *rt_ode_new_sparse(const RtOdeMethod *m, int n, rt_rhs_fn f, rt_jac_fn jac
     {
         int k;
         for (k = 0; k < RT_ODE_NMETHODS; k++) s->wk[k] = s->work;
-        if (m->id == RT_ODE_AUTO) {   /* rt_auto.c: [DOPRI5 12n | RODAS4 12n | power it. 2n] */
+        if (m->id == RT_ODE_AUTO) {   /* rt_auto.c: [DOPRI5 12n | RODAS4 12n | power it. 2n |
+                                         Adams 30n], and the probe's snapshot */
             s->wk[RT_ODE_RODAS4] = s->work + rt_ode_dopri5.nwork * nn;
             s->wk[RT_ODE_AUTO] = s->wk[RT_ODE_RODAS4] + rt_ode_rodas4.nwork * nn;
+            s->wk[RT_ODE_ADAMS] = s->wk[RT_ODE_AUTO] + 2 * nn;
+            s->pr_save = (double *)mem_calloc(RT_ODE_PROBE_HDR + 8 * nn, sizeof(double));
+            if (!s->pr_save) { rt_ode_free(s); return NULL; }
         }
     }
-    s->sub = s->last_sub = m->id == RT_ODE_AUTO ? &rt_ode_dopri5 : m;
+    s->sub = s->last_sub = m->id == RT_ODE_AUTO ? &rt_ode_adams : m;
     s->first_step = 1;
+    s->pr_count = PROBE_FIRST;
     return s;
 }
 
@@ -146,12 +151,14 @@ void rt_ode_free(RtOde *s)
     if (s->LU) fr(s->LU);
     if (s->piv) fr(s->piv);
     if (s->sp_color) fr(s->sp_color);
+    if (s->pr_save) fr(s->pr_save);
     rt_band_free(s->band);
     fr(s);
 }
 
 void rt_ode_restart(RtOde *s, double t, const double *x, double h_hint)
 {
+    if (s->pr_cand) rt_ode_auto_span_cut(s, t);   /* auto: a probe's span ends here */
     memcpy(s->x, x, (size_t)s->n * sizeof(double));
     memcpy(s->x_old, x, (size_t)s->n * sizeof(double));
     s->t = s->t_old = t;
@@ -192,7 +199,10 @@ size_t rt_ode_live_len(int n)
     X(10, fsal_valid, int) X(13, stiff_hlam, double) X(14, n_stiff, int) \
     X(15, n_nonstiff, int) X(16, n_easy, int) X(17, backoff, int) X(18, aq, int) \
     X(19, aqd, int) X(20, await, int) X(21, aramp, int) X(22, acur, int) \
-    X(23, ahz, double) X(24, aerrprev, double)
+    X(23, ahz, double) X(24, aerrprev, double) X(25, pr_count, int) X(26, pr_level, int) \
+    X(27, pr_cand, int) X(28, pr_t0, double) X(29, pr_tend, double) \
+    X(30, pr_cost_cand, double) X(31, pr_cost_main, double) X(32, dp_back, int) \
+    X(33, pr_vote, int)
 
 void rt_ode_live_save(const RtOde *s, double *buf)
 {
@@ -234,13 +244,20 @@ int rt_ode_live_load(RtOde *s, const double *buf)
         !is_int_in(buf[15], 0, STIFF_FORGET - 1) || !is_int_in(buf[16], 0, EASY_COUNT - 1) ||
         !is_int_in(buf[18], 0, RT_ADAMS_QMAX) || !is_int_in(buf[19], 0, RT_ADAMS_QMAX) ||
         !is_int_in(buf[20], -1, RT_ADAMS_QMAX + 3) || !is_int_in(buf[21], 0, 1) ||
-        !is_int_in(buf[22], 0, 1))
+        !is_int_in(buf[22], 0, 1) ||
+        /* the auto method's probe: its schedule and a pending span */
+        !is_int_in(buf[26], 0, PROBE_LEVEL_MAX) ||
+        !is_int_in(buf[25], 0, PROBE_EVERY << (int)buf[26]) ||
+        !(buf[27] == 0.0 || buf[27] == RT_ODE_DOPRI5 || buf[27] == RT_ODE_ADAMS) ||
+        !isfinite(buf[28]) || !isfinite(buf[29]) || !(buf[28] <= buf[29]) ||
+        !(buf[30] >= 0.0) || !isfinite(buf[30]) || !(buf[31] >= 0.0) || !isfinite(buf[31]) ||
+        !is_int_in(buf[32], 0, 1) || !is_int_in(buf[33], 0, 1))
         return 0;
     sub = rt_ode_method((int)buf[11]);
     last_sub = rt_ode_method((int)buf[12]);
-    if (s->method->id == RT_ODE_AUTO) {   /* the auto method steps with DOPRI5 or RODAS4 */
-        if ((sub != &rt_ode_dopri5 && sub != &rt_ode_rodas4) ||
-            (last_sub != &rt_ode_dopri5 && last_sub != &rt_ode_rodas4)) return 0;
+    if (s->method->id == RT_ODE_AUTO) {   /* the auto method steps with its sub-methods */
+        if (sub == &rt_ode_auto || last_sub == &rt_ode_auto ||
+            (buf[27] != 0.0 && (buf[27] == sub->id || sub == &rt_ode_rodas4))) return 0;
     } else if (sub != s->method || last_sub != s->method) {
         return 0;
     }

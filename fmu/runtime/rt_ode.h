@@ -27,11 +27,58 @@
  *                        step selection, dense output = the Nordsieck polynomial; its
  *                        history is saved with the FMU state (rt_ode_hist_save)
  *                                                                   (rt_adams.c)
- *     RT_ODE_AUTO   = 0  automatic stiffness switching between DOPRI5 and RODAS4
- *                        (LSODA-style, see below; Adams is not among its methods yet:
- *                        see "Adams and auto" below)                 (rt_auto.c)
+ *     RT_ODE_AUTO   = 0  automatic switching: Adams or DOPRI5 by their measured cost,
+ *                        RODAS4 where the problem is stiff (LSODA-style, below) (rt_auto.c)
  *
- * The auto method (RT_ODE_AUTO).  Like LSODA (Petzold 1983, scipy's method='LSODA') it
+ * The auto method (RT_ODE_AUTO), explicit side: Adams and DOPRI5.  It starts with Adams,
+ * run at ADAMS_TOL = 1e-3 of rtol and atol.  Adams' global error is about the tolerance
+ * asked, DOPRI5's usually far below it (its error estimate belongs to the 4th-order
+ * solution, it propagates the 5th): on the lubricated hybrid mechanism at rtol 1e-9,
+ * DOPRI5 7.6e-9 of the orbit's range, Adams 2.9e-4 at 1e-9, 3.9e-6 at 1e-11 and 8.8e-8 at
+ * 1e-12; auto at 1e-9 with Adams at 1e-12: 7.5e-9.  So auto is as accurate as DOPRI5
+ * alone, and the choice between the two is one of cost only.
+ *   Measured cost (the probes): after PROBE_FIRST accepted explicit steps, and then after
+ *     PROBE_EVERY << pr_level of them (100, 200, 400), the other explicit method
+ *     integrates ahead from the current point, speculatively, inside one step() call: it
+ *     starts as it would after a switch (Adams warm from DOPRI5's last step, below), takes
+ *     PROBE_WARM_* steps to settle and PROBE_STEPS_* more, whose right-hand-side
+ *     evaluations and span [pr_t0, pr_tend] are kept (it may look past t_bound, up to
+ *     t_probe, the FMU's stop time); the solver is then put back bit for bit (pr_save) and
+ *     takes its own step.  As the stepping method goes on, its evaluations inside the span
+ *     are summed; when it has passed pr_tend, the probed method takes over if it needed
+ *     less than PROBE_SURE = 0.5 of them, or less than PROBE_GAIN = 0.85 on two probes in a
+ *     row (pr_vote); otherwise pr_level rises.  An event (restart) inside the span compares
+ *     the part done, the probed method's evaluations taken as uniform over its span.  No
+ *     probe while a method is stability-limited (h rho >= PROBE_CALM = 0.5) or Adams is
+ *     still raising its order after a start.  Both costs belong to the same stretch of the
+ *     trajectory, which matters: the cheaper method changes with the phase of the motion
+ *     (hybrid mechanism, rtol 1e-6: Adams 1.5-2.6x Dormand-Prince's evaluations over the
+ *     first 0.047 s, 0.2-0.5x after; slider-crank similar), and a comparison of
+ *     successive windows (tried first) compared phases, not methods.  Evaluations, not the
+ *     cost model's instruction counts, so two builds of the same equations (a model and
+ *     its composition from component FMUs) decide alike.  The probes' work counts in the
+ *     statistics.
+ *   Warm start: a switch from DOPRI5 to Adams (and an Adams probe) starts Adams at order 4
+ *     from the Taylor coefficients of DOPRI5's continuous extension at the end of its last
+ *     step (rt_dopri5_taylor, rt_adams_warm), with a step ADAMS_WARM_H = 0.3 of DOPRI5's,
+ *     instead of climbing from order 2 with small steps; after a restart (event) Adams
+ *     starts afresh.
+ *   Stability (LSODA's idea, with DOPRI5 in BDF's place): a PECE step's two evaluations
+ *     differ by h J (y - y_pred) = h J l_0 D, so h rho ~ ||D' - D|| / (l_0 ||D||).  The
+ *     stability boundary of the PECE scheme on the negative real axis is 2.0 at order 2
+ *     and falls to 0.12 at order 12 (rt_adams.c); h rho above ADAMS_STIFF = 1.8 (0.9 of 2)
+ *     on 15 << backoff accepted steps (without 6 consecutive ones below in between) means
+ *     no order of Adams is stable with this step, and DOPRI5 takes over (dp_back = 1); its
+ *     own test below goes on to RODAS4 if the problem is stiff, and if it finds the problem
+ *     not stiff on 15 consecutive steps, Adams takes over again and backoff rises (a
+ *     stability-limited Adams is still cheaper than DOPRI5: 2 evaluations per step of
+ *     h rho <= 2 against 6 per 3.3 -- the test is a way to RODAS4, not to DOPRI5).  The
+ *     relative test (0.9 of the current order's boundary) fired in every contact of the
+ *     dry hybrid mechanism and cost it 20 % more evaluations than Adams alone.
+ *   Measured (CS FMUs, 2000 points, orbit error against Radau at rtol 1e-11, evaluations):
+ *     see docs/fmus.md.
+ *
+ * The auto method, stiff side.  Like LSODA (Petzold 1983, scipy's method='LSODA') it
  * starts with the cheap explicit method and switches to the implicit one only where the
  * problem is stiff, i.e. where the step size of the explicit method is limited by
  * stability instead of accuracy (contact models are often merely "accuracy-stiff": the
@@ -62,9 +109,10 @@
  *     6 cost_f + 50 n, a RODAS4 step 7 cost_f + cost_jac + 2n^3/3 (LU) + 12 n^2 (solves)
  *     + 24 n^2 (power iteration).  Small mechanisms: kappa ~ 2; the 61-state rotor:
  *     kappa ~ 8 (the LU and the power iteration dominate), where DOPRI5 alone is faster.
- *   Back-off: every switch back to DOPRI5 doubles the number of stiff DOPRI5 steps needed
- *     for the next switch to RODAS4 (15, 30, ... up to 15*2^6), so a problem on the cost
- *     boundary does not alternate every 30 steps.
+ *   Back-off: every switch back from RODAS4, and every return of a stability-limited
+ *     Adams from DOPRI5, doubles the number of stiff steps needed for the next switch
+ *     (15, 30, ... up to 15*2^6), so a problem on the cost boundary does not alternate
+ *     every 30 steps.
  *   Hysteresis: the thresholds differ (3.25 vs max(2, 2 kappa)) and both need >= 15
  *     steps, so a switch costs at least 15 steps of the other method; the step counters
  *     restart at a switch.
@@ -72,33 +120,29 @@
  *     (first_step = 1, err_old reset, jac_valid = 0); the new method's controller adapts
  *     h within a few steps (DOPRI5 rejects a too large h by its error test).
  *   Events (rt_ode_restart) keep the current sub-method and the counters: stiffness is
- *     a property of the model around the trajectory, not of the step-size history.
- *   G1-G5 hold because every step is one complete step of one sub-method; the auto
- *     object keeps separate work areas for both (s->wk[id], allocated at creation), so
- *     dense() of the last accepted step dispatches to the sub-method that took it
- *     (s->last_sub) and its coefficients are never overwritten by the other method.
- *   State: the current sub-method, the counters and the back-off level are all the auto
- *     method keeps beyond the common controller history; rt_ode_auto_save()/
- *     rt_ode_auto_load() pack them into one int (< 2^21, layout AUTO_CODE_* below) for the
- *     FMU state (fmi2_runtime.c), so "save, restore, continue" is bit-identical.  The stiffness estimates are recomputed from each
- *     step's own data (fixed power-iteration start), never carried over.
- *   Counters: nswitch counts switches, s->sub is the current sub-method.
+ *     a property of the model around the trajectory, not of the step-size history (a
+ *     probe's pending span ends there, above).
+ *   G1-G5 hold because every step is one complete step of one sub-method, taken after a
+ *     probe (whose evaluations come before it, so the last call of f is still at the new
+ *     point); the auto object keeps separate work areas for all three (s->wk[id],
+ *     allocated at creation), so dense() of the last accepted step dispatches to the
+ *     sub-method that took it (s->last_sub) and its coefficients are never overwritten by
+ *     another method, a probe's included.
+ *   State: beyond the common controller history, the current sub-method, the counters,
+ *     the back-off and probe levels and dp_back are packed by rt_ode_auto_save()/
+ *     rt_ode_auto_load() into one int (< 2^27, layout AUTO_CODE_* below), the steps to the
+ *     next probe into a second one, for the FMU state (fmi2_runtime.c) of a solver that is
+ *     not running (it restarts, which also ends a probe's span); the running solver's
+ *     record (rt_ode_live_save) has all of it and a pending span, so "save, restore,
+ *     continue" is bit-identical.  The stiffness estimates are recomputed from each step's
+ *     own data (fixed power-iteration start), never carried over.
+ *   Counters: nswitch counts switches, nprobe probes, s->sub is the current sub-method.
  *
- * Adams and auto.  Adams needs ~2.2 evaluations per step against DOPRI5's ~6 and, on the
- * hybrid mechanism (CS FMU, rtol 1e-7), 7337 instead of 20648 for the same orbit error,
- * but auto still switches between DOPRI5 and RODAS4 only.  A version choosing Adams or
- * DOPRI5 by their measured cost per unit of simulated time (windows of 100 accepted
- * steps, the other method measured now and then) and switching from Adams to RODAS4 by
- * a Rayleigh-quotient stiffness test on the two evaluations of a PECE step was tried: the
- * windows fall into different phases of the motion (contact vs. free flight differ by
- * more than the methods), so it flipped between the two, and the stiffness test fired in
- * contact phases that RODAS4 then found non-stiff (11700-15000 evaluations instead of
- * 7337).  A comparison within one phase (a shadow run of the other explicit method
- * over the same 40-step window from the same start, Adams at rtol/10) cut the mechanisms'
- * evaluations to 0.5-0.8 of DOPRI5's at equal error, but lost accuracy where DOPRI5 has it
- * to spare (composed vs monolithic lubricated models at rtol 1e-9: 1e-5 of the range), ran
- * Adams near its stability limit on a stiffening problem and cost the 61-state rotor 1.5x
- * the CPU time (docs/fmus.md).  solver.method = 3 selects Adams explicitly.
+ * Earlier versions (docs/fmus.md): auto as DOPRI5/RODAS4 only; Adams at the tolerance
+ * (less accurate than DOPRI5, which the tests comparing equivalent models caught); Adams
+ * at a tenth of it with shadow windows but without the stability test (Adams near its
+ * limit on a stiffening problem; composed lubricated models 1e-5 apart at rtol 1e-9);
+ * Adams at a hundredth (lubricated: 4e-6 at rtol 1e-9, against DOPRI5's 7.6e-9).
  *
  * Guarantees every method gives (the driver relies on them):
  *   G1  After step() returns RT_ODE_OK, the LAST call of f was f(t, x) at the new
@@ -148,12 +192,34 @@ enum { RT_ODE_AUTO = 0, RT_ODE_DOPRI5 = 1, RT_ODE_RODAS4 = 2, RT_ODE_ADAMS = 3,
 #define EASY_HRHO 2.0        /* RODAS4: h*rho(J) below this = DOPRI5 would be stable      */
 #define EASY_COUNT 15        /* ... on this many consecutive accepted steps -> DOPRI5     */
 #define STIFF_BACKOFF_MAX 6  /* switch to RODAS4 after STIFF_COUNT << backoff stiff steps  */
-/* rt_ode_auto_save() code: sub-method | n_stiff | n_nonstiff | n_easy | backoff */
+/* the auto method's cost probes between DOPRI5 and Adams (rt_auto.c) */
+#define ADAMS_TOL 0.001      /* auto runs Adams at this fraction of rtol and atol          */
+#define ADAMS_STIFF 1.8      /* Adams: h*rho above this (0.9 of 2, the largest stability
+                                boundary of its orders) = stability-limited at any order    */
+#define ADAMS_WARM_H 0.3     /* Adams after DOPRI5: first step this fraction of DOPRI5's   */
+#define PROBE_CALM 0.5       /* probes only where the last step's h*rho is below this       */
+#define PROBE_FIRST 50       /* first probe after this many accepted explicit steps        */
+#define PROBE_EVERY 100      /* then after PROBE_EVERY << pr_level of them                 */
+#define PROBE_LEVEL_MAX 2    /* (probes at most 400 steps apart: the cheaper method changes
+                                with the phase of the motion, docs/fmus.md)                */
+#define PROBE_WARM_ADAMS 12  /* a probe: this many steps of Adams to settle, then ...      */
+#define PROBE_STEPS_ADAMS 30 /* ... this many measured (fewer where t_bound comes first,   */
+#define PROBE_STEPS_MIN 8    /*     but at least this many)                                */
+#define PROBE_WARM_DOPRI5 1  /* same for DOPRI5                                            */
+#define PROBE_STEPS_DOPRI5 15
+#define PROBE_GAIN 0.85      /* switch when the probed method cost less than this fraction
+                                twice in a row ...                                          */
+#define PROBE_SURE 0.5       /* ... or less than this once                                 */
+/* rt_ode_auto_save() code: RODAS4 | n_stiff | n_nonstiff | n_easy | backoff | DOPRI5 | pr_level */
 #define AUTO_CODE_STIFF_SHIFT 1      /* 10 bits (n_stiff < STIFF_COUNT << 6 = 960)         */
 #define AUTO_CODE_NONSTIFF_SHIFT 11  /* 3 bits */
 #define AUTO_CODE_EASY_SHIFT 14      /* 4 bits */
 #define AUTO_CODE_BACKOFF_SHIFT 18   /* 3 bits */
-#define AUTO_CODE_LIMIT (1 << 21)
+#define AUTO_CODE_DOPRI5_SHIFT 21    /* 1 bit: the current sub-method is DOPRI5 (0 and 0: Adams) */
+#define AUTO_CODE_LEVEL_SHIFT 22     /* 3 bits */
+#define AUTO_CODE_BACK_SHIFT 25      /* 1 bit: dp_back */
+#define AUTO_CODE_VOTE_SHIFT 26      /* 1 bit: pr_vote */
+#define AUTO_CODE_LIMIT (1 << 27)
 
 /* step() results */
 enum {
@@ -248,6 +314,22 @@ struct RtOde {
     int n_easy;             /* consecutive RODAS4 steps with h*rho(J) < max(2, 2 kappa)       */
     int backoff;            /* switches back to DOPRI5 so far (<= STIFF_BACKOFF_MAX)          */
     long nswitch;           /* sub-method switches (statistics)                               */
+    const char *sw_why;     /* why the last switch happened (for the log)                     */
+    int dp_back;            /* DOPRI5 stepping because Adams was stability-limited: back to
+                               Adams when the step is well inside Adams' stability region      */
+    /* auto method: cost probes between DOPRI5 and Adams (rt_auto.c) */
+    int pr_count;           /* accepted explicit steps before the next probe (<= 0: probe now) */
+    int pr_level;           /* probes that kept the method so far (<= PROBE_LEVEL_MAX)         */
+    int pr_cand;            /* pending window: id of the method probed over it (0 = none)     */
+    int pr_vote;            /* the last probe found the other method cheaper (a second one
+                               in a row switches)                                              */
+    double pr_t0, pr_tend;  /* ... its span, from the probe's start to where it ended          */
+    double pr_cost_cand;    /* ... what the probed method cost over it                        */
+    double pr_cost_main;    /* ... what the stepping method has cost since pr_t0               */
+    double *pr_save;        /* snapshot taken before a probe: the RtOde, x, x_old, fx          */
+    double t_probe;         /* how far a probe may integrate, beyond t_bound (the FMU's stop
+                               time; <= t_bound: to t_bound only, the default)                */
+    long nprobe;            /* probes taken (statistics)                                      */
     /* Adams method (rt_adams.c); with the Nordsieck array in wk[RT_ODE_ADAMS] this is its
        history (rt_ode_hist_save/load) */
     int aq;                 /* order of the next step; 0 = start (set by rt_ode_restart)      */
@@ -261,6 +343,10 @@ struct RtOde {
     double al[RT_ADAMS_QMAX + 1];  /* corrector polynomial l_0..l_q                           */
     double aerr[3];         /* error constants of orders q-1, q, q+1                          */
 };
+
+/* the probe's snapshot (pr_save): the RtOde in this many doubles, then x, x_old, fx, then
+   5 n doubles of scratch (rt_dopri5_taylor) */
+#define RT_ODE_PROBE_HDR ((sizeof(RtOde) + sizeof(double) - 1) / sizeof(double))
 
 /* Method table for id (0..3): rt_ode_auto, rt_ode_dopri5, rt_ode_rodas4, rt_ode_adams.
  * Returns NULL for an unknown id. */
@@ -295,11 +381,12 @@ void rt_ode_reset_stats(RtOde *s);
 /* auto method: back to the initial sub-method (DOPRI5) with cleared counters (used by
  * fmi2Reset; a no-op for the other methods) */
 void rt_ode_auto_reset(RtOde *s);
-/* auto method: pack/unpack what it keeps (sub-method, counters, back-off) into a
- * non-negative int < AUTO_CODE_LIMIT, 0 = the initial state; load of a code out of range =
- * reset.  Both are no-ops (save gives 0) for the other methods. */
-int rt_ode_auto_save(const RtOde *s);
-void rt_ode_auto_load(RtOde *s, int code);
+/* auto method: pack/unpack what it keeps beyond a restart (sub-method, counters, back-off,
+ * probe level) into a non-negative int < AUTO_CODE_LIMIT, 0 = the initial state, and the
+ * steps to the next probe into *count; load of a code or count out of range = reset.  Both
+ * are no-ops (save gives 0, *count = 0) for the other methods. */
+int rt_ode_auto_save(const RtOde *s, int *count);
+void rt_ode_auto_load(RtOde *s, int code, int count);
 /* Multistep history (Adams: order, wait counter, Nordsieck array, ...), the history alone
  * where rt_ode_live_save keeps the whole solver (the FMU state uses that; the runtime's C
  * tests set up and move Nordsieck histories with these): rt_ode_hist_len(n) doubles.  save: the history expressed at time t (in [t_old, t] of
@@ -321,10 +408,19 @@ int rt_ode_hist_load(RtOde *s, const double *buf);
  * after which it continues bit for bit as the saved one would have (returns 1; 0 = another
  * method or size, or an invalid record: nothing changed).  Not saved: the statistics
  * (they count work done) and the Jacobian (never kept between accepted steps). */
-#define RT_ODE_LIVE_HDR 32
+#define RT_ODE_LIVE_HDR 36
 size_t rt_ode_live_len(int n);
 void rt_ode_live_save(const RtOde *s, double *buf);
 int rt_ode_live_load(RtOde *s, const double *buf);
+/* auto method: a restart at t ends a probe's span early: compare over the part done
+   (rt_auto.c; called by rt_ode_restart) */
+void rt_ode_auto_span_cut(RtOde *s, double t);
+/* auto method: DOPRI5's continuous extension of its last step as Taylor coefficients at
+   s->t in powers of (t' - t)/h_last (5 columns of n: c_0 = x, c_1 = h f, ...), and Adams
+   started from such a polynomial at (s->t, s->x) instead of afresh (rt_adams.c: order q
+   <= 4, step h, columns c_2..c_q rescaled from hsrc; needs s->fx = f(t, x)) */
+void rt_dopri5_taylor(const RtOde *s, double *c);
+void rt_adams_warm(RtOde *s, const double *c, int q, double hsrc, double h);
 /* auto method: kappa = cost of a RODAS4 step / cost of a DOPRI5 step (cost model above) */
 double rt_ode_auto_kappa(const RtOde *s);
 /* spectral radius estimate of the n*n column-major J (power iteration, v, w: n doubles) */

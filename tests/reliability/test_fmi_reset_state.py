@@ -353,8 +353,8 @@ def _serialized_mid_run(f, c, k, h):
 @pytest.mark.parametrize("model", [BB, "WearCosim.Examples.SliderCrank.SliderCrankDry"],
                          ids=lambda m: m.rsplit(".", 1)[1])
 def test_hostile_running_solver_in_a_state(load, model, method):
-    """Serialized states whose running-solver record (version 7: the last 4 + 2 n_z + 32 +
-    33 n_x doubles of the block, for a model without hooks) was changed, the checksum made
+    """Serialized states whose running-solver record (version 8: the last 4 + 2 n_z + 36 +
+    59 n_x doubles of the block, for a model without hooks) was changed, the checksum made
     right again, so that only the runtime's own checks stand between the bytes and the
     solver: NaN, infinities, huge, negative and off-by-a-bit values in the flags, times,
     counters, orders, indices and arrays.  Deserializing and restoring succeed (the block is
@@ -373,12 +373,12 @@ def test_hostile_running_solver_in_a_state(load, model, method):
         init_cs(f, c)
         blob = _serialized_mid_run(f, c, 11, h)
         assert struct.unpack_from("<I", blob, CHECKSUM_AT)[0] == state_checksum(blob)
-        live = (4 + 2 * nz + 32 + 33 * nx) * 8
+        live = (4 + 2 * nz + 36 + 59 * nx) * 8
         start = len(blob) - live
         assert struct.unpack_from("<d", blob, start)[0] == 1.0     # a running solver was saved
         rng = random.Random(20261204 + method)
         bad = [float("nan"), float("inf"), -float("inf"), 1e308, -1.0, 0.0, 13.0, -5.0, 0.5, 2.0, 1e-300]
-        hdr = list(range(4 + 2 * nz, 4 + 2 * nz + 25))           # the solver's header fields
+        hdr = list(range(4 + 2 * nz, 4 + 2 * nz + 34))           # the solver's header fields
         for trial in range(60):
             data = bytearray(blob)
             picks = rng.sample(hdr, 2) if trial % 2 == 0 else \

@@ -367,9 +367,9 @@ static unsigned int state_fnv(const unsigned char *b, size_t n)
     return (unsigned int)(x ^ (x >> 32));
 }
 
-/* State version 7 keeps the running CS solver at the end of the block (no model hooks here):
-   1 + ahead, event flag, event time, zOld, z (N_Z = 2 each), the solver's 32-double header and
-   (3 + 30) N_X doubles (N_X = 2).  Crafted records -- every header field and indicator set to
+/* State version 8 keeps the running CS solver at the end of the block (no model hooks here):
+   1 + ahead, event flag, event time, zOld, z (N_Z = 2 each), the solver's 36-double header and
+   (3 + 56) N_X doubles (N_X = 2; 56: the auto method's work space, the largest).  Crafted records -- every header field and indicator set to
    NaN, +-Inf, huge, negative, fractional, off-by-one values, and random array entries -- with
    the checksum made right again: deserializing and restoring succeed, and the steps after,
    and a state saved after them, return a status (the record is taken or refused for a
@@ -377,7 +377,7 @@ static unsigned int state_fnv(const unsigned char *b, size_t n)
    out of bounds, shift overflow or invalid conversion fails the run. */
 static void test_bball_hostile_running_solver(int method, const char *tag)
 {
-    enum { LIVE = 4 + 2 * 2 + 32 + 33 * 2, FIELDS = 4 + 2 * 2 + 25 };
+    enum { LIVE = 4 + 2 * 2 + 36 + 59 * 2, FIELDS = 4 + 2 * 2 + 33 };
     const double bad[] = { NAN, INFINITY, -INFINITY, 1e308, 1e9, -1e9, -1.0, 0.0, 0.5, 2.0, 13.0, 31.0 };
     const int nbad = (int)(sizeof bad / sizeof bad[0]);
     fmi2FMUstate st = NULL;
@@ -932,7 +932,8 @@ static void test_decay(void)
     init(c, 0, 0);
     s = A.DoStep(c, 0, 5.0, fmi2True);
     stats(c, &ns, &nf);
-    check(s == fmi2OK && ns >= 5000 && ns < 5100, "decay_hmax", "steps=%ld", ns);
+    /* (the auto method's probes of Adams add a few hundred steps to the count) */
+    check(s == fmi2OK && ns >= 5000 && ns < 5500, "decay_hmax", "steps=%ld", ns);
     A.FreeInstance(c);
     /* calculated parameter recomputed after a tunable set; input */
     c = inst(DC_GUID, fmi2CoSimulation);
@@ -1187,8 +1188,9 @@ static void test_vdp_auto_state(void)
     }
     nsw = strstr(logbuf, "auto solver switched to Rosenbrock RODAS4") ? 1 : 0;
     check(same && nrodas > 0 && nsw && fabs(a[14] + 1.5106069367598571) < 1e-4,
-          "vdp_auto_state_bit_identical", "%d save points (%d in RODAS4 mode, %d in DOPRI5 "
-          "mode with stiffness counters), x1(3000)=%.10g", nsave, nrodas, ndopri_counting, a[14]);
+          "vdp_auto_state_bit_identical", "identical %d, %d save points (%d in RODAS4 mode, %d in "
+          "an explicit mode with counters), x1(3000)=%.10g, switched to RODAS4 %ld", same, nsave,
+          nrodas, ndopri_counting, a[14], nsw);
     A.Terminate(c);
     check(logval("nswitch") >= 2, "vdp_auto_stats_logged", "nswitch=%g", logval("nswitch"));
     A.FreeInstance(c);

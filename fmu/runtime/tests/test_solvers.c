@@ -313,18 +313,61 @@ static int f_osc(void *u, double t, const double *x, double *dx)
 
 static void test_auto_nonstiff(void)
 {
+    /* a non-stiff problem: auto stays with the explicit methods (no Jacobian, no LU; Adams
+       on a smooth orbit), no less accurate and no more work than DOPRI5 alone */
     double x0[2] = {1.0, 0.0}, xe[2], xd[2];
     RtOde *s, *d;
     int rc, rcd;
     run(&rt_ode_auto, f_osc, NULL, NULL, 2, x0, 0.0, 20.0, 1e-8, 1e-11, xe, &s, &rc);
     run(&rt_ode_dopri5, f_osc, NULL, NULL, 2, x0, 0.0, 20.0, 1e-8, 1e-11, xd, &d, &rcd);
-    check(rc == 0 && s->njev == 0 && s->nlu == 0 && s->nswitch == 0 &&
-          s->sub == &rt_ode_dopri5 && s->nfev == d->nfev && xe[0] == xd[0] && xe[1] == xd[1] &&
-          fabs(xe[0] - cos(20.0)) < 1e-6, "auto_nonstiff_is_dopri5",
-          "x(20)=%.12g (exact %.12g) nfev=%ld (DOPRI5 %ld) njev=%ld nswitch=%ld",
-          xe[0], cos(20.0), s->nfev, d->nfev, s->njev, s->nswitch);
+    check(rc == 0 && s->njev == 0 && s->nlu == 0 && s->sub == &rt_ode_adams &&
+          s->nfev <= d->nfev && fabs(xe[0] - cos(20.0)) <= fabs(xd[0] - cos(20.0)) &&
+          fabs(xe[0] - cos(20.0)) < 1e-6, "auto_nonstiff_explicit",
+          "x(20)=%.12g (exact %.12g, DOPRI5 %.12g) nfev=%ld (DOPRI5 %ld) njev=%ld nswitch=%ld "
+          "probes=%ld", xe[0], cos(20.0), xd[0], s->nfev, d->nfev, s->njev, s->nswitch,
+          s->nprobe);
     rt_ode_free(s);
     rt_ode_free(d);
+}
+
+/* forced oscillator x'' = -x + |sin(40 t)|: kinks in the right-hand side 40/pi times per unit
+   of time, without events -- a multistep method's history breaks at each, a one-step method
+   steps over it */
+static int f_kink(void *u, double t, const double *x, double *dx)
+{
+    (void)u;
+    dx[0] = x[1];
+    dx[1] = -x[0] + fabs(sin(40.0 * t));
+    return 0;
+}
+
+static void test_auto_chooses_by_cost(void)
+{
+    /* the probes' choice: on the kinked oscillator Adams needs 2-4x Dormand-Prince's
+       evaluations at equal accuracy and auto moves to Dormand-Prince (within 1.25x of it
+       alone, probes included); on the smooth one it stays with Adams (test above).  Accuracy:
+       Dormand-Prince's against a tight reference, within 3x (measured 0.25-2.5x: Adams'
+       first 50 steps over the kinks) */
+    const double rtols[3] = {1e-4, 1e-6, 1e-8};
+    double x0[2] = {1.0, 0.0}, xr[2], xa[2], xd[2];
+    RtOde *r, *a, *d;
+    int rc, k;
+    run(&rt_ode_dopri5, f_kink, NULL, NULL, 2, x0, 0.0, 20.0, 1e-12, 1e-15, xr, &r, &rc);
+    rt_ode_free(r);
+    for (k = 0; k < 3; k++) {
+        int rca, rcd;
+        char name[64];
+        run(&rt_ode_auto, f_kink, NULL, NULL, 2, x0, 0.0, 20.0, rtols[k], 1e-3 * rtols[k], xa, &a, &rca);
+        run(&rt_ode_dopri5, f_kink, NULL, NULL, 2, x0, 0.0, 20.0, rtols[k], 1e-3 * rtols[k], xd, &d, &rcd);
+        snprintf(name, sizeof name, "auto_kinked_takes_dopri5_rtol%.0e", rtols[k]);
+        check(rca == 0 && rcd == 0 && a->sub == &rt_ode_dopri5 && a->nswitch >= 1 &&
+              a->nprobe >= 1 && a->nfev <= 1.25 * d->nfev && a->njev == 0 &&
+              fabs(xa[0] - xr[0]) <= fmax(3.0 * fabs(xd[0] - xr[0]), 10.0 * rtols[k]), name,
+              "nfev auto %ld (switches %ld, probes %ld) DOPRI5 %ld; |err| auto %.2e DOPRI5 %.2e",
+              a->nfev, a->nswitch, a->nprobe, d->nfev, fabs(xa[0] - xr[0]), fabs(xd[0] - xr[0]));
+        rt_ode_free(a);
+        rt_ode_free(d);
+    }
 }
 
 static void test_auto_vdp(void)
@@ -388,9 +431,13 @@ static int j_pr(void *u, double t, const double *x, const double *fx, double *J)
 
 static void test_auto_switch_both_ways(void)
 {
+    /* Adams while non-stiff; stability-limited near t = 0 and t = 10: Adams -> DOPRI5 ->
+       RODAS4; non-stiff in between: RODAS4 -> DOPRI5 (-> Adams when the probe finds it
+       cheaper); dense output accurate to the tolerance whichever method took the step */
     double x0 = 0.0, out, maxdense = 0.0;
-    double tsw[8];
-    int nsw = 0, rc = RT_ODE_OK, k;
+    double tsw[16];
+    int sub[16];
+    int nsw = 0, rc = RT_ODE_OK, k, first_rodas = -1, last_rodas = -1, back = -1, order_ok = 1;
     long nsw_seen = 0;
     RtOde *s = rt_ode_new(&rt_ode_auto, 1, f_pr, j_pr, NULL, NULL, NULL);
     s->rtol = 1e-6; s->atol = 1e-9;
@@ -405,17 +452,28 @@ static void test_auto_switch_both_ways(void)
             if (fabs(out - sin(tt)) > maxdense) maxdense = fabs(out - sin(tt));
         }
         if (s->nswitch != nsw_seen) {
-            if (nsw < 8) tsw[nsw++] = s->t;
+            if (nsw < 16) { tsw[nsw] = s->t; sub[nsw++] = s->sub->id; }
             nsw_seen = s->nswitch;
         }
     }
-    check(rc == 0 && nsw == 3 && tsw[0] < 1.0 && tsw[1] > 2.0 && tsw[1] < 7.5 &&
-          tsw[2] > tsw[1] && tsw[2] < 9.5 && s->sub == &rt_ode_rodas4 &&
+    for (k = 0; k < nsw; k++) {
+        /* RODAS4 is entered from DOPRI5 only (Adams hands a stiff problem to DOPRI5 first) */
+        if (sub[k] == RT_ODE_RODAS4 && (k == 0 || sub[k - 1] != RT_ODE_DOPRI5)) order_ok = 0;
+        if (sub[k] == RT_ODE_RODAS4) { if (first_rodas < 0) first_rodas = k; last_rodas = k; }
+        if (k > 0 && sub[k - 1] == RT_ODE_RODAS4 && back < 0) back = k;
+    }
+    check(rc == 0 && nsw >= 3 && nsw <= 8 && order_ok && sub[0] == RT_ODE_DOPRI5 &&
+          first_rodas >= 0 && tsw[first_rodas] < 1.0 && back > first_rodas &&
+          sub[back] == RT_ODE_DOPRI5 && tsw[back] > 2.0 && tsw[back] < 7.5 &&
+          last_rodas > back && tsw[last_rodas] < 9.5 && s->sub == &rt_ode_rodas4 &&
           fabs(s->x[0] - sin(10.0)) < 1e-5 && maxdense < 1e-5, "auto_switches_both_ways",
-          "switches at t=%.3g, %.3g, %.3g (%d); x(10)-sin(10)=%.2e, dense max err %.2e, "
-          "steps=%ld nfev=%ld njev=%ld", nsw > 0 ? tsw[0] : -1, nsw > 1 ? tsw[1] : -1,
-          nsw > 2 ? tsw[2] : -1, nsw, s->x[0] - sin(10.0), maxdense, s->naccept, s->nfev,
-          s->njev);
+          "%d switches: to %d at t=%.3g, %d at %.3g, %d at %.3g, %d at %.3g, %d at %.3g, "
+          "%d at %.3g; x(10)-sin(10)=%.2e, dense max err %.2e, steps=%ld nfev=%ld njev=%ld",
+          nsw, nsw > 0 ? sub[0] : -1, nsw > 0 ? tsw[0] : -1, nsw > 1 ? sub[1] : -1,
+          nsw > 1 ? tsw[1] : -1, nsw > 2 ? sub[2] : -1, nsw > 2 ? tsw[2] : -1,
+          nsw > 3 ? sub[3] : -1, nsw > 3 ? tsw[3] : -1, nsw > 4 ? sub[4] : -1,
+          nsw > 4 ? tsw[4] : -1, nsw > 5 ? sub[5] : -1, nsw > 5 ? tsw[5] : -1,
+          s->x[0] - sin(10.0), maxdense, s->naccept, s->nfev, s->njev);
     rt_ode_free(s);
 }
 
@@ -431,12 +489,13 @@ static void test_auto_save_restore(void)
         RtOde *s = rt_ode_new(&rt_ode_auto, 1, f_pr, j_pr, NULL, NULL, NULL);
         RtOde *r = rt_ode_new(&rt_ode_auto, 1, f_pr, j_pr, NULL, NULL, NULL);
         double xs, h, hl, eo;
-        int fs, lr, code;
+        int fs, lr, code, cnt;
         s->rtol = r->rtol = 1e-6; s->atol = r->atol = 1e-9;
         rt_ode_restart(s, 0.0, &x0, 0.0);
         /* save at the first step end after tsave[k] in the wanted situation */
         while (s->t < 10.0 && rt_ode_step(s, 10.0) == RT_ODE_OK) {
-            if (s->t < tsave[k]) continue;
+            if (s->t < tsave[k] || s->pr_cand) continue;   /* (a probe's span pending ends
+                                                             at a restart) */
             if (k == 0 && s->sub == &rt_ode_rodas4) break;
             if (k == 1 && s->sub == &rt_ode_rodas4 && s->n_easy > 0) break;
             if (k == 2 && s->sub == &rt_ode_dopri5 && s->n_stiff > 0) break;
@@ -444,14 +503,14 @@ static void test_auto_save_restore(void)
         ts[k] = s->t;
         xs = s->x[0]; h = s->h; hl = s->h_last; eo = s->err_old;
         fs = s->first_step; lr = s->last_rejected;
-        codes[k] = code = rt_ode_auto_save(s);
+        codes[k] = code = rt_ode_auto_save(s, &cnt);
         while (s->t < 10.0) rt_ode_step(s, 10.0);
         /* restored copy in a fresh object that has been used before (must be overwritten) */
         rt_ode_restart(r, 0.0, &x0, 0.0);
         while (r->t < 9.0) rt_ode_step(r, 9.0);
         rt_ode_restart(r, ts[k], &xs, h);
         r->h_last = hl; r->err_old = eo; r->first_step = fs; r->last_rejected = lr;
-        rt_ode_auto_load(r, code);
+        rt_ode_auto_load(r, code, cnt);
         while (r->t < 10.0) rt_ode_step(r, 10.0);
         if (memcmp(&r->x[0], &s->x[0], sizeof(double)) != 0 || r->sub != s->sub ||
             r->n_stiff != s->n_stiff || r->n_easy != s->n_easy)
@@ -468,18 +527,29 @@ static void test_auto_save_restore(void)
     {
         RtOde *s = rt_ode_new(&rt_ode_auto, 1, f_pr, j_pr, NULL, NULL, NULL);
         const int code = 1 | (3 << AUTO_CODE_STIFF_SHIFT) | (2 << AUTO_CODE_BACKOFF_SHIFT);
-        int k2;
-        rt_ode_auto_load(s, code);
-        k = rt_ode_auto_save(s);
+        int k2, cnt;
+        rt_ode_auto_load(s, code, 0);
+        k = rt_ode_auto_save(s, &cnt);
         /* 40 stiff steps are possible at back-off 2 (60 needed), not at back-off 1 (30) */
-        rt_ode_auto_load(s, (40 << AUTO_CODE_STIFF_SHIFT) | (2 << AUTO_CODE_BACKOFF_SHIFT));
-        k2 = rt_ode_auto_save(s);
-        rt_ode_auto_load(s, (40 << AUTO_CODE_STIFF_SHIFT) | (1 << AUTO_CODE_BACKOFF_SHIFT));
-        ok = rt_ode_auto_save(s) == 0;
-        rt_ode_auto_load(s, AUTO_CODE_LIMIT);   /* invalid -> initial */
+        rt_ode_auto_load(s, (40 << AUTO_CODE_STIFF_SHIFT) | (2 << AUTO_CODE_BACKOFF_SHIFT), 5);
+        k2 = rt_ode_auto_save(s, &cnt);
+        ok = cnt == 5;
+        rt_ode_auto_load(s, (40 << AUTO_CODE_STIFF_SHIFT) | (1 << AUTO_CODE_BACKOFF_SHIFT), 5);
+        ok = ok && rt_ode_auto_save(s, &cnt) == 0 && cnt == PROBE_FIRST;
+        /* DOPRI5 (back to Adams when stable) with its probe level; DOPRI5 and RODAS4 at
+           once, a count beyond the level's */
+        rt_ode_auto_load(s, (1 << AUTO_CODE_DOPRI5_SHIFT) | (2 << AUTO_CODE_LEVEL_SHIFT) |
+                         (1 << AUTO_CODE_BACK_SHIFT), 400);
+        ok = ok && s->sub == &rt_ode_dopri5 && s->pr_level == 2 && s->pr_count == 400 &&
+             s->dp_back == 1;
+        rt_ode_auto_load(s, 1 | (1 << AUTO_CODE_DOPRI5_SHIFT), 0);
+        ok = ok && rt_ode_auto_save(s, &cnt) == 0;
+        rt_ode_auto_load(s, 2 << AUTO_CODE_LEVEL_SHIFT, 401);
+        ok = ok && rt_ode_auto_save(s, &cnt) == 0;
+        rt_ode_auto_load(s, AUTO_CODE_LIMIT, 0);   /* invalid -> initial */
         check(k == code && s->backoff == 0 && k2 == ((40 << AUTO_CODE_STIFF_SHIFT) |
-              (2 << AUTO_CODE_BACKOFF_SHIFT)) && ok && rt_ode_auto_save(s) == 0 &&
-              s->sub == &rt_ode_dopri5, "auto_code_roundtrip_and_invalid", "code %d %d", k, k2);
+              (2 << AUTO_CODE_BACKOFF_SHIFT)) && ok && rt_ode_auto_save(s, &cnt) == 0 &&
+              s->sub == &rt_ode_adams, "auto_code_roundtrip_and_invalid", "code %d %d", k, k2);
         rt_ode_free(s);
     }
 }
@@ -995,6 +1065,7 @@ int main(void)
           rt_ode_method(4) == NULL && rt_ode_method(-1) == NULL, "method_registry", "");
     test_spectral_radius();
     test_auto_nonstiff();
+    test_auto_chooses_by_cost();
     test_auto_vdp();
     test_auto_switch_both_ways();
     test_auto_save_restore();

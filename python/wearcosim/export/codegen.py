@@ -63,7 +63,7 @@ _FOPTS = {"cse": True}
 SOLVER_PARAMS = [
     # name, type, start, min, max, description
     ("solver.method", "Integer", 0, 0, 3,
-     "Co-Simulation solver: 0 = auto, 1 = Dormand-Prince 5(4) (explicit), 2 = implicit (L-stable, uses the Jacobian), "
+     "Co-Simulation solver: 0 = auto (Adams or Dormand-Prince by measured cost, RODAS4 where stiff), 1 = Dormand-Prince 5(4) (explicit), 2 = implicit (L-stable, uses the Jacobian), "
      "3 = Adams (explicit multistep, variable order 1-12)"),
     ("solver.rtol", "Real", 0.0, 0.0, 1.0,
      "Relative tolerance of the embedded solver; 0 = tolerance of fmi2SetupExperiment, else 1e-6"),

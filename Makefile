@@ -4,6 +4,12 @@ STAMP := .make/installed
 
 .PHONY: demo test install fmus bench clean
 
+# the stamp stands for an installed package: where this Python cannot import it (a new
+# virtualenv, another interpreter) the set-up runs again
+ifneq ($(shell $(PYTHON) -c "import wearcosim" >/dev/null 2>&1 && echo ok),ok)
+.PHONY: $(STAMP)
+endif
+
 $(STAMP): pyproject.toml
 	@mkdir -p .make
 	@echo "== installing wearcosim and its dependencies (first run only; a few minutes)"

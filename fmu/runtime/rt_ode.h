@@ -192,7 +192,7 @@ enum { RT_ODE_AUTO = 0, RT_ODE_DOPRI5 = 1, RT_ODE_RODAS4 = 2, RT_ODE_ADAMS = 3,
 #define EASY_HRHO 2.0        /* RODAS4: h*rho(J) below this = DOPRI5 would be stable      */
 #define EASY_COUNT 15        /* ... on this many consecutive accepted steps -> DOPRI5     */
 #define STIFF_BACKOFF_MAX 6  /* switch to RODAS4 after STIFF_COUNT << backoff stiff steps  */
-/* the auto method's cost probes between DOPRI5 and Adams (rt_auto.c) */
+/* the auto method's Adams and its cost probes between DOPRI5 and Adams (rt_auto.c) */
 #define ADAMS_TOL 0.001      /* auto runs Adams at this fraction of rtol and atol          */
 #define ADAMS_STIFF 1.8      /* Adams: h*rho above this (0.9 of 2, the largest stability
                                 boundary of its orders) = stability-limited at any order    */
@@ -203,14 +203,15 @@ enum { RT_ODE_AUTO = 0, RT_ODE_DOPRI5 = 1, RT_ODE_RODAS4 = 2, RT_ODE_ADAMS = 3,
 #define PROBE_LEVEL_MAX 2    /* (probes at most 400 steps apart: the cheaper method changes
                                 with the phase of the motion, docs/fmus.md)                */
 #define PROBE_WARM_ADAMS 12  /* a probe: this many steps of Adams to settle, then ...      */
-#define PROBE_STEPS_ADAMS 30 /* ... this many measured (fewer where t_bound comes first,   */
-#define PROBE_STEPS_MIN 8    /*     but at least this many)                                */
+#define PROBE_STEPS_ADAMS 30 /* ... this many measured (fewer where the probe's bound,    */
+#define PROBE_STEPS_MIN 8    /*     t_probe or t_bound, comes first; at least this many)   */
 #define PROBE_WARM_DOPRI5 1  /* same for DOPRI5                                            */
 #define PROBE_STEPS_DOPRI5 15
 #define PROBE_GAIN 0.85      /* switch when the probed method cost less than this fraction
                                 twice in a row ...                                          */
 #define PROBE_SURE 0.5       /* ... or less than this once                                 */
-/* rt_ode_auto_save() code: RODAS4 | n_stiff | n_nonstiff | n_easy | backoff | DOPRI5 | pr_level */
+/* rt_ode_auto_save() code: RODAS4 | n_stiff | n_nonstiff | n_easy | backoff | DOPRI5 | pr_level |
+   dp_back | pr_vote (Adams: neither RODAS4 nor DOPRI5) */
 #define AUTO_CODE_STIFF_SHIFT 1      /* 10 bits (n_stiff < STIFF_COUNT << 6 = 960)         */
 #define AUTO_CODE_NONSTIFF_SHIFT 11  /* 3 bits */
 #define AUTO_CODE_EASY_SHIFT 14      /* 4 bits */

@@ -4,9 +4,9 @@ STAMP := .make/installed
 
 .PHONY: demo test install fmus bench clean
 
-# the stamp stands for an installed package: where this Python cannot import it (a new
+# the stamp stands for an installed package: where this Python cannot find it (a new
 # virtualenv, another interpreter) the set-up runs again
-ifneq ($(shell $(PYTHON) -c "import wearcosim" >/dev/null 2>&1 && echo ok),ok)
+ifneq ($(shell $(PYTHON) -c "import importlib.util as u; raise SystemExit(u.find_spec('wearcosim') is None)" >/dev/null 2>&1 && echo ok),ok)
 .PHONY: $(STAMP)
 endif
 

@@ -102,7 +102,6 @@
 
 #define ZCOLS (QMAX + 1)
 
-
 /* corrector coefficients l_0..l_q and error constants of orders q-1, q, q+1 */
 static void set_coeffs(RtOde *s, int q)
 {

@@ -327,13 +327,14 @@ static int auto_step(RtOde *s, double t_bound)
         const int stiff = s->stiff_hlam > (m == &rt_ode_dopri5 ? STIFF_HLAM : ADAMS_STIFF);
         if (stiff) {
             s->n_nonstiff = 0;
-            if (m == &rt_ode_dopri5 && ++s->n_stiff >= stiff_needed(s)) {
-                switch_to(s, &rt_ode_rodas4, "stiff: h*|lambda| > 3.25 on 15 steps");
-            } else if (m == &rt_ode_adams && ++s->n_stiff >= stiff_needed(s)) {
-                /* to DOPRI5, whose own test goes on to RODAS4 if the problem is stiff; if
-                   it does not find it stiff, back to Adams (dp_back) */
-                switch_to(s, &rt_ode_dopri5, "Adams stability-limited on 15 steps");
-                s->dp_back = 1;
+            if (++s->n_stiff >= stiff_needed(s)) {
+                if (m == &rt_ode_dopri5) {
+                    switch_to(s, &rt_ode_rodas4, "stiff: h*|lambda| > 3.25 on 15 steps");
+                } else {   /* to DOPRI5, whose own test goes on to RODAS4 if the problem is
+                              stiff; if it does not find it stiff, back to Adams (dp_back) */
+                    switch_to(s, &rt_ode_dopri5, "Adams stability-limited on 15 steps");
+                    s->dp_back = 1;
+                }
             }
         } else if (s->n_stiff > 0 && ++s->n_nonstiff >= STIFF_FORGET) {
             s->n_stiff = s->n_nonstiff = 0;

@@ -740,3 +740,43 @@ def test_outputs_that_share_an_array(fast):
     with compiled_evaluation(False):
         p, q, r, s = evaluator(m).inline(caller, [x])
     assert [str(v) for v in (*p, *q, *r, *s)] == ["0.0", "5.0", "x", "0.0", "x", "x", "-1.0", "(2.*x)", "x", "(2.*x)"]
+
+
+def _hats_periodic(h, theta):
+    """Reference: the sum of the sectors' hat functions at the periodic distance (the profile's
+    definition, written independently of the library's O(1) form)."""
+    n = len(h)
+    if n == 1:
+        return float(h[0])   # one sector: uniform
+    u = (theta * n / (2 * math.pi)) % n
+    d = np.abs(u - (np.arange(n) + 0.5))
+    d = np.minimum(d, n - d)
+    return float(np.sum(np.maximum(0.0, 1.0 - d) * np.asarray(h)))
+
+
+def _hats_clamped(h, s, length):
+    n = len(h)
+    ds = length / n
+    x = min(max(s, ds / 2), length - ds / 2)
+    c = (np.arange(n) + 0.5) * ds
+    return float(np.sum(np.maximum(0.0, 1.0 - np.abs(x - c) / ds) * np.asarray(h)))
+
+
+def test_wear_profiles_equal_the_sum_of_hats(library):
+    """The library's profiles (one interpolation between the two centres around the position) on
+    random profiles and positions, sector centres and boundaries, whole turns and the wrap point,
+    against the sum of hat functions they are defined by."""
+    rng = np.random.default_rng(20261204)
+    for trial in range(300):
+        n = int(rng.integers(1, 50))
+        h = rng.uniform(0, 1e-5, n)
+        k = int(rng.integers(0, n))
+        th = [rng.uniform(-40, 40), 2 * math.pi * (k + 0.5) / n, 2 * math.pi * k / n,
+              -2 * math.pi * k / n, 2 * math.pi * int(rng.integers(-5, 5)), math.nextafter(0.0, -1.0), -1e-17]
+        for t in th:
+            y = both(library, "WearCosim.Contact.wearProfile", [obj(list(h)), t])[1][0]
+            assert y == pytest.approx(_hats_periodic(h, t), rel=1e-12, abs=1e-12 * h.max()), (n, t)
+        L = float(rng.uniform(0.001, 0.05))
+        for s in (rng.uniform(-0.2, 1.2) * L, L * (k + 0.5) / n, L * k / n, 0.0, L, L / (2 * n)):
+            y = both(library, "WearCosim.Gears.flankWearDepth", [obj(list(h)), s, L])[1][0]
+            assert y == pytest.approx(_hats_clamped(h, s, L), rel=1e-12, abs=1e-12 * h.max()), (n, s, L)

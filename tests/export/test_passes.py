@@ -223,3 +223,59 @@ def test_evaluate_annotation_folds_parameters_with_folded_dependencies():
     # exported as constants, the tunable ones stay settable
     var = {s.name: s.variability for s in g.layout.slots if s.name in ("a", "m[1,2]", "b")}
     assert var["a"] == var["m[1,2]"] == "constant" and var["b"] != "constant"
+
+
+def test_dynamic_subscript_is_one_load_with_the_select_chains_derivatives():
+    """v[integer(s)] of a parameter vector and of a vector of states (length >= GATHER_MIN: an
+    indexed load, symbolic.gather) and of a short one (select chain): values, the generated
+    Jacobian against finite differences (d b/d x[k] = 1 for the selected k only), NaN for an
+    index outside the vector."""
+    d, c, g = compile_fixture("DynIndex")
+    assert len(d.gathers) == 2          # h[...] and x[...]; g[3] is a select chain
+    v = start_vector(g)
+    v = evaluate(g, v)
+    assert v[slot(g, "a")] == 2.0 and v[slot(g, "c")] == 20.0
+    assert v[slot(g, "b")] == pytest.approx(0.2)
+    L = g.layout
+    J = np.array(g.functions["jac"](v, 0, 0))
+    nx = L.n["X"]
+    xs = [slot(g, f"x[{i}]") for i in range(1, 7)]
+    e = 1e-7
+    f0 = np.array(g.functions["eval"](v, 0, 0)).ravel()[:nx]
+    for j in range(nx):
+        v2 = v.copy()
+        v2[L.off["X"] + j] += e
+        fd = (np.array(g.functions["eval"](v2, 0, 0)).ravel()[:nx] - f0) / e
+        assert J[:, j] == pytest.approx(fd, rel=1e-5, abs=1e-6), j
+    # the column of x[2] (the selected element) carries -x_i on every row
+    col = xs[1] - L.off["X"]
+    rows = [xs[i] - L.off["X"] for i in range(6)]
+    assert J[rows[0], col] == pytest.approx(-0.1)
+    # outside 1..6: NaN (an error of the model evaluation), not some element
+    v3 = v.copy()
+    v3[slot(g, "s")] = 7.5
+    out = evaluate(g, v3)
+    assert math.isnan(out[slot(g, "a")])
+
+
+def test_dynamic_subscript_code_does_not_grow_with_the_vector():
+    d, c, g = compile_fixture("Long")
+    assert d.gathers
+    f = g.functions["eval"]
+    ops = [f.instruction_id(k) for k in range(f.n_instructions())]
+    # (the load's vector is a slice of the input: the generated code passes a pointer to it)
+    work = [o for o in ops if o not in (ca.OP_INPUT, ca.OP_OUTPUT, ca.OP_CONST)]
+    assert len(work) < 60, len(work)
+    v = evaluate(g, start_vector(g))
+    assert v[slot(g, "y")] == pytest.approx(0.0 + 1 / 399)
+
+
+def test_gather_index_rounds_and_refuses_outside():
+    from wearcosim.export.symbolic import gather, gather_index
+    k = ca.SX.sym("k")
+    vec = ca.SX(np.arange(10.0) * 10)
+    f = ca.Function("f", [k], [gather(gather_index(k, 10), vec)])
+    assert float(f(1)) == 0.0 and float(f(10)) == 90.0
+    assert float(f(3 - 1e-12)) == 20.0 and float(f(3 + 1e-12)) == 20.0
+    for bad in (0, 11, -3, float("nan"), 1e300, -float("inf")):
+        assert math.isnan(float(f(bad))), bad

@@ -23,7 +23,7 @@ from typing import Any, Sequence
 
 import casadi as ca
 
-from .dae import Dae
+from .dae import Dae, symvar_deep, unhide_gathers
 from .errors import ExportError
 
 
@@ -59,12 +59,14 @@ def unknowns_of(dae: Dae) -> tuple[list[str], dict[str, Any]]:
     return names, syms
 
 
-def incidence(residuals: Sequence[ca.SX], unknown_syms: dict[str, ca.SX]) -> list[list[int]]:
-    """For each residual, the indices of the unknowns it depends on."""
+def incidence(residuals: Sequence[ca.SX], unknown_syms: dict[str, ca.SX], dae: Dae | None = None) -> list[list[int]]:
+    """For each residual, the indices of the unknowns it depends on (through the indexed loads'
+    placeholders, given the ``dae`` that holds them)."""
     index = {s.name(): k for k, s in enumerate(unknown_syms.values())}
     out = []
     for r in residuals:
-        out.append(sorted({index[s.name()] for s in ca.symvar(r) if s.name() in index}))
+        syms = symvar_deep(dae, r) if dae is not None else ca.symvar(r)
+        out.append(sorted({index[s.name()] for s in syms if s.name() in index}))
     return out
 
 
@@ -151,7 +153,7 @@ def check_balance(dae: Dae, residuals: Sequence[tuple[ca.SX, Any]], names: Seque
     """Counts and a maximum matching; an unbalanced or structurally singular system is an
     error naming the variables and equations the matching leaves over, with their lines."""
     n_eq, n_var = len(residuals), len(names)
-    inc = incidence([r for r, _ in residuals], syms)
+    inc = incidence([r for r, _ in residuals], syms, dae)
     var_of_eq, eq_of_var = match(inc, n_var)
     free_eqs = [i for i in range(n_eq) if var_of_eq[i] < 0]
     free_vars = [v for v in range(n_var) if eq_of_var[v] < 0]
@@ -200,13 +202,13 @@ def reduce_index(dae: Dae) -> Dae:
     from .dae import ScalarVar
     for _ in range(len(dae.der) + 1):
         names, syms = unknowns_of(dae)
-        inc = incidence([r for r, _ in dae.equations], syms)
+        inc = incidence([r for r, _ in dae.equations], syms, dae)
         state_syms = {sv.name: sv.sym for sv in dae.scalars.values() if sv.kind == "state"}
         pending = []
         for i, (r, loc) in enumerate(dae.equations):
             if inc[i]:
                 continue
-            used = [v.name() for v in ca.symvar(r) if v.name() in state_syms]
+            used = [v.name() for v in symvar_deep(dae, r) if v.name() in state_syms]
             if used:
                 pending.append((i, used))
         if not pending:
@@ -222,6 +224,7 @@ def reduce_index(dae: Dae) -> Dae:
             x_all = [sv for sv in dae.scalars.values() if sv.kind == "state"]
             xs = ca.vertcat(*[sv.sym for sv in x_all])
             dxs = ca.vertcat(*[dae.der[sv.name] for sv in x_all])
+            r = unhide_gathers(dae, r, ca.vertcat(xs, dae.t))
             gd = ca.mtimes(ca.jacobian(r, xs), dxs) + ca.jacobian(r, dae.t)
             dae.equations.append((gd, loc))
             sv = dae.scalars[s_name]
@@ -351,6 +354,7 @@ def causalize(dae: Dae) -> Causal:
         vsyms = [sym_list[var_of_eq[i]] for i in eqs]
         r = subst(ca.vertcat(*[res[i] for i in eqs]))
         V = ca.vertcat(*vsyms)
+        r = unhide_gathers(dae, r, V)
         J = ca.jacobian(r, V)
         if not ca.depends_on(J, V):
             r0 = ca.substitute(r, V, ca.DM.zeros(V.shape[0]))

@@ -45,7 +45,9 @@ import numpy as np
 from . import units as _units
 from ..resources import fmu_sources
 from .causalize import Causal, check_balance, incidence, match
+from .dae import symvar_deep, unhide_gathers
 from .errors import ExportError
+from . import symbolic
 from .symbolic import to_num
 
 TEMPLATES = fmu_sources() / "templates"
@@ -318,11 +320,43 @@ def build_functions(causal: Causal, expose_protected: bool = False) -> Generated
     fold_from = ca.vertcat(*[s.scalar.sym for s in consts]) if consts else None
     fold_to = ca.vertcat(*[float(s.start) for s in consts]) if consts else None
 
-    def fold(x):
-        x = ca.vertcat(*x) if isinstance(x, list) else x
+    def fold_consts(x):
         if x.numel() == 0 or fold_from is None:
             return x
         return ca.substitute(x, fold_from, fold_to)
+
+    # the indexed loads of dynamic subscripts (symbolic.gather) go in for their placeholders
+    # here, after the passes' derivatives; their index and vector in knowns (they may hold
+    # unknowns, and other loads)
+    gathers = getattr(dae, "gathers", None) or []
+    if gathers:
+        g_from = ca.vertcat(*[p for p, _, _ in gathers])
+        defs = [(fold_consts(solved(k0)), fold_consts(solved(vec))) for _, k0, vec in gathers]
+        g_to = [None] * len(gathers)
+        for _ in range(len(gathers) + 1):
+            pending = [j for j in range(len(gathers)) if g_to[j] is None]
+            if not pending:
+                break
+            for j in pending:
+                k0, vec = defs[j]
+                if not ca.depends_on(ca.vertcat(k0, vec), g_from):
+                    g_to[j] = symbolic.gather(k0, vec)
+                    continue
+                done = [i for i in range(len(gathers)) if g_to[i] is not None]
+                if done:
+                    frm = ca.vertcat(*[gathers[i][0] for i in done])
+                    to = ca.vertcat(*[g_to[i] for i in done])
+                    defs[j] = (ca.substitute(k0, frm, to), ca.substitute(vec, frm, to))
+        if any(g is None for g in g_to):
+            raise ExportError("a dynamic array subscript depends on its own result (an algebraic loop "
+                              "through an array index) -- not supported", dae.model.loc, "unsupported")
+        g_to = ca.vertcat(*g_to)
+    def fold(x):
+        x = ca.vertcat(*x) if isinstance(x, list) else x
+        x = fold_consts(x)
+        if gathers and x.numel() and ca.depends_on(x, g_from):
+            x = ca.substitute(x, g_from, g_to)
+        return x
 
     eval_out = fold(ca.vertcat(*(dx + ys + dalg))) if (dx or ys or dalg) else ca.SX(0, 1)
     # dependencies of derivatives and continuous outputs on states and inputs (structural
@@ -525,7 +559,7 @@ def simultaneous_when_equations(fire_vec: ca.SX, targets: dict[str, ca.SX], when
 
     def uses(value):
         v = value if isinstance(value, ca.SX) else ca.SX(float(value))
-        return {index[s.name()] for s in ca.symvar(solved(v)) if s.name() in index}
+        return {index[s.name()] for s in symvar_deep(causal.dae, solved(v)) if s.name() in index}
 
     n = len(names)
     deps = [set() for _ in names]
@@ -635,7 +669,7 @@ def initial_values(causal: Causal, L: Layout, solved: Callable[[ca.SX], ca.SX],
         if len(res) > len(free):
             raise ExportError(f"{len(res)} initial equations but only {len(free)} states with fixed=false",
                               dae.initial_equations[0][1], "balance")
-        inc = incidence(res, syms)
+        inc = incidence(res, syms, dae)
         var_of_eq, eq_of_var = match(inc, len(free))
         if any(v < 0 for v in var_of_eq):
             i = var_of_eq.index(-1)
@@ -643,7 +677,7 @@ def initial_values(causal: Causal, L: Layout, solved: Callable[[ca.SX], ca.SX],
                               dae.initial_equations[i][1], "balance")
         chosen = [free[v] for v in var_of_eq]
         Vv = ca.vertcat(*[s.sym for s in chosen])
-        R = ca.vertcat(*res)
+        R = unhide_gathers(dae, ca.vertcat(*res), Vv)
         J = ca.jacobian(R, Vv)
         if ca.depends_on(J, Vv):
             raise ExportError("nonlinear initial equations are not supported (write them linear in the "

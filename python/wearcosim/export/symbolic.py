@@ -9,7 +9,7 @@ User functions are inlined by symbolic execution of their algorithm: ``for`` loo
 structural ranges are unrolled, ``if`` statements on symbolic conditions evaluate both
 branches and merge every assigned variable with ``if_else``, ``while`` loops must have a
 structurally evaluable condition (rumoca 0.10.2 itself rejects while loops whose trip count
-it cannot prove), dynamic subscripts become select chains.  Following the Modelica
+it cannot prove), dynamic subscripts become an indexed load (:func:`gather`) or a select chain.  Following the Modelica
 specification (relations in functions do not generate events), everything inside a
 function body is evaluated in ``noEvent`` mode.
 
@@ -166,6 +166,73 @@ def _binop(op, a, b):
     raise ValueError(op)
 
 
+#: dynamic subscripts of vectors at least this long become one indexed load (:func:`gather`)
+#: when the build allows it (``Evaluator.gather_hook``); shorter ones a select chain, whose
+#: two operations per element are cheaper than the call
+GATHER_MIN = 4
+_GATHERS: dict = {}
+
+
+def _gather_function(n: int) -> ca.Function:
+    """``(k, a[n]) -> a[k]`` (k 0-based) as a CasADi function kept as one call node inside SX
+    expressions (``never_inline``): the generated C is a bounds-checked load, NaN outside
+    0..n-1."""
+    f = _GATHERS.get(n)
+    if f is None:
+        k = ca.MX.sym("k")
+        a = ca.MX.sym("a", n)
+        f = ca.Function(f"wc_gather{n}", [k, a], [a[k]], {"never_inline": True})
+        _GATHERS[n] = f
+    return f
+
+
+def gather_index(idx: Val, n: int) -> ca.SX:
+    """The 0-based element a 1-based Integer subscript ``idx`` of an n-vector selects, rounded to
+    the nearest integer (an Integer expression is integral; rounding keeps a value that arithmetic
+    left a few ulps off an integer from truncating to the wrong element), -1 (no element) outside
+    1..n or for a NaN (the C conversion of those to int would be undefined)."""
+    idx = as_sx(idx)
+    k0 = idx - 1 if _integral(idx) else ca.floor(idx - 0.5)
+    return ca.if_else(ca.logic_and(k0 >= 0, k0 <= n - 1), k0, -1)
+
+
+_INTEGRAL_OPS = {ca.OP_FLOOR, ca.OP_CEIL, ca.OP_ADD, ca.OP_SUB, ca.OP_MUL, ca.OP_NEG, ca.OP_IF_ELSE_ZERO,
+                 ca.OP_LT, ca.OP_LE, ca.OP_EQ, ca.OP_NE, ca.OP_NOT, ca.OP_AND, ca.OP_OR}
+
+
+def _integral(x: ca.SX, depth: int = 8) -> bool:
+    """True if the scalar expression ``x`` is an integer whenever it is finite, by its form:
+    integer constants, floor/ceil, relations, and sums, differences, products and selections of
+    such (a subscript computed that way needs no rounding)."""
+    if x.is_constant():
+        v = float(x)
+        return math.isfinite(v) and v == int(v)
+    if depth == 0 or x.is_symbolic() or x.op() not in _INTEGRAL_OPS:
+        return False
+    if x.op() in (ca.OP_FLOOR, ca.OP_CEIL, ca.OP_LT, ca.OP_LE, ca.OP_EQ, ca.OP_NE, ca.OP_NOT, ca.OP_AND, ca.OP_OR):
+        return True
+    if x.op() == ca.OP_IF_ELSE_ZERO:
+        return _integral(x.dep(1), depth - 1)
+    return all(_integral(x.dep(i), depth - 1) for i in range(x.n_dep()))
+
+
+def gather(k0: Val, vec: ca.SX) -> ca.SX:
+    """``vec[k0]`` (``k0`` from :func:`gather_index`) as one call node: O(1) at run time, where a
+    select chain costs O(n) operations in every evaluation (the wear profiles index dozens of
+    sectors in each right-hand side).  No element (k0 = -1) gives NaN: Modelica makes an
+    out-of-range subscript an error, and a NaN makes the model evaluation fail (the solver rejects
+    the step and reports it) instead of going on with a wrong element.
+
+    CasADi differentiates a call node through the callee's derivative functions, with the nominal
+    inputs and outputs among their inputs, even when every seed is zero, so an expression that is
+    differentiated again and again (the passes' Jacobians of solutions that contain Jacobians)
+    doubles the callee's inputs each time.  The passes therefore see a placeholder symbol
+    (``Dae.gathers``) and the code generator puts the call in last, before the one derivative it
+    takes."""
+    vec = as_sx(vec)
+    return _gather_function(int(vec.numel()))(as_sx(k0), vec)
+
+
 def mod(a: Val, b: Val) -> Val:
     return _binop("-", a, _binop("*", _un("floor", _binop("/", a, b)), b))
 
@@ -291,6 +358,9 @@ class Evaluator:
         self.numeric = numeric
         self.noevent = 0
         self.structural_hook = None
+        # dynamic subscript of a vector -> placeholder symbol of an indexed load, or None for a
+        # select chain (dae.build: the vector must not vary in continuous time)
+        self.gather_hook: Optional[Callable[[np.ndarray, Val], Optional[ca.SX]]] = None
         self.loc = model.loc
         self._fdepth = 0
         # copy-on-write of arrays in function/algorithm environments: a subscripted
@@ -378,7 +448,11 @@ class Evaluator:
                         self.fail(f"subscript {i} out of range 1..{base.shape[k]}", "structure")
                     static.append(i - 1)
         if dyn is not None:
-            # select chain: sum_k (idx == k) * a[k]
+            if base.shape[0] >= GATHER_MIN and self.gather_hook is not None:
+                g = self.gather_hook(base, dyn)
+                if g is not None:
+                    return g
+            # short vectors: select chain, sum_k (idx == k) * a[k] (an index outside gives 0)
             acc = 0.0
             for k in range(base.shape[0]):
                 acc = if_else(_binop("==", dyn, k + 1), base[k], acc)

@@ -2232,6 +2232,9 @@ static int cs_solver(RtCtx *c, const char *fn)
             rlog(c, fmi2Error, RT_LOG_ERROR, "%s: out of memory", fn);
             return 1;
         }
+#if defined(MDL_DERIV_CHECKS_FINITE) && MDL_DERIV_CHECKS_FINITE
+        s->f_checks_finite = 1;   /* cs_rhs: mdl_deriv refuses NaN/Inf, naming the variable */
+#endif
         if (c->ode) rt_ode_free(c->ode);
         c->ode = s;
         c->odeRestart = 1;   /* (a pending odeResume of a restored FMU state still applies) */

@@ -59,6 +59,9 @@
  *    discrete algebraics stale.  The runtime calls mdl_eval before any value is read.
  *    If z is not NULL it also writes the N_Z event indicators at the same (t, x), the
  *    values mdl_zc gives up to rounding (the runtime checks a step's end with them).
+ *    With MDL_DERIV_CHECKS_FINITE defined to 1 in config.h (the generated models), a NaN or
+ *    Inf derivative makes mdl_deriv return > 0 (logged with the variable's name) and the CS
+ *    solver does not test the derivatives again; without it the solver tests them.
  *  - Between events, relations are frozen at v[OFF_M+k]; mdl_zc returns indicators whose
  *    sign is consistent with the memory, with hysteresis built in by the generated code:
  *    z_k > 0 iff relation k is true, z_k(t) changes sign at least h away from the

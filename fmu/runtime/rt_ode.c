@@ -328,7 +328,7 @@ int rt_ode_call_f(RtOde *s, double t, const double *x, double *dx)
     rc = s->f(s->user, t, x, dx);
     if (rc < 0) { s->abort_code = rc; return rc; }
     if (rc > 0) return rc;
-    return rt_ode_all_finite(RT_ODE_N(s), dx) ? 0 : 1;
+    return s->f_checks_finite || rt_ode_all_finite(RT_ODE_N(s), dx) ? 0 : 1;
 }
 
 double rt_ode_clamp_start(const RtOde *s, double t_bound, double h)

@@ -268,6 +268,8 @@ struct RtOde {
     double cost_f, cost_jac;/* auto method's cost model (<= 0: unknown, see above)    */
     double h_min_user;      /* 0: use 1e-14*max(1,|t|) */
     int adams_qfix;         /* Adams (order tests): keep order and step size, no decisions     */
+    int f_checks_finite;    /* f itself returns > 0 for a NaN/Inf derivative (the FMU's does,
+                               naming the variable): rt_ode_call_f does not check again */
 
     /* current and previous accepted point */
     double t, t_old;

@@ -325,36 +325,14 @@ def build_functions(causal: Causal, expose_protected: bool = False) -> Generated
             return x
         return ca.substitute(x, fold_from, fold_to)
 
-    # the indexed loads of dynamic subscripts (symbolic.gather) go in for their placeholders
-    # here, after the passes' derivatives; their index and vector in knowns (they may hold
-    # unknowns, and other loads)
-    gathers = getattr(dae, "gathers", None) or []
-    if gathers:
-        g_from = ca.vertcat(*[p for p, _, _ in gathers])
-        defs = [(fold_consts(solved(k0)), fold_consts(solved(vec))) for _, k0, vec in gathers]
-        g_to = [None] * len(gathers)
-        for _ in range(len(gathers) + 1):
-            pending = [j for j in range(len(gathers)) if g_to[j] is None]
-            if not pending:
-                break
-            for j in pending:
-                k0, vec = defs[j]
-                if not ca.depends_on(ca.vertcat(k0, vec), g_from):
-                    g_to[j] = symbolic.gather(k0, vec)
-                    continue
-                done = [i for i in range(len(gathers)) if g_to[i] is not None]
-                if done:
-                    frm = ca.vertcat(*[gathers[i][0] for i in done])
-                    to = ca.vertcat(*[g_to[i] for i in done])
-                    defs[j] = (ca.substitute(k0, frm, to), ca.substitute(vec, frm, to))
-        if any(g is None for g in g_to):
-            raise ExportError("a dynamic array subscript depends on its own result (an algebraic loop "
-                              "through an array index) -- not supported", dae.model.loc, "unsupported")
-        g_to = ca.vertcat(*g_to)
+    # the indexed loads of dynamic subscripts go in for their placeholders here, after the
+    # passes' derivatives (symbolic.gather)
+    g_from, g_to = gather_loads(dae, lambda x: fold_consts(solved(x)))
+
     def fold(x):
         x = ca.vertcat(*x) if isinstance(x, list) else x
         x = fold_consts(x)
-        if gathers and x.numel() and ca.depends_on(x, g_from):
+        if g_from is not None and x.numel() and ca.depends_on(x, g_from):
             x = ca.substitute(x, g_from, g_to)
         return x
 
@@ -637,6 +615,32 @@ def simultaneous_when_equations(fire_vec: ca.SX, targets: dict[str, ca.SX], when
         rest = substitute(out[n:], reinit_uses)
         out[n:] = rest
     return ca.vertcat(*out)
+
+
+def gather_loads(dae: Any, known: Callable[[ca.SX], ca.SX]) -> tuple:
+    """(placeholders, loads) of the model's dynamic subscripts (``Dae.gathers``), or (None,
+    None): each load's index and vector in knowns (``known`` substitutes the solutions of the
+    unknowns), loads inside them resolved first.  A load whose index or vector needs its own
+    result (an algebraic loop through an array index) is an error."""
+    gathers = getattr(dae, "gathers", None) or []
+    if not gathers:
+        return None, None
+    frm = ca.vertcat(*[p for p, _, _ in gathers])
+    defs = [(known(k0), known(vec)) for _, k0, vec in gathers]
+    loads = [None] * len(gathers)
+    for _ in range(len(gathers)):
+        done = [i for i, g in enumerate(loads) if g is not None]
+        sub = (ca.vertcat(*[gathers[i][0] for i in done]), ca.vertcat(*[loads[i] for i in done])) if done else None
+        for j, g in enumerate(loads):
+            if g is None:
+                k0, vec = defs[j] if sub is None else (ca.substitute(defs[j][0], *sub), ca.substitute(defs[j][1], *sub))
+                defs[j] = (k0, vec)
+                if not ca.depends_on(ca.vertcat(k0, vec), frm):
+                    loads[j] = symbolic.gather(k0, vec)
+    if any(g is None for g in loads):
+        raise ExportError("a dynamic array subscript depends on its own result (an algebraic loop through "
+                          "an array index): not supported", dae.model.loc, "unsupported")
+    return frm, ca.vertcat(*loads)
 
 
 def initial_values(causal: Causal, L: Layout, solved: Callable[[ca.SX], ca.SX],

@@ -484,6 +484,6 @@ int rt_ode_hist_load(RtOde *s, const double *buf)
 }
 
 const RtOdeMethod rt_ode_adams = {
-    "Adams (variable order 1-12, Nordsieck PECE)", RT_ODE_ADAMS, 1, 1, 2 * ZCOLS + 4, 0,
+    "Adams (variable order 1-12, Nordsieck PECE)", RT_ODE_ADAMS, 1, 1, RT_ADAMS_NWORK, 0,
     adams_step, adams_dense
 };

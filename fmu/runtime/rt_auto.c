@@ -5,9 +5,9 @@
  * problem is stiff.  The design (cost probes, stiffness tests, thresholds, hysteresis,
  * what is kept in the FMU state) is documented in rt_ode.h.
  *
- * Work layout (multiples of n): DOPRI5's 12 | RODAS4's 12 | power iteration 2 | Adams' 30
- * = 56, plus RODAS4's matrices (J, LU, pivots) and the probe's snapshot (pr_save); see
- * rt_ode_new().
+ * Work layout (multiples of n): DOPRI5's 12 | RODAS4's 12 | power iteration 2 | Adams'
+ * RT_ADAMS_NWORK (30), plus RODAS4's matrices (J, LU, pivots) and the probe's snapshot
+ * (pr_save); see rt_ode_new().
  */
 #include <math.h>
 #include <string.h>
@@ -192,16 +192,6 @@ static int sub_step(RtOde *s, const RtOdeMethod *m, double t_bound)
     return m->step(s, t_bound);
 }
 
-/* the cost the probes compare: right-hand-side evaluations.  The per-step work of both
-   methods is small beside them (hybrid mechanism, Adams: the model 58 % of a run, Adams'
-   prediction, correction and error norm 13 %), and counting evaluations, not the model's
-   instruction counts (cost_f), lets two builds of the same equations (a monolithic model
-   and its composition) decide alike */
-static double cost_of(long nfev)
-{
-    return (double)nfev;
-}
-
 /* The probe: from the current accepted point, the other explicit method starts as it would
    after a switch (Adams from DOPRI5's last step), takes PROBE_WARM_* steps to settle,
    then PROBE_STEPS_* more whose cost and span [pr_t0, pr_tend] are kept; then the solver is
@@ -209,7 +199,11 @@ static double cost_of(long nfev)
    method's cost over the same span is measured as it goes on (pr_cost_main), and decide()
    compares the two: the methods' costs per unit of time where both have settled, on the
    same stretch of the trajectory (a contact phase and free flight differ more than the
-   methods do). */
+   methods do).  The cost is right-hand-side evaluations: the per-step work of both methods is
+   small beside them (hybrid mechanism, Adams: the model 58 % of a run, Adams' prediction,
+   correction and error norm 13 %), and counting evaluations, not the model's instruction
+   counts (cost_f), lets two builds of the same equations (a monolithic model and its
+   composition) decide alike. */
 static void probe(RtOde *s, double t_bound)
 {
     const int n = RT_ODE_N(s);
@@ -237,7 +231,7 @@ static void probe(RtOde *s, double t_bound)
         rc = sub_step(s, cand, t_bound);
         if (rc != RT_ODE_OK) break;
         if (k == nwarm - 1) t0 = s->t;
-        else if (k >= nwarm) cost += cost_of(s->nfev - nf);
+        else if (k >= nwarm) cost += (double)(s->nfev - nf);
     }
     t_end = s->t;
     nfev = s->nfev; njev = s->njev; nstep = s->nstep; naccept = s->naccept;
@@ -317,7 +311,7 @@ static int auto_step(RtOde *s, double t_bound)
                            the step inside the span) */
         const double a = s->t_old > s->pr_t0 ? s->t_old : s->pr_t0;
         const double b = s->t < s->pr_tend ? s->t : s->pr_tend;
-        if (b > a) s->pr_cost_main += cost_of(s->nfev - nf) * (b - a) /
+        if (b > a) s->pr_cost_main += (double)(s->nfev - nf) * (b - a) /
                                       (s->t - s->t_old);
         if (s->t >= s->pr_tend) decide(s, s->pr_cost_cand, s->pr_cost_main);
     }
@@ -374,5 +368,5 @@ static void auto_dense(const RtOde *s, double t, double *out)
 
 const RtOdeMethod rt_ode_auto = {
     "auto (Dormand-Prince 5(4) / Adams by cost, RODAS4 where stiff)", RT_ODE_AUTO, 5, 4,
-    12 + 12 + 2 + 30, 1, auto_step, auto_dense
+    12 + 12 + 2 + RT_ADAMS_NWORK, 1, auto_step, auto_dense
 };

@@ -124,7 +124,7 @@ RtOde *rt_ode_new_sparse(const RtOdeMethod *m, int n, rt_rhs_fn f, rt_jac_fn jac
         int k;
         for (k = 0; k < RT_ODE_NMETHODS; k++) s->wk[k] = s->work;
         if (m->id == RT_ODE_AUTO) {   /* rt_auto.c: [DOPRI5 12n | RODAS4 12n | power it. 2n |
-                                         Adams 30n], and the probe's snapshot */
+                                         Adams RT_ADAMS_NWORK n], and the probe's snapshot */
             s->wk[RT_ODE_RODAS4] = s->work + rt_ode_dopri5.nwork * nn;
             s->wk[RT_ODE_AUTO] = s->wk[RT_ODE_RODAS4] + rt_ode_rodas4.nwork * nn;
             s->wk[RT_ODE_ADAMS] = s->wk[RT_ODE_AUTO] + 2 * nn;

@@ -184,6 +184,8 @@ typedef int (*rt_jac_fn)(void *user, double t, const double *x, const double *fx
 enum { RT_ODE_AUTO = 0, RT_ODE_DOPRI5 = 1, RT_ODE_RODAS4 = 2, RT_ODE_ADAMS = 3,
        RT_ODE_NMETHODS = 4 };
 #define RT_ADAMS_QMAX 12     /* highest order of the Adams method (rt_adams.c)            */
+#define RT_ADAMS_NWORK (2 * (RT_ADAMS_QMAX + 1) + 4)   /* its work space, multiples of n: two
+                                Nordsieck buffers of QMAX+1 columns, D'_prev, D', y, f  */
 
 /* switching thresholds of the auto method (rt_auto.c; also quoted in the runtime's log) */
 #define STIFF_HLAM 3.25      /* DOPRI5: h*|lambda| above this = stability-limited step   */

@@ -622,7 +622,7 @@ def gather_loads(dae: Any, known: Callable[[ca.SX], ca.SX]) -> tuple:
     None): each load's index and vector in knowns (``known`` substitutes the solutions of the
     unknowns), loads inside them resolved first.  A load whose index or vector needs its own
     result (an algebraic loop through an array index) is an error."""
-    gathers = getattr(dae, "gathers", None) or []
+    gathers = list(dae.gathers.values())
     if not gathers:
         return None, None
     frm = ca.vertcat(*[p for p, _, _ in gathers])

@@ -26,7 +26,7 @@ import numpy as np
 from . import ir
 from .errors import ExportError
 from .events import EventRegistry
-from .symbolic import Evaluator, _numeric, as_sx, gather_index, is_num, to_num
+from .symbolic import Evaluator, _numeric, as_sx, gather_index, is_num, select_chain, to_num
 
 
 @dataclass
@@ -60,24 +60,20 @@ class Dae:
     asserts: list = field(default_factory=list)          # [(SX cond, message, level, Loc)]
     events: EventRegistry = None
     param_values: dict = field(default_factory=dict)     # param/calc name -> numeric default
-    #: indexed loads of dynamic subscripts: [(placeholder SX symbol, 0-based index SX, vector SX)];
-    #: the passes see the placeholder, codegen puts in the load (symbolic.gather)
-    gathers: list = field(default_factory=list)
+    #: indexed loads of dynamic subscripts: {placeholder name: (placeholder SX symbol, 0-based
+    #: index SX, vector SX)}; the passes see the placeholder, codegen puts in the load
+    #: (symbolic.gather)
+    gathers: dict = field(default_factory=dict)
 
     def of_kind(self, *kinds: str) -> list["ScalarVar"]:
         return [s for s in self.scalars.values() if s.kind in kinds]
-
-
-def gather_defs(dae: "Dae") -> dict:
-    """{placeholder name: (placeholder, 0-based index, vector)} of the indexed loads."""
-    return {p.name(): (p, k0, vec) for p, k0, vec in getattr(dae, "gathers", None) or []}
 
 
 def symvar_deep(dae: "Dae", x: ca.SX) -> list:
     """The symbols ``x`` depends on, looking through the indexed loads' placeholders (their
     index's and vector's symbols instead): what the expression really depends on, for the
     incidence of the equations."""
-    defs = gather_defs(dae)
+    defs = dae.gathers
     syms = ca.symvar(x)
     if not defs:
         return syms
@@ -97,28 +93,25 @@ def symvar_deep(dae: "Dae", x: ca.SX) -> list:
 
 def unhide_gathers(dae: "Dae", x: ca.SX, wrt: ca.SX) -> ca.SX:
     """``x`` with the placeholders of the indexed loads whose index or vector depends on ``wrt``
-    replaced by select chains (sum of if_else over the elements): for a pass that differentiates
-    with respect to ``wrt`` (a placeholder's derivative is zero; the chain's is the load's)."""
-    defs = gather_defs(dae)
+    (or holds another load) replaced by select chains: for a pass that differentiates with
+    respect to ``wrt`` (a placeholder's derivative is zero; the chain's is the load's)."""
+    defs = dae.gathers
     if not defs or x.numel() == 0 or wrt.numel() == 0:
         return x
     for _ in range(len(defs) + 1):
-        hit = [d for n, d in defs.items() if n in {s.name() for s in ca.symvar(x)}
-               and (ca.depends_on(ca.vertcat(d[1], d[2]), wrt)
-                    or any(q.name() in defs for q in ca.symvar(ca.vertcat(d[1], d[2]))))]
+        present = {s.name() for s in ca.symvar(x)} & defs.keys()
+        hit = []
+        for n in present:
+            _, k0, vec = defs[n]
+            dep = ca.vertcat(k0, vec)
+            if ca.depends_on(dep, wrt) or any(q.name() in defs for q in ca.symvar(dep)):
+                hit.append(defs[n])
         if not hit:
             return x
         frm = ca.vertcat(*[p for p, _, _ in hit])
-        to = ca.vertcat(*[_select_chain(k0, vec) for _, k0, vec in hit])
+        to = ca.vertcat(*[select_chain(k0 + 1, ca.vertsplit(vec)) for _, k0, vec in hit])
         x = ca.substitute(x, frm, to)
     return x
-
-
-def _select_chain(k0: ca.SX, vec: ca.SX) -> ca.SX:
-    acc = ca.SX(0)
-    for i in range(int(vec.numel())):
-        acc = ca.if_else(k0 == i, vec[i], acc)
-    return acc
 
 
 @dataclass
@@ -371,14 +364,11 @@ def build(model: ir.Model) -> Dae:
     # where the vector depends on what a pass differentiates by, the pass takes the select chain
     # instead, unhide_gathers); the incidence looks through it (symvar_deep); codegen puts in
     # the load
-    gather_def: dict = {}
-
     def gather_hook(base: np.ndarray, idx):
         vec = ca.vertcat(*[as_sx(x) for x in base.reshape(-1)])
         p = ca.SX.sym(f"$gather{len(dae.gathers)}")
         k0 = gather_index(idx, int(vec.numel()))
-        dae.gathers.append((p, k0, vec))
-        gather_def[p.name()] = (k0, vec)
+        dae.gathers[p.name()] = (p, k0, vec)
         if dae.events is not None and ca.depends_on(ca.vertcat(k0, vec), dae.events.cont):
             dae.events.cont = ca.vertcat(dae.events.cont, p)   # relations on it locate events
         return p
@@ -457,7 +447,7 @@ def build(model: ir.Model) -> Dae:
                         continue
                     if n.startswith("pre(") or n.startswith("$rel") or n == "initial()":
                         continue
-                    if n in gather_def:
+                    if n in dae.gathers:
                         continue   # a load of a vector constant between events (unhide_gathers)
                     raise ExportError(f"der() of an expression containing the non-state '{n}' needs index "
                                       f"reduction, which is not supported; write the model in state form",

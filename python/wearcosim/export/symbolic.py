@@ -166,9 +166,9 @@ def _binop(op, a, b):
     raise ValueError(op)
 
 
-#: dynamic subscripts of vectors at least this long become one indexed load (:func:`gather`)
-#: when the build allows it (``Evaluator.gather_hook``); shorter ones a select chain, whose
-#: two operations per element are cheaper than the call
+#: dynamic subscripts of vectors at least this long become one indexed load (:func:`gather`,
+#: through ``Evaluator.gather_hook``); shorter ones a select chain, whose two operations per
+#: element are cheaper than the call
 GATHER_MIN = 4
 _GATHERS: dict = {}
 
@@ -184,6 +184,15 @@ def _gather_function(n: int) -> ca.Function:
         f = ca.Function(f"wc_gather{n}", [k, a], [a[k]], {"never_inline": True})
         _GATHERS[n] = f
     return f
+
+
+def select_chain(idx: Val, elems: Sequence[Val]) -> Val:
+    """``elems[idx]`` for a symbolic 1-based ``idx`` as if_else over the elements (0 for an index
+    outside): O(n) operations, differentiated as written."""
+    acc = 0.0
+    for k, e in enumerate(elems):
+        acc = if_else(_binop("==", idx, k + 1), e, acc)
+    return acc
 
 
 def gather_index(idx: Val, n: int) -> ca.SX:
@@ -358,9 +367,9 @@ class Evaluator:
         self.numeric = numeric
         self.noevent = 0
         self.structural_hook = None
-        # dynamic subscript of a vector -> placeholder symbol of an indexed load, or None for a
-        # select chain (dae.build: the vector must not vary in continuous time)
-        self.gather_hook: Optional[Callable[[np.ndarray, Val], Optional[ca.SX]]] = None
+        # dynamic subscript of a vector of GATHER_MIN or more elements -> the placeholder symbol
+        # of its indexed load (dae.build); None: a select chain
+        self.gather_hook: Optional[Callable[[np.ndarray, Val], ca.SX]] = None
         self.loc = model.loc
         self._fdepth = 0
         # copy-on-write of arrays in function/algorithm environments: a subscripted
@@ -449,14 +458,8 @@ class Evaluator:
                     static.append(i - 1)
         if dyn is not None:
             if base.shape[0] >= GATHER_MIN and self.gather_hook is not None:
-                g = self.gather_hook(base, dyn)
-                if g is not None:
-                    return g
-            # short vectors: select chain, sum_k (idx == k) * a[k] (an index outside gives 0)
-            acc = 0.0
-            for k in range(base.shape[0]):
-                acc = if_else(_binop("==", dyn, k + 1), base[k], acc)
-            return acc
+                return self.gather_hook(base, dyn)
+            return select_chain(dyn, base)
         out = base
         # numpy fancy indexing with lists: apply one axis at a time
         sel = []

@@ -73,12 +73,14 @@ def run(scenario: "Scenario | PathLike | Mapping[str, Any]", out: PathLike = "re
 
 
 def study(scenarios: Iterable["Scenario | PathLike"], out: PathLike = "results", *, workers: int = 2,
-          title: str = "study", scheduler: str | None = None) -> list["Results"]:
+          title: str = "study", scheduler: Any = None, checkpoint_seconds: float | None = None) -> list["Results"]:
     """Run several scenarios in parallel (``workers`` local processes, or a Dask cluster at
-    ``scheduler``) and write the comparison report (``<out>/<title>.md``, ``.csv`` and
-    figures); returns their results in the order given.  :class:`Scenario` objects are
-    written as TOML files into ``<out>/.scenarios/`` for the workers."""
-    from .studies.runner import run_all, write_report
+    ``scheduler``: an address or a ``distributed.Client``) and write the comparison report
+    (``<out>/<title>.md``, ``.csv`` and figures); returns their results in the order given,
+    a list whose ``retried`` names the cases run again because their worker was lost (they
+    continue from their last checkpoint: the results are the same).  :class:`Scenario`
+    objects are written as TOML files into ``<out>/.scenarios/`` for the workers."""
+    from .studies.runner import StudyResults, run_all, write_report
     out = Path(out)
     paths = []
     for s in scenarios:
@@ -86,9 +88,9 @@ def study(scenarios: Iterable["Scenario | PathLike"], out: PathLike = "results",
             paths.append(_write_scenario(s, out / ".scenarios"))
         else:
             paths.append(Path(s))
-    done = run_all(paths, out, workers=workers, scheduler=scheduler)
+    done = run_all(paths, out, workers=workers, scheduler=scheduler, checkpoint_seconds=checkpoint_seconds)
     write_report(done, out, title)
-    return [Results(Path(p)) for p in done]
+    return StudyResults([Results(Path(p)) for p in done], done.retried, done.resumed_from)
 
 
 def _write_scenario(sc: Scenario, folder: Path) -> Path:

@@ -56,12 +56,13 @@ from typing import Any, Callable
 import numpy as np
 
 from .. import __version__
-from ..atomic import stale_temporaries
+from ..atomic import reason, stale_temporaries
 from ..fmi.runner import FMIError, open_fmu
 from ..wear import reconstruction
 from ..wear.archard import SectorSurface, archard_depth
 from ..wear_interface import describe
 from . import store
+from .checkpoint import Checkpointer, CheckpointRefused
 from .scenario import Scenario
 
 
@@ -136,18 +137,41 @@ def _duration(s: float) -> str:
 
 class _Lock:
     """An exclusive lock on ``<out>/.<name>.lock`` (flock: released by the kernel when the
-    process dies, so a killed run never blocks the next one)."""
+    process dies, so a killed run never blocks the next one).  The file holds the holder's
+    process id, host and owner (a study's token) as JSON; :attr:`previous` is what it held
+    when taken: a run that died there (its file is removed on a normal release)."""
 
-    def __init__(self, path: Path):
+    def __init__(self, path: Path, owner: str | None = None):
         import fcntl
+        import json
+        import socket
         self.path = path
-        self.fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
+        try:
+            self.fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
+        except OSError as exc:
+            raise MasterError(f"{path}: cannot create the lock: {reason(exc)}") from None
         try:
             fcntl.flock(self.fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
             os.close(self.fd)
             raise MasterError(f"{path.parent}: another run of scenario '{path.name[1:-5]}' is writing "
                               f"there (lock {path.name})") from None
+        self.previous: dict = {}
+        try:
+            old = os.pread(self.fd, 4096, 0)
+            self.previous = json.loads(old) if old else {}
+            if not isinstance(self.previous, dict):
+                self.previous = {"damaged": True}
+        except ValueError:
+            self.previous = {"damaged": True}
+        except OSError:
+            pass
+        try:       # (for the curious and for tests: which process holds it)
+            os.ftruncate(self.fd, 0)
+            os.pwrite(self.fd, json.dumps({"pid": os.getpid(), "host": socket.gethostname(),
+                                           "owner": owner}).encode(), 0)
+        except OSError:
+            pass
 
     def release(self) -> None:
         """Give the lock up (remove its file)."""
@@ -167,8 +191,11 @@ class RunState:
 
 
 class WearMaster:
-    """Runs one scenario.  ``hook(master, cycle)`` is called after every cycle (like FMPy's
-    ``step_finished``), e.g. for progress or to stop early by raising."""
+    """Runs one scenario.  ``hook(master, state)`` is called after every cycle (like FMPy's
+    ``step_finished``), e.g. for progress or to stop early by raising: an exception in the loop
+    (a hook's too) leaves the checkpoint of the last wear update (of the start before the first
+    one), from which ``run(resume=True)`` continues.  ``owner``: a study's token (see
+    :mod:`.checkpoint`)."""
 
     #: a checkpoint is written after a wear update when at least this much wall time has passed
     #: since the previous one (and after the last update): each one fsyncs the streams, so
@@ -181,8 +208,15 @@ class WearMaster:
 
     def __init__(self, sc: Scenario, out_dir: str | os.PathLike[str], build_dir: str | os.PathLike[str] | None = None,
                  progress: bool = True, hook: Callable[..., Any] | None = None,
-                 force: bool | None = None) -> None:
+                 force: bool | None = None, owner: str | None = None) -> None:
         self.sc = sc
+        #: who runs it: None (a plain run) or a study's token; a checkpoint of the same owner is
+        #: continued without ``resume`` (the study's retry of a case whose worker died)
+        self.owner = owner
+        #: a run of the same owner died here before (the study's retry of this case)
+        self.retried = False
+        #: the cycle this run continued from (None: it started at cycle 0 without a checkpoint)
+        self.resumed_from: int | None = None
         self.force = sc.force if force is None else bool(force)
         self.out_dir = Path(out_dir)
         from ..resources import build_dir as default_build_dir
@@ -192,6 +226,7 @@ class WearMaster:
         self.results_path = self.out_dir / f"{sc.name}.h5"
         self.ckpt_path = self.out_dir / f"{sc.name}.ckpt"
         self.spool_path = self.out_dir / f".{sc.name}.spool"
+        self.ckpt = Checkpointer(self.ckpt_path, sc.raw, owner)
         self.stopped = ""
         self._warned = False
         self._tenth = -1
@@ -215,11 +250,15 @@ class WearMaster:
             raise MasterError(f"cannot create the output folder {out}: {exc.strerror}") from None
         if not out.is_dir() or not os.access(out, os.W_OK | os.X_OK):
             raise MasterError(f"output folder {out} is not writable")
-        lock = _Lock(out / f".{sc.name}.lock")
+        lock = _Lock(out / f".{sc.name}.lock", self.owner)
         try:
+            self.retried = self.owner is not None and lock.previous.get("owner") == self.owner
             for dest in (self.results_path, self.ckpt_path):      # left by a killed run of this scenario
                 for p in stale_temporaries(dest):
-                    p.unlink(missing_ok=True)
+                    try:
+                        p.unlink(missing_ok=True)
+                    except OSError as exc:
+                        raise MasterError(f"{p}: cannot remove a killed run's temporary file: {reason(exc)}") from None
             need = self.estimate_bytes()
             free = shutil.disk_usage(out).free
             if 2 * need > free:
@@ -394,42 +433,58 @@ class WearMaster:
         return {"arrays": {"fmu_state": blob, "depth": st.depth.copy(), "before": np.array(before, float),
                            "window": np.array(window_pending, float), **arr},
                 "meta": {"cycle": st.cycle, "k": r.k, "lengths": dict(lengths), "wear_cycles": wear_cycles,
-                         "real": real, "summary": list(summary), "ctl": scal}}
+                         "real": real, "summary": None if summary is None else list(summary), "ctl": scal}}
+
+    @property
+    def mark(self):
+        """The state a resumed run continues from, and a rejected jump is taken back to."""
+        return self.ckpt.mark
 
     def _write_mark(self, mark, st: RunState):
-        """The checkpoint of ``mark``: the streams made durable first (at least up to the
-        mark's lengths), then the small checkpoint file (O(1) in the run's length).  (The
-        wear pending since the update is zero at a mark: not stored.)"""
-        t0 = time.perf_counter()
-        arrays = mark["arrays"]
-        meta = {**mark["meta"], "scenario": self.sc.raw, "fmu_sha256": self.fmu_sha, "layout": 3}
+        """The checkpoint of ``mark`` (:meth:`Checkpointer.write`; the wear pending since the
+        update is zero at a mark: not stored); one error naming the file if it cannot be
+        written."""
         try:
-            st.spool.sync()
-            store.save_checkpoint(self.ckpt_path, arrays, meta)
+            self.ckpt.write(st.spool, mark)
         except OSError as exc:
-            raise MasterError(f"cannot write the checkpoint {self.ckpt_path}: {exc.strerror or exc}") from None
-        self.checkpoint_costs.append(time.perf_counter() - t0)      # (the benchmark reports them)
+            raise MasterError(f"cannot write the checkpoint {self.ckpt_path}: "
+                              f"{exc.filename + ': ' if exc.filename and exc.filename != str(self.ckpt_path) else ''}"
+                              f"{reason(exc)}") from None
+
+    @property
+    def checkpoint_costs(self) -> list[float]:
+        """Seconds of each checkpoint write of the last run (the benchmark reports them)."""
+        return self.ckpt.costs
 
     def _load_checkpoint(self, r) -> RunState:
-        arrays, meta = store.load_checkpoint(self.ckpt_path)
-        if meta.get("layout") != 3:
-            raise MasterError(f"{self.ckpt_path}: a checkpoint of an older wearcosim (layout {meta.get('layout', 1)}); "
-                              f"start over with --restart")
-        if meta.get("fmu_sha256") != self.fmu_sha:
-            raise MasterError(f"{self.ckpt_path}: checkpoint was made with another FMU; start over with --restart")
-        if meta.get("scenario") != self.sc.raw:
-            raise MasterError(f"{self.ckpt_path}: checkpoint belongs to a different scenario; start over with --restart")
-        self._set_fmu_state(r, arrays["fmu_state"])
-        r.k = int(meta["k"])
-        st = RunState(cycle=int(meta["cycle"]), depth=arrays["depth"].copy(), pending=np.zeros_like(arrays["depth"]))
-        self.ctl.restore(meta["ctl"], arrays)
-        self.mark = {"arrays": arrays, "meta": meta}        # what a rejected next jump is taken back to
+        try:
+            arrays, meta = self.ckpt.read()
+        except CheckpointRefused as exc:
+            raise MasterError(str(exc)) from None
+        except OSError as exc:
+            raise MasterError(f"{self.ckpt_path}: cannot read the checkpoint: {reason(exc)}") from None
+        try:
+            self._set_fmu_state(r, arrays["fmu_state"])
+            r.k = int(meta["k"])
+            st = RunState(cycle=int(meta["cycle"]), depth=np.array(arrays["depth"], float),
+                          pending=np.zeros(np.shape(arrays["depth"])))
+            if st.depth.shape != (self.ports.n,) or not 0 <= st.cycle <= self.sc.transient_cycles + self.sc.cycles:
+                raise ValueError(f"cycle {st.cycle}, {st.depth.size} sectors")
+            self.ctl.restore(meta["ctl"], arrays)
+        except FMIError:
+            raise
+        except (KeyError, ValueError, TypeError, IndexError) as exc:
+            raise MasterError(f"{self.ckpt_path}: checkpoint does not fit this run ({type(exc).__name__}: "
+                              f"{' '.join(str(exc).split())[:120]}); start over with --restart") from None
         try:
             st.spool = store.Spool(self.spool_path, self._streams(), meta["lengths"])
-        except (OSError, store.CheckpointError) as exc:
+        except OSError as exc:
+            raise MasterError(f"{exc.filename or self.spool_path}: {reason(exc)}") from None
+        except store.CheckpointError as exc:
             raise MasterError(f"{self.ckpt_path}: {exc}") from None
         self._append_update(st, int(meta["wear_cycles"]), float(meta["real"]))     # the update's own entries
-        self._append_summary(st, meta["summary"])
+        if meta.get("summary") is not None:        # (none at the start mark: no cycle yet)
+            self._append_summary(st, meta["summary"])
         return st
 
     def _append_update(self, st: RunState, wear_cycles: int, real: float):
@@ -478,18 +533,30 @@ class WearMaster:
     # ------------------------------------------------------------------ the loop
     def run(self, resume: bool = False, restart: bool = False) -> Path:
         """Run the scenario; returns the results path.  ``resume``: continue from the
-        checkpoint of an interrupted run (start from cycle 0 if there is none); ``restart``:
-        discard such a checkpoint and start over (without either, a run refuses to start over
-        an interrupted run's checkpoint)."""
+        checkpoint of an interrupted run (with none, a warning says that the run starts at
+        cycle 0); ``restart``: discard such a checkpoint and start over (without either, a run
+        refuses to start over an interrupted run's checkpoint, unless the checkpoint is its
+        owner's: a study's retry continues from it)."""
         sc = self.sc
         lock = self._prepare_out_dir()
         try:
-            if self.ckpt_path.exists() and not resume:
-                if not restart:
+            ckpt = Checkpointer(self.ckpt_path, sc.raw, self.owner)
+            if ckpt.exists() and not resume:
+                if ckpt.owned() and not restart:
+                    resume = self.retried = True         # the study's own case, its worker lost
+                elif not restart:
                     raise MasterError(f"{self.ckpt_path}: an interrupted run of '{sc.name}' left this checkpoint; "
                                       f"continue it with --resume, or start over with --restart")
-                self.ckpt_path.unlink()
-            if not self.ckpt_path.exists():          # streams of a run killed before its first checkpoint
+                else:
+                    try:
+                        ckpt.remove()
+                    except OSError as exc:
+                        raise MasterError(f"{self.ckpt_path}: cannot remove the checkpoint: {reason(exc)}") from None
+            if resume and not ckpt.exists():
+                done = " (the results of a completed run are there: they are replaced)" if self.results_path.exists() else ""
+                print(f"warning: {self.ckpt_path}: no checkpoint of '{sc.name}' to resume from; the run starts at "
+                      f"cycle 0{done}", file=sys.stderr, flush=True)
+            if not ckpt.exists():          # streams of a run killed before its first checkpoint
                 shutil.rmtree(self.spool_path, ignore_errors=True)
             return self._run(resume)
         finally:
@@ -502,8 +569,10 @@ class WearMaster:
         self.fmu = fmu
         self.fmu_sha = sha256(fmu)
         r = self._open(fmu)
-        self.mark, written, st = None, True, None
-        self.checkpoint_costs = []
+        self.ckpt = Checkpointer(self.ckpt_path, sc.raw, self.owner, self.checkpoint_seconds)
+        self.ckpt.fmu_sha = self.fmu_sha
+        st = None
+        self.resumed_from = None
         self.ctl = self._controller()
         keep_ckpt = True
         try:
@@ -513,12 +582,17 @@ class WearMaster:
                 except FMIError as exc:
                     raise MasterError(f"{self.ckpt_path}: the FMU refused the checkpoint's state: {exc}; "
                                       f"delete the checkpoint or run with --restart") from None
+                self.resumed_from = st.cycle
+                if self.progress:
+                    print(f"{sc.name}: resuming at cycle {st.cycle} from {self.ckpt_path}", file=sys.stderr, flush=True)
             else:
                 st = RunState(depth=np.zeros(self.ports.n), pending=np.zeros(self.ports.n))
                 try:
                     st.spool = store.Spool(self.spool_path, self._streams())
                 except OSError as exc:
-                    raise MasterError(f"cannot create {self.spool_path}: {exc.strerror or exc}") from None
+                    raise MasterError(f"cannot create {exc.filename or self.spool_path}: {reason(exc)}") from None
+                # the start's mark: a failure before the first wear update leaves a checkpoint too
+                self.ckpt.hold(self._mark(r, st, st.depth, st.pending, None, dict(st.spool.lengths), 0, 0.0))
                 self._append_update(st, 0, 0.0)
             if self.ports.update != "reset":     # (fixed parameters: the restored state carries them)
                 r.set_reals(self.depth_vrs, st.depth)
@@ -526,7 +600,7 @@ class WearMaster:
             buf = np.empty((N, len(self.read_vrs)))
             tbuf = np.empty(N)
             t_start = time.perf_counter()
-            last_ckpt = t_start
+            self.ckpt.last = t_start
             c0 = st.cycle
             total = sc.transient_cycles + sc.cycles
             ctl = self.ctl
@@ -556,16 +630,12 @@ class WearMaster:
                     try:
                         cyc_summary, finished, jumped = self._update(r, st, cyc_summary)
                     except LimitExceeded as exc:
-                        if self.mark is not None and not written:
-                            self._write_mark(self.mark, st)
+                        if self.mark["meta"]["summary"] is not None and not self.ckpt.written:
+                            self._write_mark(self.mark, st)      # (of an accepted update: not the start's)
                         self.stopped = str(exc)
                         break
-                    if jumped:
-                        written = False
-                        now = time.perf_counter()
-                        if now - last_ckpt >= self.checkpoint_seconds or (st.cycle >= total and not sc.adaptive):
-                            self._write_mark(self.mark, st)
-                            last_ckpt, written = now, True
+                    if jumped and self.ckpt.due(st.cycle >= total and not sc.adaptive):
+                        self._write_mark(self.mark, st)
                 self._append_summary(st, cyc_summary)
                 if st.cycle == c0 + 1 and not sc.adaptive:
                     self._estimate(total - st.cycle, time.perf_counter() - t_start)
@@ -584,14 +654,17 @@ class WearMaster:
                     keep_ckpt = False
         except FMIError as exc:
             t = r.last_successful_time() if hasattr(r, "last_successful_time") else float("nan")
-            saved = ""
-            if self.mark is not None and not written:      # flush the last wear update's checkpoint
-                self._write_mark(self.mark, st)
-            if self.ckpt_path.exists():
-                saved = (f"; checkpoint of the last wear update (cycle "
-                         f"{self.mark['meta']['cycle'] if self.mark else '?'}): {self.ckpt_path}")
+            saved = self._flush(st)
             raise MasterError(f"{sc.name}: FMU failed in cycle {st.cycle + 1 if st else 1} (last successful time "
                               f"{t:.9g} s): {exc}{saved}") from None
+        except OSError as exc:          # a full disk: the file named, the checkpoint kept if it can be
+            saved = self._flush(st)
+            raise MasterError(f"{exc.filename or self.out_dir}: {reason(exc)}{saved}") from None
+        except BaseException as exc:    # a hook's exception, Ctrl-C, a guard's error: progress kept
+            saved = self._flush(st)
+            if saved and hasattr(exc, "add_note"):
+                exc.add_note(saved[2:])
+            raise
         finally:
             if self._bar is not None:
                 self._bar.close()
@@ -617,6 +690,13 @@ class WearMaster:
         self.ckpt_path.unlink(missing_ok=True)          # the results are durable: nothing to resume
         st.spool.remove()
         return path
+
+    def _flush(self, st: RunState | None) -> str:
+        """After a failure in the loop: the last mark's checkpoint written if it is not yet;
+        what to add to the message (where it is, or why there is none)."""
+        if st is None or self.mark is None:
+            return ""
+        return self.ckpt.flush(st.spool, lambda mark: self._write_mark(mark, st))
 
     def _update(self, r, st: RunState, summary):
         """Steps 4-5 of the loop at the end of a wear window: judge the last jump from the
@@ -657,7 +737,7 @@ class WearMaster:
         st.pending = np.zeros_like(st.pending)
         self._write_profile(r, st.depth)
         self._append_update(st, wear_cycles, real)
-        self.mark = self._mark(r, st, before, window, summary, lengths, wear_cycles, real)
+        self.ckpt.hold(self._mark(r, st, before, window, summary, lengths, wear_cycles, real))
         return summary, False, True
 
     def _window(self, cycle: int) -> int:
@@ -754,4 +834,4 @@ class WearMaster:
             return store.write_results_streamed(self.results_path, meta, st.spool, ["time"] + list(sc.record), profiles,
                                                 summary_names=list(self.SUMMARY), units=units, extra=extra)
         except OSError as exc:
-            raise MasterError(f"cannot write the results {self.results_path}: {exc.strerror or exc}") from None
+            raise MasterError(f"cannot write the results {self.results_path}: {reason(exc)}") from None

@@ -16,13 +16,14 @@ import json
 import os
 import shutil
 import struct
+import zipfile
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Sequence
 
 
 import numpy as np
 
-from ..atomic import atomic_path, write_bytes
+from ..atomic import atomic_path, named, write_bytes
 
 
 _F64 = struct.Struct("<d")
@@ -46,17 +47,27 @@ def save_checkpoint(path: str | os.PathLike[str], arrays: dict[str, Any], meta: 
 
 
 def load_checkpoint(path: str | os.PathLike[str]) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+    """(arrays, meta) of a checkpoint; :class:`CheckpointError` naming the file if it is not
+    one, truncated or altered; an ``OSError`` naming it if it cannot be read."""
     path = Path(path)
-    raw = path.read_bytes()
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise named(exc, path) from None
     if not raw.startswith(b"WCCK1\n") or len(raw) < 6 + 65:
         raise CheckpointError(f"{path}: not a wearcosim checkpoint (bad header)")
     digest = raw[6:6 + 64]
     payload = raw[6 + 65:]
     if hashlib.sha256(payload).hexdigest().encode() != digest:
         raise CheckpointError(f"{path}: checkpoint is corrupted (checksum mismatch); delete it to start over")
-    with np.load(io.BytesIO(payload), allow_pickle=False) as z:
-        arrays = {k: z[k] for k in z.files if k != "__meta__"}
-        meta = json.loads(bytes(z["__meta__"]).decode())
+    try:
+        with np.load(io.BytesIO(payload), allow_pickle=False) as z:
+            arrays = {k: z[k] for k in z.files if k != "__meta__"}
+            meta = json.loads(bytes(z["__meta__"]).decode())
+    except (ValueError, KeyError, OSError, EOFError, zipfile.BadZipFile) as exc:   # checksum right, contents not ours
+        raise CheckpointError(f"{path}: not a wearcosim checkpoint ({type(exc).__name__}); delete it to start over") from None
+    if not isinstance(meta, dict):
+        raise CheckpointError(f"{path}: not a wearcosim checkpoint (no metadata); delete it to start over")
     return arrays, meta
 
 
@@ -92,29 +103,40 @@ class Spool:
     :meth:`sync` makes what was appended durable (flush + fsync) and is what a checkpoint
     waits for; a resumed run opens the spool with the lengths its checkpoint recorded and
     continues from exactly there (whatever a killed run appended after that is cut off).
-    At the end the results file is written from the streams chunk by chunk."""
+    At the end the results file is written from the streams chunk by chunk.  An I/O error
+    (a full disk) names the stream's file."""
 
     def __init__(self, folder: str | os.PathLike[str], names: Iterable[str],
                  lengths: dict[str, int] | None = None) -> None:
         self.folder = Path(folder)
-        self.folder.mkdir(parents=True, exist_ok=True)
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise named(exc, self.folder) from None
         self.names = list(names)
         self._files = {}
         self.lengths = {}
         for n in self.names:
             path = self._path(n)
-            if lengths is None:
-                path.unlink(missing_ok=True)
-                size = 0
-            else:
-                size = int(lengths.get(n, 0))
-                have = path.stat().st_size // 8 if path.exists() else 0
-                if have < size:
-                    raise CheckpointError(f"{path}: holds {have} values but the checkpoint counts {size}; "
-                                          f"the recorded streams are incomplete (start over with --restart)")
-            f = open(path, "ab")
-            f.truncate(size * 8)
-            f.seek(size * 8)
+            try:
+                if lengths is None:
+                    path.unlink(missing_ok=True)
+                    size = 0
+                else:
+                    size = int(lengths.get(n, 0))
+                    have = path.stat().st_size // 8 if path.exists() else 0
+                    if have < size:
+                        raise CheckpointError(f"{path}: holds {have} values but the checkpoint counts {size}; "
+                                              f"the recorded streams are incomplete (start over with --restart)")
+                f = open(path, "ab")
+                f.truncate(size * 8)
+                f.seek(size * 8)
+            except OSError as exc:
+                self.close()
+                raise named(exc, path) from None
+            except BaseException:
+                self.close()
+                raise
             self._files[n] = f
             self.lengths[n] = size
 
@@ -123,14 +145,20 @@ class Spool:
 
     def append(self, name: str, values: np.ndarray | Sequence[float] | float) -> None:
         a = np.ascontiguousarray(values, dtype="<f8")
-        self._files[name].write(a.tobytes())
+        try:
+            self._files[name].write(a.tobytes())
+        except OSError as exc:
+            raise named(exc, self._path(name)) from None
         self.lengths[name] += a.size
 
     def append_scalars(self, names: Sequence[str], values: Sequence[float]) -> None:
         """One value to each stream of ``names`` (the per-cycle summaries: no array round trip)."""
         files, lengths = self._files, self.lengths
         for n, v in zip(names, values):
-            files[n].write(_F64.pack(v))
+            try:
+                files[n].write(_F64.pack(v))
+            except OSError as exc:
+                raise named(exc, self._path(n)) from None
             lengths[n] += 1
 
     def truncate(self, lengths: dict[str, int], keep: Iterable[str] = ()) -> None:
@@ -141,34 +169,56 @@ class Spool:
             size = int(lengths[n])
             if size > self.lengths[n]:
                 raise ValueError(f"stream {n} holds {self.lengths[n]} values, cannot cut back to {size}")
-            f.flush()
-            f.truncate(size * 8)
+            try:
+                f.flush()
+                f.truncate(size * 8)
+            except OSError as exc:
+                raise named(exc, self._path(n)) from None
             self.lengths[n] = size
 
     def sync(self) -> dict[str, int]:
         """Flush and fsync every stream; the lengths now durable."""
-        for f in self._files.values():
-            f.flush()
-            os.fsync(f.fileno())
+        for n, f in self._files.items():
+            try:
+                f.flush()
+                os.fsync(f.fileno())
+            except OSError as exc:
+                raise named(exc, self._path(n)) from None
         return dict(self.lengths)
 
     def chunks(self, name: str, size: int = 1 << 18) -> Iterator[np.ndarray]:
         """The stream's values in chunks of at most ``size``."""
-        self._files[name].flush()
         n = self.lengths[name]
-        with open(self._path(name), "rb") as f:
+        try:
+            self._files[name].flush()
+            f = open(self._path(name), "rb")
+        except OSError as exc:
+            raise named(exc, self._path(name)) from None
+        with f:
             done = 0
             while done < n:
                 k = min(size, n - done)
-                yield np.frombuffer(f.read(8 * k), dtype="<f8")
+                try:
+                    data = f.read(8 * k)
+                except OSError as exc:
+                    raise named(exc, self._path(name)) from None
+                if len(data) != 8 * k:
+                    raise CheckpointError(f"{self._path(name)}: holds fewer values than recorded ({done + len(data) // 8} "
+                                          f"of {n}); the stream was cut short by another program")
+                yield np.frombuffer(data, dtype="<f8")
                 done += k
 
     def read(self, name: str) -> np.ndarray:
         return np.concatenate(list(self.chunks(name))) if self.lengths[name] else np.zeros(0)
 
     def close(self) -> None:
+        """Close the streams' files (what is still buffered is written if it can be: a full
+        disk here leaves streams longer than a checkpoint counts at most, never shorter)."""
         for f in self._files.values():
-            f.close()
+            try:
+                f.close()
+            except OSError:
+                pass
         self._files = {}
 
     def remove(self) -> None:

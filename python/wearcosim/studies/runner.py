@@ -4,14 +4,25 @@ Local processes by default (``concurrent.futures``); a Dask cluster when a sched
 address is given (``--scheduler tcp://host:8786``; needs ``distributed``).  Each case runs
 in its own process with its own FMU instance; results are identical whichever executor
 ran them (the master is deterministic).
+
+A study survives the loss of a worker (killed, out of memory, its machine gone): the cases
+it was running are run again on another worker and continue from their last checkpoint.
+Dask's scheduler re-runs a lost worker's task itself (``distributed.scheduler.allowed-failures``
+times); a local pool whose process dies is broken as a whole, so the unfinished cases go to a
+new pool (at most :data:`LOST_WORKERS` times).  Every case of a study runs with the study's
+token as the checkpoint's *owner*: the retry continues from the checkpoint the lost worker
+left, while a checkpoint of anything else in the folder is still refused.  The study's
+results say which cases were run again (:class:`StudyResults`).
 """
 from __future__ import annotations
 
-import contextlib
 import csv
 import io
+import signal
 import sys
+import uuid
 from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
@@ -26,6 +37,44 @@ def run_case(scenario_path: str, out_dir: str, resume: bool = False) -> str:
     from ..master.scenario import load
     sc = load(scenario_path)
     return str(WearMaster(sc, Path(out_dir), progress=False).run(resume=resume))
+
+
+def study_case(scenario_path: str, out_dir: str, owner: str,
+               checkpoint_seconds: float | None = None) -> tuple[str, bool, int | None]:
+    """One case of a study (in a worker process): the scenario run with the study's token
+    ``owner``, continuing from its own checkpoint if a lost worker left one.  Returns (the
+    results path, whether an earlier attempt of this study died on it, the cycle it
+    continued from or None)."""
+    from ..master.loop import WearMaster
+    from ..master.scenario import load
+    m = WearMaster(load(scenario_path), Path(out_dir), progress=False, owner=owner)
+    if checkpoint_seconds is not None:
+        m.checkpoint_seconds = float(checkpoint_seconds)
+    path = m.run()
+    return str(path), m.retried, m.resumed_from
+
+
+class StudyResults(list):
+    """The results of a study's cases, in the order given (a list: of paths from
+    :func:`run_all`, of ``Results`` from ``wearcosim.study``); ``retried``: the names of the
+    cases that were run again because their worker was lost; ``resumed_from``: case name ->
+    the cycle of the checkpoint its retry continued from (absent: it started over)."""
+
+    def __init__(self, results: Iterable[Any], retried: Iterable[str] = (),
+                 resumed_from: dict[str, int] | None = None) -> None:
+        super().__init__(results)
+        self.retried = list(retried)
+        self.resumed_from = dict(resumed_from or {})
+
+    def summary(self) -> str:
+        """One line on the retries (empty if there were none)."""
+        n = len(self.retried)
+        if not n:
+            return ""
+        said = [f"{c} (from cycle {self.resumed_from[c]})" if c in self.resumed_from else f"{c} (from cycle 0)"
+                for c in self.retried]
+        return (f"{n} case{'s' if n > 1 else ''} run again after {'their workers were' if n > 1 else 'its worker was'} "
+                f"lost: {', '.join(said)}")
 
 
 def prebuild(scenarios: Iterable[str | Path], log: Callable[..., Any] = print) -> None:
@@ -71,20 +120,45 @@ def connect(address: str) -> Any:
 
 
 def run_all(scenarios: Iterable[str | Path], out_dir: Path, workers: int = 2,
-            scheduler: Any = None) -> list[str]:
+            scheduler: Any = None, checkpoint_seconds: float | None = None) -> StudyResults:
     """Run every scenario into ``out_dir``: on the Dask scheduler ``scheduler`` (an address, or
     a connected ``distributed.Client``), else in ``workers`` local processes (1: in this
-    process).  The FMUs are built first; returns the results files in the order given."""
+    process).  The FMUs are built first; returns the results files in the order given, with
+    the cases that were run again after a lost worker (:class:`StudyResults`).
+    ``checkpoint_seconds``: the cases' least wall time between checkpoints (default the
+    master's)."""
+    from ..master.loop import MasterError
     scenarios = [str(Path(p).resolve()) for p in scenarios]
     client = connect(scheduler) if isinstance(scheduler, str) else scheduler   # fail before any work
     try:
-        out_dir.mkdir(parents=True, exist_ok=True)
+        try:
+            out_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise MasterError(f"cannot create the output folder {out_dir}: {exc.strerror or exc}") from None
         prebuild(scenarios, log=lambda *a: print(*a, file=sys.stderr))
-        return _execute(run_case, [(s, str(out_dir)) for s in scenarios], workers, client,
-                        _follow(len(scenarios)))
+        owner = uuid.uuid4().hex                  # this study's checkpoints (a retry continues them)
+        done = _execute(study_case, [(s, str(out_dir), owner, checkpoint_seconds) for s in scenarios], workers,
+                        client, _follow(len(scenarios)))
+        res = StudyResults([p for p, _, _ in done], [Path(p).stem for p, again, _ in done if again],
+                           {Path(p).stem: c for p, again, c in done if again and c is not None})
+        if res.retried:
+            say(res.summary(), sys.stderr)
+        return res
     finally:
         if isinstance(scheduler, str) and client is not None:
             client.close()
+
+
+#: a local study gives up after its worker processes died this many times (Dask's default
+#: ``allowed-failures`` is 3 too): a case that crashes its process would otherwise run forever
+LOST_WORKERS = 3
+
+
+def _worker_start() -> None:
+    """A local worker process dies of SIGTERM at once (the pool ends the others with it when
+    one is lost); it does not inherit the command line's handler, whose exception would
+    keep it alive and block the pool's shut-down."""
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 def _execute(fn: Callable[..., Any], calls: list[tuple], workers: int, client: Any,
@@ -100,18 +174,58 @@ def _execute(fn: Callable[..., Any], calls: list[tuple], workers: int, client: A
             out.append(fn(*args))
             done(k, True, out[-1])
         return out
-    pool = ProcessPoolExecutor(max_workers=workers) if client is None else contextlib.nullcontext()
-    with pool as ex:
-        if client is not None:
-            from distributed import as_completed as completed
-            futs = [client.submit(fn, *args, pure=False) for args in calls]
+    if client is None:
+        return _execute_local(fn, calls, workers, done)
+    from distributed import as_completed as completed
+    futs = [client.submit(fn, *args, pure=False) for args in calls]   # (Dask re-runs a lost worker's)
+    where = {f.key: i for i, f in enumerate(futs)}
+    out: list[Any] = [None] * len(calls)
+    failed: dict[int, BaseException] = {}
+    for k, fut in enumerate(completed(futs), 1):
+        i, exc = where[fut.key], fut.exception()
+        if exc is None:
+            out[i] = fut.result()
         else:
-            completed = as_completed
-            futs = [ex.submit(fn, *args) for args in calls]
-        for k, fut in enumerate(completed(futs), 1):
-            ok = fut.exception() is None
-            done(k, ok, fut.result() if ok else None)
-        return client.gather(futs) if client is not None else [f.result() for f in futs]
+            failed[i] = exc
+        done(k, exc is None, out[i])
+        # fetched: the worker may drop it (a worker lost later has no finished case to compute again)
+        fut.release()
+    if failed:
+        raise failed[min(failed)]
+    return out
+
+
+def _execute_local(fn: Callable[..., Any], calls: list[tuple], workers: int,
+                   done: Callable[[int, bool, Any], None]) -> list[Any]:
+    """:func:`_execute` on local processes: when a worker process dies the pool is broken (its
+    other processes are ended too); the calls it had not finished go to a new pool, at most
+    :data:`LOST_WORKERS` times."""
+    from ..master.loop import MasterError
+    finished: dict[int, Any] = {}
+    left, lost, k = list(range(len(calls))), 0, 0
+    while left:
+        broken = []
+        with ProcessPoolExecutor(max_workers=min(workers, len(left)), initializer=_worker_start) as ex:
+            futs = {ex.submit(fn, *calls[i]): i for i in left}
+            for fut in as_completed(futs):
+                i = futs[fut]
+                exc = fut.exception()
+                if isinstance(exc, BrokenProcessPool):
+                    broken.append(i)
+                    continue
+                k += 1
+                finished[i] = fut
+                done(k, exc is None, fut.result() if exc is None else None)
+        left = sorted(broken)
+        if left:
+            lost += 1
+            if lost > LOST_WORKERS:
+                raise MasterError(f"the study's worker processes died {lost} times (the last time with "
+                                  f"{len(left)} of {len(calls)} cases unfinished); a case may crash its process "
+                                  f"(out of memory, a crashing FMU): run one alone to see its error")
+            say(f"a worker process was lost; {len(left)} unfinished case{'s' if len(left) > 1 else ''} "
+                f"go{'' if len(left) > 1 else 'es'} to new workers", sys.stderr)
+    return [finished[i].result() for i in range(len(calls))]
 
 
 def _done(path: str, k: int, n: int) -> str:
@@ -125,13 +239,13 @@ def _follow(n: int) -> Callable[[int, bool, Any], None]:
     otherwise; a failure is said at once and raised later by the caller."""
     bar = counter(n, "study", unit="case", leave=True) if sys.stderr.isatty() else None
 
-    def done(k: int, ok: bool, path: Any) -> None:
+    def done(k: int, ok: bool, result: Any) -> None:
         if bar is not None:
             bar(1)
         if not ok:
             say(f"case {k}/{n} failed", sys.stderr)
         elif bar is None:
-            _done(path, k, n)
+            _done(result[0] if isinstance(result, tuple) else result, k, n)
     return done
 
 
@@ -264,11 +378,14 @@ def write_report(paths: Sequence[str | Path], out_dir: Path, title: str = "study
 
 
 def run_study(scenarios: Iterable[str | Path], out_dir: Path, workers: int = 2, scheduler: Any = None,
-              title: str = "study") -> int:
-    """Run a study and write its report; prints the table, returns the exit status (0)."""
-    paths = run_all(scenarios, out_dir, workers, scheduler)
+              title: str = "study", checkpoint_seconds: float | None = None) -> int:
+    """Run a study and write its report; prints the table (and the cases run again after a
+    lost worker), returns the exit status (0)."""
+    paths = run_all(scenarios, out_dir, workers, scheduler, checkpoint_seconds=checkpoint_seconds)
     rows = write_report(paths, out_dir, title)
     for r in rows:
         print(f"{r['case']:32s} peak {r['peak_um']:10.4g} um  mean {r['mean_um']:10.4g} um  peak/mean {r['peak_over_mean']:.3g}")
+    if paths.retried:
+        print(f"retried: {paths.summary()}")
     print(f"report: {out_dir / (title + '.md')}")
     return 0

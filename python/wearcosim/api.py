@@ -60,11 +60,14 @@ def run(scenario: "Scenario | PathLike | Mapping[str, Any]", out: PathLike = "re
     """Run a wear co-simulation; returns its :class:`Results` (``<out>/<name>.h5``).
 
     ``scenario``: a :class:`Scenario`, a TOML path or a dict shaped like the TOML file.
-    ``resume``/``restart``: continue or discard an interrupted run's checkpoint;
+    ``resume``/``restart``: continue or discard an interrupted run's checkpoint (``resume``
+    without one warns that the run starts at cycle 0);
     ``force``: go on past the physical guards (warns once); ``build_dir``: where FMUs named
     by model are built (default: ``$WEARCOSIM_BUILD_DIR``, else ``fmu/build`` below
     ``$WEARCOSIM_HOME`` or the current folder); ``hook(master, state)``:
-    called after every cycle; ``progress``: the progress line on stderr."""
+    called after every cycle (an exception it raises stops the run and leaves the
+    checkpoint, named in the exception's note, that ``resume=True`` continues from);
+    ``progress``: the progress line on stderr."""
     from .master.loop import WearMaster
     m = WearMaster(_scenario(scenario), Path(out), build_dir=build_dir, progress=progress, hook=hook, force=force)
     if checkpoint_seconds is not None:

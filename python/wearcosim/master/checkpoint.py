@@ -14,10 +14,9 @@ study that owns it: the study's retry of a case whose worker died continues from
 """
 from __future__ import annotations
 
-import os
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from ..atomic import reason
 from . import store
@@ -71,7 +70,7 @@ class Checkpointer:
         self.last = time.perf_counter()
         self.costs.append(self.last - t0)
 
-    def flush(self, spool: "store.Spool | None", write=None) -> str:
+    def flush(self, spool: "store.Spool | None", write: Callable[[dict[str, Any]], None] | None = None) -> str:
         """After a failure: the held mark written if it is not yet (``write(mark)``, default
         :meth:`write`).  Returns what to add to the failure's message: where the checkpoint is,
         or why there is none.  Never raises (the failure being reported matters more)."""
@@ -81,10 +80,11 @@ class Checkpointer:
                     write(self.mark)
                 else:
                     self.write(spool)
-            except OSError as exc:
-                return f"; the checkpoint could not be written ({exc.filename or self.path}: {reason(exc)})"
             except Exception as exc:             # (the failure itself is the error to report)
-                return f"; the checkpoint could not be written ({type(exc).__name__}: {' '.join(str(exc).split())[:200]})"
+                why = (f"{exc.filename or self.path}: {reason(exc)}" if isinstance(exc, OSError) else
+                       f"{type(exc).__name__}: {' '.join(str(exc).split())[:200]}")
+                older = f"; the older one is kept: {self.path}" if self.path.exists() else ""
+                return f"; the checkpoint of cycle {self.mark['meta']['cycle']} could not be written ({why}){older}"
         if self.mark is not None and self.path.exists():
             return (f"; checkpoint of cycle {self.mark['meta']['cycle']}: {self.path} "
                     f"(continue with --resume, or resume=True)")
@@ -128,11 +128,3 @@ class Checkpointer:
         except OSError as exc:
             raise OSError(exc.errno, reason(exc), str(self.path)) from None
 
-
-def describe_owner(path: os.PathLike[str] | str) -> str:
-    """Who wrote the checkpoint ``path`` (for messages): a study's case or a plain run."""
-    try:
-        owner = store.load_checkpoint(path)[1].get("owner")
-    except (store.CheckpointError, OSError):
-        return "a damaged checkpoint"
-    return "a plain run" if owner is None else f"a case of another study ({str(owner)[:12]})"

@@ -18,9 +18,12 @@ pending wear, counters and the durable length of each stream -- not the series t
 so its cost does not grow with the run) is written atomically (at most once per
 ``checkpoint_seconds`` of wall time); ``resume=True`` cuts the streams back to the lengths
 the checkpoint recorded and continues, giving the same results, bit for bit, as an
-uninterrupted run.  The results file is written from the streams at the end.  The checkpoint is removed when the run has completed and its results
-are durable; a plain run refuses to start over an interrupted run's checkpoint (resume it,
-or ``restart=True`` to discard it).
+uninterrupted run.  Any failure inside the loop (the FMU, a hook's exception, Ctrl-C, a full
+disk) writes the last update's checkpoint if it is not on disk yet (before the first update:
+the start's), see :mod:`.checkpoint`.  The results file is written from the streams at the
+end.  The checkpoint is removed when the run has completed and its results are durable; a
+plain run refuses to start over an interrupted run's checkpoint (resume it, or
+``restart=True`` to discard it), except a study's retry of its own case (``owner``).
 
 Before cycle 1 the run is checked: the output folder is writable, no other run of the same
 scenario writes there (a lock file), the results fit on the disk and the recorded series in
@@ -436,7 +439,7 @@ class WearMaster:
                          "real": real, "summary": None if summary is None else list(summary), "ctl": scal}}
 
     @property
-    def mark(self):
+    def mark(self) -> dict[str, Any] | None:
         """The state a resumed run continues from, and a rejected jump is taken back to."""
         return self.ckpt.mark
 

@@ -206,7 +206,13 @@ def _execute_local(fn: Callable[..., Any], calls: list[tuple], workers: int,
     while left:
         broken = []
         with ProcessPoolExecutor(max_workers=min(workers, len(left)), initializer=_worker_start) as ex:
-            futs = {ex.submit(fn, *calls[i]): i for i in left}
+            futs = {}
+            for j, i in enumerate(left):
+                try:
+                    futs[ex.submit(fn, *calls[i])] = i
+                except BrokenProcessPool:             # broken while the calls went in
+                    broken += left[j:]
+                    break
             for fut in as_completed(futs):
                 i = futs[fut]
                 exc = fut.exception()

@@ -4,7 +4,9 @@ JSON into :mod:`wearcosim.export.ir`.
 This is the ONLY module that knows rumoca's flat-IR schema (which carries no version):
 a rumoca upgrade touches this file and the IR snapshot tests of ``tests/export``.
 
-Diagnostics: rumoca's errors are translated into :class:`ExportError` with ``file:line``.
+Diagnostics: rumoca's errors are translated into :class:`ExportError` with ``file:line``;
+the spans of a model rumoca compiled are mapped to files through rumoca's own table of source
+ids (its DAE stage's ``source_map``), never by matching byte offsets against every file.
 Parse errors carry their location in rumoca's diagnostics; for semantic errors (unknown
 name, type mismatch) rumoca 0.10.2 gives no location, so the offending identifier is
 searched in the source files of the package (first use outside comments).  An unbalanced
@@ -324,7 +326,43 @@ def _rumoca_flat(src: Sources, model: str, text: str, partial: bool = False) -> 
                 code, name = text + f"\npartial model {_PROBE} extends {model}; end {_PROBE};\n", _PROBE
             m = rumoca.Session(roots=roots).loads(
                 code, model=name, filename=str(_DETACHED / src.path.name))
-        return m.to_dict("flat")
+        flat = m.to_dict("flat")
+        flat[_SOURCE_FILES] = _source_files(m, src, roots)
+        return flat
+
+
+#: key under which :func:`_rumoca_flat` adds rumoca's source ids -> our files to the flat IR
+_SOURCE_FILES = "wearcosim_source_files"
+
+
+def _source_files(m, src: Sources, roots: list) -> dict:
+    """rumoca's source ids -> the files they are.  The flat IR names sources by id only; the
+    DAE stage carries the table (``source_map.files``: id, path, text).  A stand-alone file was
+    handed over under a detached name and library files through a view of links: both are
+    mapped back to the files of ``src``."""
+    known = {}
+    for f in src.map_files:
+        try:
+            known[Path(f).resolve()] = Path(f)
+        except OSError:
+            continue
+    out = {}
+    try:
+        table = m.to_dict("dae").get("source_map", {}).get("files", [])
+    except Exception:            # no table: the spans are matched against the files instead
+        return out
+    for entry in table:
+        sid, name = entry[0], Path(entry[1])
+        if name.parent == _DETACHED:
+            out[sid] = src.path
+            continue
+        try:
+            f = known.get(name.resolve())
+        except OSError:
+            f = None
+        if f is not None:
+            out[sid] = f
+    return out
 
 
 def _read_source(path: Path) -> str:
@@ -526,7 +564,7 @@ def _translate_rumoca_error(exc, src: Sources, model: str, text: str) -> ExportE
     if m:
         out, fn = m.group(1), m.group(2)
         return _err(f"output '{out}' of function '{fn}' is not assigned on every path through its "
-                    f"algorithm", _find_declaration(files, fn, out, prefer=path) or ir.Loc(str(path), 0), "structure")
+                    f"algorithm", _find_declaration(files, fn, out, prefer=path) or _class_loc(src, model), "structure")
     # typecheck and other phases: "<phase> failed: M failed in <Phase>: <message> [file:line:col]"
     m = re.search(r"\[([^\]\s]+\.mo):(\d+):(\d+)\]", text_)
     if m:
@@ -546,24 +584,27 @@ def _translate_rumoca_error(exc, src: Sources, model: str, text: str) -> ExportE
         loc = _find_regex(files, r"(?<![\w.])" + re.escape(m.group(1).split(".")[-1]) + r"\s*(?:\([^;]*\))?\s*=",
                           prefer=path)
         return _err(f"parameter '{m.group(1)}' is defined in terms of itself (cyclic bindings)",
-                    loc or ir.Loc(str(path), 0), "structure")
+                    loc or _class_loc(src, model), "structure")
     m = re.search(r"reinit\(\) can only be applied to state variables: (\S+) is not a state", text_)
     if m:
         loc = _find_regex(files, r"reinit\s*\(\s*" + re.escape(m.group(1).split(".")[-1]) + r"(?!\w)", prefer=path)
         return _err(f"reinit({m.group(1)}, ...): '{m.group(1)}' is not a state (reinit() applies to "
-                    f"variables under der())", loc or ir.Loc(str(path), 0), "structure")
+                    f"variables under der())", loc or _class_loc(src, model), "structure")
     if "der(...) must have exactly one resolved variable-reference operand" in text_:
         loc = _find_regex(files, r"(?<![\w.])der\s*\((?!\s*[A-Za-z_][\w.]*\s*(?:\[[^\]]*\])?\s*\))", prefer=path)
         return _err("der() of an expression is not supported by the front end (rumoca): write der() of "
-                    "single variables", loc or ir.Loc(str(path), 0), "unsupported")
+                    "single variables", loc or _class_loc(src, model), "unsupported")
     if "resolve/parse failed" in text_ or "does not exist" in text_ or "not found" in text_:
         names = class_names(path, text)
         if model not in names:
-            return unknown_class_error(model, names, path.name, ir.Loc(str(path), 0))
+            return unknown_class_error(model, names, path.name, _class_loc(src, model))
+    todae = _translate_todae(text_, src, model)
+    if todae is not None:
+        return todae
     if "type mismatch" in text_:
-        return _err(first, ir.Loc(str(path), 0), "type")
+        return _err(first, _class_loc(src, model), "type")
     m = re.search(r"(?:line|Line) (\d+)", text_)
-    loc = ir.Loc(str(path), int(m.group(1))) if m else ir.Loc(str(path), 0)
+    loc = ir.Loc(str(path), int(m.group(1))) if m else _class_loc(src, model)
     kind = "unsupported" if "unsupported" in text_ else "compile"
     return _err(re.sub(r"\s+", " ", text_).strip(), loc, kind)
 
@@ -595,7 +636,7 @@ def _translate_panic(exc, src: Sources, model: str) -> ExportError:
             return _err(f"der({name}): '{name}' is {why}, der() needs a continuous-time Real variable{fix}",
                         ir.Loc(str(f), line, col), "structure")
     first = msg.splitlines()[0] if msg else repr(exc)
-    return _err(f"rumoca failed on this model (internal error: {first})", ir.Loc(str(src.path), 0), "compile")
+    return _err(f"rumoca failed on this model (internal error: {first})", _class_loc(src, model), "compile")
 
 
 def _declared_as(f: Path, name: str) -> str:
@@ -630,6 +671,92 @@ def _find_regex(files, pattern: str, prefer: Optional[Path] = None):
     return None
 
 
+def _find_in_class(files, cls: str, pattern: str, prefer: Optional[Path] = None):
+    """``file:line:col`` of the first match of ``pattern`` inside class ``cls`` (its head line
+    if nothing inside matches; None if the class is not found)."""
+    order = ([prefer] if prefer else []) + [f for f in files if f != prefer]
+    short = cls.split(".")[-1]
+    head = re.compile(r"(?<![\w.])" + _CLASS_KW + r"\s+" + re.escape(short) + r"\b")
+    pat = re.compile(pattern)
+    for f in order:
+        try:
+            lines = _strip_comments(Path(f).read_text(errors="ignore")).splitlines()
+        except OSError:
+            continue
+        start = None
+        for k, line in enumerate(lines, 1):
+            if start is None:
+                if head.search(line):
+                    start = k
+                else:
+                    continue
+            m = pat.search(line)
+            if m:
+                return ir.Loc(str(f), k, m.start() + 1)
+            if re.search(r"\bend\s+" + re.escape(short) + r"\s*;", line):
+                break
+        if start is not None:
+            return ir.Loc(str(f), start)
+    return None
+
+
+def _class_loc(src: Sources, model: str, prefer: Optional[Path] = None) -> ir.Loc:
+    """Where class ``model`` is declared: the last resort of an error rumoca gives no place for
+    (an error always names a line)."""
+    prefer = prefer or (model_file_for(src.root, model) if src.in_package else None) or src.path
+    files = [prefer] + [f for f in src.files if f != prefer]
+    loc = _find_in_class(files, model, r"(?!x)x", prefer=prefer)
+    return loc or ir.Loc(str(src.path), 1)
+
+
+def _translate_todae(text_: str, src: Sources, model: str) -> Optional[ExportError]:
+    """rumoca 0.10.2's ToDae stage refuses some valid Modelica without a location; the ones met
+    are named here in the user's terms, at the construct's line."""
+    files = [src.path] + [f for f in src.files if f != src.path]
+    m = re.search(r"`function statement`: `([^`]+)` contains a statement", text_)
+    if m:
+        fn = m.group(1)
+        loc = _find_in_class(files, fn, r"(?<![\w.])while\b", prefer=src.path)
+        if loc is not None and loc.col:
+            return _err(f"while-loop in function '{fn}': the Modelica front end (rumoca "
+                        f"{RUMOCA_VERSION}) does not support while-loops; write a for-loop over a "
+                        f"range", loc, "unsupported")
+        return _err(f"function '{fn}' has a statement the Modelica front end (rumoca {RUMOCA_VERSION}) "
+                    f"does not support", loc or _class_loc(src, model), "unsupported")
+    m = re.search(r"`function loop reduction`: `([^`]+)` does not have a proved", text_)
+    if m:
+        fn = m.group(1)
+        loc = _find_in_class(files, fn, r"(?<![\w.])break\b", prefer=src.path)
+        if loc is not None and loc.col:
+            return _err(f"break in a for-loop of function '{fn}': the Modelica front end (rumoca "
+                        f"{RUMOCA_VERSION}) needs for-loops that run over their whole range; use "
+                        f"an if-statement inside the loop instead", loc, "unsupported")
+        loc = _find_in_class(files, fn, r"(?<![\w.])for\b", prefer=src.path)
+        return _err(f"a for-loop of function '{fn}' is not supported by the Modelica front end "
+                    f"(rumoca {RUMOCA_VERSION}): it needs a loop over a range run to its end",
+                    loc or _class_loc(src, model), "unsupported")
+    m = re.search(r"`when assignment`: `([^`]+)` is not a discrete coordinate", text_)
+    if m:
+        name = m.group(1)
+        base = name.split("[")[0].split(".")[-1]
+        loc = (_find_regex(files, r"(?<![\w.])" + re.escape(base) + r"\s*\[[^\]]*\]\s*=(?!=)", prefer=src.path)
+               or _find_regex(files, r"(?<![\w.])when\b", prefer=src.path) or _class_loc(src, model))
+        what = "an array element" if "[" in name else "a variable the front end does not take as discrete"
+        return _err(f"when-equation assigning {what} ('{name}'): the Modelica front end (rumoca "
+                    f"{RUMOCA_VERSION}) supports when-equations on scalar discrete variables only; "
+                    f"declare a scalar per element", loc, "unsupported")
+    if "domain binder" in text_ and "escaped its structured owner" in text_:
+        # a for-equation whose body indexes with an operator rumoca cannot follow (mod, rem)
+        loc = _find_regex(files, r"\[[^\]]*(?<![\w.])(?:mod|rem)\s*\(", prefer=src.path)
+        what = "mod() or rem()" if loc else "an expression of the loop index"
+        return _err(f"a subscript computed with {what} inside a for-equation is not supported by "
+                    f"the Modelica front end (rumoca {RUMOCA_VERSION}); write the wrap-around "
+                    f"element as an equation of its own, or use an if-expression of the index",
+                    loc or _find_regex(files, r"(?<![\w.])for\b", prefer=src.path)
+                    or _class_loc(src, model), "unsupported")
+    return None
+
+
 def _find_declaration(files, cls: str, name: str, prefer: Optional[Path] = None):
     """Line declaring ``name`` inside class ``cls`` (e.g. a function's output)."""
     order = ([prefer] if prefer else []) + [f for f in files if f != prefer]
@@ -655,7 +782,7 @@ def _find_declaration(files, cls: str, name: str, prefer: Optional[Path] = None)
 def _diagnose_unbalanced(src: Sources, model: str, text: str, rumoca_msg: str) -> ExportError:
     """rumoca only counts; flatten the model as a partial class (not balance-checked) and let
     our matching name the variables and equations left over, with their lines."""
-    fallback = _err(re.sub(r"\s+", " ", rumoca_msg).strip(), ir.Loc(str(src.path), 0), "balance")
+    fallback = _err(re.sub(r"\s+", " ", rumoca_msg).strip(), _class_loc(src, model), "balance")
     import rumoca
     try:
         flat = _rumoca_flat(src, model, text, partial=True)
@@ -675,11 +802,19 @@ def _diagnose_unbalanced(src: Sources, model: str, text: str, rumoca_msg: str) -
 
 # ----------------------------------------------------------------------------- conversion
 class _Conv:
-    def __init__(self, flat: dict, smap: SourceMap, model_file: Path):
+    def __init__(self, flat: dict, smap: SourceMap, model_file: Path, where=None):
         self.flat = flat
         self.smap = smap
         self.model_file = model_file
+        self._where = where         # () -> the class's Loc, for a node without a span
+        self._where_loc = None
         self.eff = {int(k): v for k, v in flat.get("effective_types", {}).items()}
+
+    @property
+    def where(self) -> ir.Loc:
+        if self._where_loc is None:
+            self._where_loc = (self._where() if self._where else None) or ir.Loc(str(self.model_file), 1)
+        return self._where_loc
 
     # -- locations
     def first_span(self, node):
@@ -698,7 +833,7 @@ class _Conv:
 
     def loc(self, node) -> ir.Loc:
         loc = self.smap.loc(self.first_span(node))
-        return loc if loc.line else ir.Loc(str(self.model_file), 0)
+        return loc if loc.line else self.where
 
     # -- expressions
     def expr(self, e) -> ir.Expr:
@@ -1128,10 +1263,11 @@ def _to_ir(flat: dict, src: Sources, model: str, probe: bool = True) -> ir.Model
     if flat.get("is_partial") and not probe:
         raise _err(f"{model} is a partial class and cannot be exported", ir.Loc(str(mfile), 1), "structure")
     smap = SourceMap(src.map_files)
+    smap.ids.update(flat.get(_SOURCE_FILES) or {})
     _learn_locations(smap, flat.get("variables", {}))
     for name, r in flat.get("variables", {}).items():
         smap.learn_span(r.get("source_span"), name.split(".")[-1].split("[")[0], prefer=mfile)
-    conv = _Conv(flat, smap, mfile)
+    conv = _Conv(flat, smap, mfile, lambda: _class_loc(src, model, prefer=mfile))
     out = ir.Model(name=model, description=flat.get("model_description") or "",
                    loc=ir.Loc(str(mfile), 1))
     top_inputs = set(flat.get("top_level_input_components") or [])
@@ -1147,15 +1283,16 @@ def _to_ir(flat: dict, src: Sources, model: str, probe: bool = True) -> ir.Model
     _check_size(model, out.variables)
     if not probe:
         _check_units(out.variables, src, mfile)
-    for eq in flat.get("equations", []):
-        out.equations.append(ir.Equation(conv.expr(eq["residual"]), conv.loc(eq)))
+    for res, eq in _scalar_equations(flat.get("equations", []), flat.get("structured_equations", [])):
+        out.equations.append(ir.Equation(conv.expr(res), conv.loc(eq)))
     # declaration equations of non-parameter variables (``Real y = expr``) are equations;
     # rumoca keeps them as bindings
     for name, v in out.variables.items():
         if v.binding is not None and v.variability not in ("parameter", "constant") and v.causality != "input":
             out.equations.append(ir.Equation(ir.Bin("-", ir.Ref(name), v.binding), v.loc))
-    for eq in flat.get("initial_equations", []):
-        out.initial_equations.append(ir.Equation(conv.expr(eq["residual"]), conv.loc(eq)))
+    for res, eq in _scalar_equations(flat.get("initial_equations", []),
+                                     flat.get("initial_structured_equations", [])):
+        out.initial_equations.append(ir.Equation(conv.expr(res), conv.loc(eq)))
     for a in flat.get("assert_equations", []) + flat.get("initial_assert_equations", []):
         lvl = a.get("level")
         lvl = "warning" if (isinstance(lvl, dict) and "warning" in str(lvl).lower()) else "error"
@@ -1193,6 +1330,66 @@ def _to_ir(flat: dict, src: Sources, model: str, probe: bool = True) -> ir.Model
     out.metadata = library_metadata(top if top and top.is_file() else None, mfile, model)
     out.documentation = model_documentation(mfile, model)
     return out
+
+
+# ----------------------------------------------------------------------------- for-equations
+# rumoca 0.10.2 keeps a for-equation as a *structured equation*: a template (the body, with the
+# loop indices as names) over a domain of index values, and lists one scalar equation per point
+# in ``equations``.  Where it reports ``interiors_materialized: false`` (every for-equation of
+# more than two points, measured), only the first two points of those scalar equations are the
+# body instantiated; the others are placeholders whose right-hand side is the literal 0 -- a
+# plausible, wrong equation.  The scalar equations of such a loop are therefore instantiated
+# here from the template, point by point, in rumoca's order (first index outermost).
+def _binder_values(b: dict) -> range:
+    lo, hi, step = int(b["lower"]), int(b["upper"]), int(b.get("step") or 1)
+    return range(lo, hi + (1 if step > 0 else -1), step)
+
+
+def _substitute(node, values: dict):
+    """A copy of the JSON expression ``node`` with the loop indices in ``values`` replaced by
+    their Integer values (a loop index shadows any other name: MLS 8.3.2.1)."""
+    if isinstance(node, dict):
+        ref = node.get("VarRef")
+        if isinstance(ref, dict) and not ref.get("subscripts"):
+            name = ref.get("name", {})
+            name = name.get("name") if isinstance(name, dict) else name
+            if name in values:
+                lit = {"value": {"Integer": values[name]}}
+                if "span" in ref:
+                    lit["span"] = ref["span"]
+                return {"Literal": lit}
+        return {k: _substitute(v, values) for k, v in node.items()}
+    if isinstance(node, list):
+        return [_substitute(v, values) for v in node]
+    return node
+
+
+def _scalar_equations(equations: list, structured: list):
+    """(residual, equation record) of every scalar equation: rumoca's own, except the points of
+    for-equations it did not instantiate, which come from their templates."""
+    import itertools
+    replaced: dict = {}
+    for s in structured or []:
+        if s.get("interiors_materialized", True) or "template" not in s:
+            continue
+        binders = s.get("domain", {}).get("binders", [])
+        names = [b["display_name"] for b in binders]
+        body = s["template"].get("body", [])
+        per = int(s.get("equations_per_point") or len(body))
+        first = int(s["first_equation_index"])
+        k = first
+        for point in itertools.product(*(_binder_values(b) for b in binders)):
+            values = dict(zip(names, point))
+            for j in range(per):
+                if k >= len(equations) or j >= len(body):
+                    raise RuntimeError("a for-equation's points do not match rumoca's equation list")
+                replaced[k] = _substitute(body[j], values)
+                k += 1
+    for i, eq in enumerate(equations):
+        if i in replaced:       # located at the equation in the loop's body, not at 'for'
+            yield replaced[i], {"residual": replaced[i]}
+        else:
+            yield eq["residual"], eq
 
 
 def _string_at(loc: ir.Loc) -> Optional[str]:

@@ -124,7 +124,7 @@ def test_local_study_survives_a_killed_worker(study_cases, tmp_path, capsys):
     got, killed = _kill_during(lambda: run_all(cases, out, workers=2, checkpoint_seconds=0.0), out)
     _check(got, ref, out, killed)
     err = capsys.readouterr().err
-    assert "a worker process was lost" in err and "run again after" in err
+    assert "a worker process was lost" in err
     print(got.summary())
 
 

@@ -122,9 +122,3 @@ class Checkpointer:
         except (store.CheckpointError, OSError):
             return False
 
-    def remove(self) -> None:
-        try:
-            self.path.unlink(missing_ok=True)
-        except OSError as exc:
-            raise OSError(exc.errno, reason(exc), str(self.path)) from None
-

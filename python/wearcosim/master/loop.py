@@ -543,7 +543,7 @@ class WearMaster:
         sc = self.sc
         lock = self._prepare_out_dir()
         try:
-            ckpt = Checkpointer(self.ckpt_path, sc.raw, self.owner)
+            self.ckpt = ckpt = Checkpointer(self.ckpt_path, sc.raw, self.owner, self.checkpoint_seconds)
             if ckpt.exists() and not resume:
                 if ckpt.owned() and not restart:
                     resume = self.retried = True         # the study's own case, its worker lost
@@ -552,7 +552,7 @@ class WearMaster:
                                       f"continue it with --resume, or start over with --restart")
                 else:
                     try:
-                        ckpt.remove()
+                        self.ckpt_path.unlink()
                     except OSError as exc:
                         raise MasterError(f"{self.ckpt_path}: cannot remove the checkpoint: {reason(exc)}") from None
             if resume and not ckpt.exists():
@@ -572,7 +572,6 @@ class WearMaster:
         self.fmu = fmu
         self.fmu_sha = sha256(fmu)
         r = self._open(fmu)
-        self.ckpt = Checkpointer(self.ckpt_path, sc.raw, self.owner, self.checkpoint_seconds)
         self.ckpt.fmu_sha = self.fmu_sha
         st = None
         self.resumed_from = None

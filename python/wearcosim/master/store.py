@@ -353,21 +353,27 @@ def read_summary(path: str | os.PathLike[str]) -> dict[str, Any]:
     """The per-cycle summaries of a results file (/summary: cycle, recorded, peak_Fn, mean_Fn,
     max_depth, worn_volume); empty for a file of an older layout."""
     import h5py
-    with h5py.File(Path(path), "r") as f:
-        return {k: f["summary"][k][()] for k in f["summary"]} if "summary" in f else {}
+    try:
+        with h5py.File(Path(path), "r") as f:
+            return {k: f["summary"][k][()] for k in f["summary"]} if "summary" in f else {}
+    except OSError as exc:
+        raise ResultsError(f"{path}: cannot read the summaries ({' '.join(str(exc).split())[:200]})") from None
 
 
 def read_extrapolation(path: str | os.PathLike[str]) -> dict[str, Any]:
     """The extrapolation history of a results file (/extrapolation: its datasets, and its
     attributes under "attrs"); empty for a file of an older layout."""
     import h5py
-    with h5py.File(Path(path), "r") as f:
-        if "extrapolation" not in f:
-            return {}
-        g = f["extrapolation"]
-        out = {k: g[k][()] for k in g}
-        out["attrs"] = {k: (v.item() if hasattr(v, "item") else v) for k, v in g.attrs.items()}
-        return out
+    try:
+        with h5py.File(Path(path), "r") as f:
+            if "extrapolation" not in f:
+                return {}
+            g = f["extrapolation"]
+            out = {k: g[k][()] for k in g}
+            out["attrs"] = {k: (v.item() if hasattr(v, "item") else v) for k, v in g.attrs.items()}
+            return out
+    except OSError as exc:
+        raise ResultsError(f"{path}: cannot read the extrapolation history ({' '.join(str(exc).split())[:200]})") from None
 
 
 def _maybe_json(v):

@@ -31,14 +31,6 @@ import numpy as np
 from ..progress import counter, say
 
 
-def run_case(scenario_path: str, out_dir: str, resume: bool = False) -> str:
-    """Run one scenario file; returns the results path (runs in a worker process)."""
-    from ..master.loop import WearMaster
-    from ..master.scenario import load
-    sc = load(scenario_path)
-    return str(WearMaster(sc, Path(out_dir), progress=False).run(resume=resume))
-
-
 def study_case(scenario_path: str, out_dir: str, owner: str,
                checkpoint_seconds: float | None = None) -> tuple[str, bool, int | None]:
     """One case of a study (in a worker process): the scenario run with the study's token
@@ -139,11 +131,8 @@ def run_all(scenarios: Iterable[str | Path], out_dir: Path, workers: int = 2,
         owner = uuid.uuid4().hex                  # this study's checkpoints (a retry continues them)
         done = _execute(study_case, [(s, str(out_dir), owner, checkpoint_seconds) for s in scenarios], workers,
                         client, _follow(len(scenarios)))
-        res = StudyResults([p for p, _, _ in done], [Path(p).stem for p, again, _ in done if again],
-                           {Path(p).stem: c for p, again, c in done if again and c is not None})
-        if res.retried:
-            say(res.summary(), sys.stderr)
-        return res
+        return StudyResults([p for p, _, _ in done], [Path(p).stem for p, again, _ in done if again],
+                            {Path(p).stem: c for p, again, c in done if again and c is not None})
     finally:
         if isinstance(scheduler, str) and client is not None:
             client.close()

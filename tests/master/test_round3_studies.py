@@ -15,6 +15,8 @@ import pytest
 from wearcosim.master import store
 
 N_CASES = 20
+#: a case's worker is killed once the case's checkpoint is of this cycle or later (of 24)
+KILL_AT = 8
 
 
 def _cases(folder, fmu, n=N_CASES):
@@ -46,10 +48,11 @@ def study_cases(pressed_fmu, tmp_path_factory):
 
 class Killer(threading.Thread):
     """Kills, by PID, the worker process running one of ``names`` (tried in order) once that
-    case has written its first checkpoint and before it ends.  The worker is stopped
-    (SIGSTOP) before it is judged, so what is seen holds when SIGKILL lands: the case's lock
-    names the process, its checkpoint exists and its results do not (the process is inside
-    the case).  A case that ended before it could be caught is passed over for the next."""
+    case's checkpoint is of cycle :data:`KILL_AT` or later, before the case ends.  The worker
+    is stopped (SIGSTOP) before it is judged, so what is seen holds when SIGKILL lands: the
+    case's lock names the process, its checkpoint is far enough and its results do not exist
+    (the process is inside the case).  A case that ended before it could be caught is passed
+    over for the next."""
 
     def __init__(self, out, names):
         super().__init__(daemon=True)
@@ -63,6 +66,13 @@ class Killer(threading.Thread):
         except (OSError, ValueError, KeyError, TypeError):
             return None
 
+    @staticmethod
+    def _cycle(ckpt):
+        try:
+            return store.load_checkpoint(ckpt)[1]["cycle"]
+        except (OSError, store.CheckpointError):
+            return -1
+
     def run(self):
         for name in self.names:
             ckpt, res = self.out / f"{name}.ckpt", self.out / f"{name}.h5"
@@ -75,7 +85,7 @@ class Killer(threading.Thread):
                     os.kill(pid, signal.SIGSTOP)
                 except ProcessLookupError:
                     continue
-                if self._holder(name) == pid and ckpt.exists() and not res.exists():
+                if self._holder(name) == pid and self._cycle(ckpt) >= KILL_AT and not res.exists():
                     os.kill(pid, signal.SIGKILL)
                     self.killed = (name, pid)
                     return
@@ -89,7 +99,7 @@ def _check(got, ref, out, killed):
     """Bit-identical results, the killed case said, nothing but the results left."""
     assert killed is not None, "no case could be caught running"
     assert killed[0] in got.retried, (killed, got.retried)
-    assert got.resumed_from[killed[0]] >= 1        # from the checkpoint the dead worker left
+    assert got.resumed_from[killed[0]] >= KILL_AT  # from the checkpoint the dead worker left
     assert len(got) == N_CASES
     for p in got:
         meta, s, w = store.read_results(p)

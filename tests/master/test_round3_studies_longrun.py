@@ -357,3 +357,21 @@ def test_a_case_that_always_kills_its_worker_ends_the_study_with_one_error(tmp_p
     from wearcosim.studies import runner
     with pytest.raises(MasterError, match="worker processes died 4 times"):
         runner._execute(_square_or_die, [(k, 3) for k in range(5)], 2, None, lambda k, ok, r: None)
+
+
+def _crash(x):
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
+def test_a_case_that_kills_every_dask_worker_is_one_error(tmp_path):
+    """Dask gives up on a task whose workers all died (KilledWorker): one error naming the
+    case, not an internal error."""
+    pytest.importorskip("distributed", reason="dask[distributed] is a test extra")
+    import dask
+    from distributed import Client, LocalCluster
+    from wearcosim.studies import runner
+    with dask.config.set({"distributed.scheduler.allowed-failures": 0}):
+        with LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+            with Client(cluster) as client:
+                with pytest.raises(MasterError, match=r"^/x/bad.toml: every Dask worker that ran it died"):
+                    runner._execute(_crash, [("/x/bad.toml",)], 2, client, lambda k, ok, r: None)

@@ -180,8 +180,25 @@ def _execute(fn: Callable[..., Any], calls: list[tuple], workers: int, client: A
         # fetched: the worker may drop it (a worker lost later has no finished case to compute again)
         fut.release()
     if failed:
-        raise failed[min(failed)]
+        i = min(failed)
+        if type(failed[i]).__name__ == "KilledWorker":       # every worker that ran it died
+            from ..master.loop import MasterError
+            raise MasterError(f"{_what(calls[i])}: every Dask worker that ran it died (Dask's "
+                              f"distributed.scheduler.allowed-failures); it may crash its process (out of memory, "
+                              f"a crashing FMU): run it alone to see its error") from None
+        raise failed[i]
     return out
+
+
+def _what(args: tuple) -> str:
+    """The call ``args`` in a message: its scenario file, or the cases of its batch."""
+    a = args[0] if args else None
+    if isinstance(a, (str, Path)):
+        return str(a)
+    if isinstance(a, list):
+        names = [str(c.get("name", "?")) if isinstance(c, dict) else "?" for c in a]
+        return "the batch of cases " + ", ".join(names[:4]) + (", ..." if len(names) > 4 else "")
+    return "a call"
 
 
 def _execute_local(fn: Callable[..., Any], calls: list[tuple], workers: int,
@@ -216,8 +233,9 @@ def _execute_local(fn: Callable[..., Any], calls: list[tuple], workers: int,
             lost += 1
             if lost > LOST_WORKERS:
                 raise MasterError(f"the study's worker processes died {lost} times (the last time with "
-                                  f"{len(left)} of {len(calls)} cases unfinished); a case may crash its process "
-                                  f"(out of memory, a crashing FMU): run one alone to see its error")
+                                  f"{len(left)} of {len(calls)} calls unfinished: {'; '.join(_what(calls[i]) for i in left[:3])}"
+                                  f"{'; ...' if len(left) > 3 else ''}); one may crash its process (out of memory, "
+                                  f"a crashing FMU): run it alone to see its error")
             say(f"a worker process was lost; {len(left)} unfinished case{'s' if len(left) > 1 else ''} "
                 f"go{'' if len(left) > 1 else 'es'} to new workers", sys.stderr)
     return [finished[i].result() for i in range(len(calls))]

@@ -137,3 +137,10 @@ def test_when_equation_on_an_array_element_is_refused_at_its_line(tmp_path):
     e = _error("WhenElement", tmp_path)
     assert (e.loc.line, e.loc.col) == (7, 5), str(e)
     assert "cnt[1]" in e.message and "scalar discrete" in e.message
+
+
+def test_reduction_over_a_loop_dependent_range_is_refused_at_its_line(tmp_path):
+    """sum(x[j] for j in 1:i) in a for-equation: rumoca refuses it; the error is at line 6 (it
+    was at the class's line 1, with rumoca's wording about 'shape proofs')."""
+    e = _error("PrefixSum", tmp_path)
+    assert e.loc.line == 6 and "reduction" in e.message, str(e)

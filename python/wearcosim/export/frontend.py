@@ -745,6 +745,22 @@ def _translate_todae(text_: str, src: Sources, model: str) -> Optional[ExportErr
         return _err(f"when-equation assigning {what} ('{name}'): the Modelica front end (rumoca "
                     f"{RUMOCA_VERSION}) supports when-equations on scalar discrete variables only; "
                     f"declare a scalar per element", loc, "unsupported")
+    if "`array comprehension domain`" in text_:
+        loops = set()            # the indices of for-equations/statements (a line's first word)
+        for f in files[:1]:
+            try:
+                loops = set(re.findall(r"(?m)^\s*for\s+(\w+)\s+in\b", _strip_comments(f.read_text(errors="ignore"))))
+            except OSError:
+                pass
+        alt = "|".join(re.escape(n) for n in sorted(loops)) or r"(?!x)x"
+        loc = (_find_regex(files, r"[({][^;]*?(?<![\w.])for\s+\w+\s+in\s+[^;]*?(?<![\w.])(?:" + alt + r")(?!\w)",
+                           prefer=src.path)
+               or _find_regex(files, r"[({][^;]*?(?<![\w.])for\s+\w+\s+in\b", prefer=src.path)
+               or _class_loc(src, model))
+        return _err(f"an array comprehension or reduction whose range is not a constant Integer at "
+                    f"translation time (e.g. sum(x[j] for j in 1:i) inside a for-equation): the "
+                    f"Modelica front end (rumoca {RUMOCA_VERSION}) does not support it; write the range "
+                    f"with literals or parameters", loc, "unsupported")
     if "domain binder" in text_ and "escaped its structured owner" in text_:
         # a for-equation whose body indexes with an operator rumoca cannot follow (mod, rem)
         loc = _find_regex(files, r"\[[^\]]*(?<![\w.])(?:mod|rem)\s*\(", prefer=src.path)

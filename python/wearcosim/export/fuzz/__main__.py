@@ -46,19 +46,20 @@ def run_mutants(seeds: list, per_model: int, jobs: int, work: str | Path, log: C
     return out
 
 
-def same_failure(sig: str) -> Callable[[Any], bool]:
-    """still_fails for the shrinker: the candidate shows the same kinds of disagreement."""
-    from .run import check
+def same_failure(sig: str, workers: Any) -> Callable[[Any], bool]:
+    """still_fails for the shrinker: the candidate, checked in one of ``workers`` (a
+    :class:`.pool.Workers` of :func:`.run.candidate_job`: a candidate that hangs or kills its
+    worker is a failure of its own kind, not the run's end), shows the same kinds of disagreement."""
     want = _sig_kinds(sig)
 
-    def f(m):
+    def f(m: Any) -> bool:
         with tempfile.TemporaryDirectory(prefix="wcfuzz-shrink-") as d:
-            r = check(m, Path(d) / "c", use_rumoca=False)
+            r = workers.call((m, d))
         return r.get("verdict") == "disagree" and _sig_kinds(r.get("signature", "")) & want == want
     return f
 
 
-def _sig_kinds(sig):
+def _sig_kinds(sig: str) -> set:
     out = set()
     for part in sig.split(" | "):
         k, _, rest = part.partition(": ")
@@ -69,19 +70,21 @@ def _sig_kinds(sig):
 
 
 def shrink_one(m: Any, sig: str, folder: Path, budget: float, log: Callable[[str], Any] = print,
-               xfail: str | None = None) -> tuple:
-    from .interp import simulate
-    from .run import check
+               timeout: float = 300.0) -> tuple:
+    """Shrink ``m`` (whose disagreement has signature ``sig``) within ``budget`` seconds, write
+    the fixture (``.mo`` + ``.json`` with the reference's values and, for a known defect, its
+    xfail reason) to ``folder``: (path, check result of the small model)."""
+    from .pool import Workers
+    from .run import candidate_failure, candidate_job, final_job, known_defect
     from .shrink import shrink, write_fixture
     t0 = time.perf_counter()
-    small, tried = shrink(m, same_failure(sig), budget_s=budget, log=log)
-    with tempfile.TemporaryDirectory(prefix="wcfuzz-shrink-") as d:
-        res = check(small, Path(d) / "c", use_rumoca=True)
-    try:
-        ref = simulate(small)
-    except Exception:
-        ref = None
-    p = write_fixture(small, res, ref, Path(folder), xfail=xfail)
+    with Workers(candidate_job, 1, timeout, candidate_failure) as w:
+        small, tried = shrink(m, same_failure(sig, w), budget_s=budget, log=log)
+    with Workers(final_job, 1, timeout, candidate_failure) as w:
+        with tempfile.TemporaryDirectory(prefix="wcfuzz-shrink-") as d:
+            got = w.call((small, d))
+    res, ref = (got, None) if isinstance(got, dict) else got
+    p = write_fixture(small, res, ref, Path(folder), xfail=known_defect(small, res))
     log(f"  shrunk to {p} ({tried} candidates, {time.perf_counter() - t0:.0f} s)")
     return p, res
 
@@ -95,8 +98,12 @@ def summarize(results: list, mutants: list | None, seconds: float, jobs: int) ->
     if builds:
         lines.append(f"  build: mean {sum(builds) / len(builds):.2f} s, max {max(builds):.2f} s; wall per model "
                      f"{sum(r.get('wall', 0) for r in results) / max(n, 1):.2f} s")
-    for v in ("agree", "disagree", "rumoca-bug", "refused", "skipped"):
+    for v in ("agree", "disagree", "known-defect", "rumoca-bug", "refused", "skipped"):
         lines.append(f"  {v}: {c.get(v, 0)}")
+    kd = collections.Counter(r.get("reason", "") for r in results if r["verdict"] == "known-defect")
+    for why, k in kd.most_common():
+        seeds = [r["seed"] for r in results if r["verdict"] == "known-defect" and r.get("reason") == why][:8]
+        lines.append(f"  known defect {k}: {why} (seeds {seeds})")
     sigs = collections.Counter(r["signature"] for r in results if r["verdict"] == "disagree")
     if sigs:
         lines.append("disagreements by class:")
@@ -145,6 +152,8 @@ def main(argv: list | None = None) -> int:
     ap.add_argument("--shrink", type=int, default=3, help="how many classes of disagreement to shrink (0: none)")
     ap.add_argument("--shrink-budget", type=float, default=240.0, help="seconds per shrink")
     ap.add_argument("--fixtures", default=None, help="folder for the shrunk regression fixtures (default OUT/regressions)")
+    ap.add_argument("--timeout", type=float, default=600.0,
+                    help="seconds per model (and per shrink candidate; mutants of a model: 1.5x) before its worker is killed")
     ap.add_argument("--quiet", action="store_true")
     a = ap.parse_args(argv)
     out = Path(a.out) if a.out else Path(tempfile.mkdtemp(prefix="wcfuzz-"))
@@ -153,7 +162,7 @@ def main(argv: list | None = None) -> int:
     seeds = list(range(a.seed, a.seed + a.count))
     t0 = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="wcfuzz-work-") as work:
-        results = run_models(seeds, a.jobs, work, use_rumoca=not a.no_rumoca, log=log)
+        results = run_models(seeds, a.jobs, work, use_rumoca=not a.no_rumoca, log=log, timeout=a.timeout)
     seconds = time.perf_counter() - t0
     with open(out / "results.jsonl", "w") as f:
         for r in results:
@@ -162,26 +171,37 @@ def main(argv: list | None = None) -> int:
     from .tree import render
     (out / "models").mkdir(exist_ok=True)
     for r in results:
-        if r["verdict"] in ("disagree", "rumoca-bug") or r.get("rumoca") == "disagree":
+        if r["verdict"] in ("disagree", "known-defect", "rumoca-bug") or r.get("rumoca") == "disagree":
             (out / "models" / f"Fz{r['seed']}.mo").write_text(render(generate(r["seed"])))
     mut = None
     if a.mutants:
         ms = seeds[:a.mutant_models] if a.mutant_models else seeds
         with tempfile.TemporaryDirectory(prefix="wcfuzz-mut-") as work:
-            mut = run_mutants(ms, a.mutants_per_model, a.jobs, work, log=log)
+            mut = run_mutants(ms, a.mutants_per_model, a.jobs, work, log=log, timeout=1.5 * a.timeout)
         with open(out / "mutants.jsonl", "w") as f:
             for r in mut:
                 f.write(json.dumps(r, default=str) + "\n")
+        # one broken file per class of failure, to reproduce it
+        (out / "mutants").mkdir(exist_ok=True)
+        seen = set()
+        for r in mut:
+            for fl in r["failures"]:
+                if (r["kind"], fl) not in seen and r.get("text"):
+                    seen.add((r["kind"], fl))
+                    d = out / "mutants" / f"{r['kind']}-{fl}-seed{r['seed']}"
+                    d.mkdir(exist_ok=True)
+                    (d / f"Fz{r['seed']}.mo").write_text(r["text"])
+                    (d / "answer.txt").write_text(f"{r['what']}\nexpected lines {r.get('expected_lines')}\n{r['error']}\n")
     text, unexplained = summarize(results, mut, seconds, a.jobs)
     fixtures = Path(a.fixtures) if a.fixtures else out / "regressions"
     if a.shrink:
         done = 0
-        for sig in dict.fromkeys(r["signature"] for r in results if r["verdict"] == "disagree"):
+        for sig in dict.fromkeys(r["signature"] for r in results if r["verdict"] in ("disagree", "known-defect")):
             if done >= a.shrink:
                 break
-            r = next(x for x in results if x["verdict"] == "disagree" and x["signature"] == sig)
+            r = next(x for x in results if x["verdict"] in ("disagree", "known-defect") and x["signature"] == sig)
             log(f"shrinking seed {r['seed']}: {sig}")
-            shrink_one(generate(r["seed"]), sig, fixtures, a.shrink_budget, log=log)
+            shrink_one(generate(r["seed"]), sig, fixtures, a.shrink_budget, log=log, timeout=a.timeout)
             done += 1
     print(text)
     print(f"results in {out}")

@@ -8,7 +8,14 @@ nonlinearities, contractions for the algebraic loops), and every event comes fro
 (``sin`` of a phase state or of time, a decay, a sawtooth, a falling ball) that crosses its
 threshold transversally, so that accurate simulators agree to a tolerance.
 
-What the grammar covers (``COVERAGE``) is listed in the module's report and in docs.
+What the grammar covers is :data:`COVERAGE`; what it leaves out, :data:`NOT_COVERED`.
+
+Never generated in a valid model (:data:`REFUSED`): the constructs rumoca 0.10.2 refuses and
+docs/exporter.md lists as refused -- ``while`` loops and ``break`` in functions, ``mod()``/``rem()``
+of a for-index in a subscript, when-equations assigning array elements, reductions and
+comprehensions whose range depends on a for-equation index.  The first two appear in the
+mutants (``generate(seed, refused=True)``), where a refusal with the construct's line is the
+expected answer.
 """
 from __future__ import annotations
 
@@ -41,10 +48,10 @@ def neg(a: Any) -> Op:
 COVERAGE = [
     "Real/Integer/Boolean parameters and variables, constants, parameter-dependent parameters",
     "arrays (vectors, 2x2 and 3x3 matrices), array equations, for-equations (ranges with step)",
-    "computed subscripts in for-equations: i+1, i-1, N+1-i, mod(i,N)+1, div(i+1,2), 2*i",
+    "computed subscripts in for-equations: i+1, i-1, N+1-i, div(i+1,2); ranges with a step (1:2:N)",
     "array comprehensions, fill, zeros, ones, linspace, cat as start values ('each start' too)",
     "records (parameter with field modifiers or record constructor; record input of a function)",
-    "functions: for, while, if/elseif, several outputs, array input with size(), called in a tuple equation",
+    "functions: for, if/elseif, several outputs, array input a[:] with size(), called in a tuple equation",
     "when/elsewhen, pre, edge, change, reinit, initial(); Booleans assigned in when-clauses",
     "initial equations (v = expr, der(v) = 0) with fixed = false",
     "parameter-dependent start values",
@@ -65,8 +72,17 @@ NOT_COVERED = [
 ]
 
 
+#: constructs the valid-model grammar must not produce (rumoca 0.10.2 refuses them; docs/exporter.md)
+REFUSED = [
+    "while-loops and break in functions",
+    "mod()/rem() of a for-index in a subscript",
+    "when-equations assigning array elements",
+    "reductions/comprehensions whose range depends on a for-equation index",
+]
+
+
 class _Gen:
-    def __init__(self, seed: int, max_blocks: int = 6):
+    def __init__(self, seed: int, max_blocks: int = 6, refused: bool = False):
         self.seed = seed
         self.r = random.Random(seed)
         self.m = A.Model(f"Fz{seed}", seed=seed)
@@ -78,9 +94,10 @@ class _Gen:
         self.m.params.append(A.Decl("Real", "pi", prefix="constant", binding=Num(math.pi)))
         self.pvals["pi"] = math.pi
         self.m.stop = self.r.choice([2.0, 2.0, 3.0])
-        # constructs docs/exporter.md lists as refused (while-loops, mod() subscripts): in a
-        # quarter of the models, so that the rest of the grammar gets through the exporter
-        self.refused_ok = self.r.random() < 0.25
+        # constructs rumoca 0.10.2 refuses (docs/exporter.md: while-loops in functions, mod() of a
+        # for-index in a subscript): never in a valid model; ``refused=True`` makes them the first
+        # choice wherever they fit (the mutants' "refused-construct")
+        self.refused_ok = refused
         self.m.dt = self.r.choice([0.02, 0.05])
 
     # ------------------------------------------------------------------ helpers
@@ -212,8 +229,8 @@ class _Gen:
             b.eqs.append(A.Eq(Call("der", (Ref(x),)), Ref(v)))
         else:
             b.eqs.append(A.ForEq("i", Num(1), N, [A.Eq(Call("der", (X(i),)), Ref(v, (i,)))]))
-        forms = ["none", "rev"] + (["ring"] if self.refused_ok else []) + (["lap", "shift", "back", "step"] if n >= 3 else [])
-        form = self.r.choice(forms)
+        forms = ["none", "rev"] + (["lap", "shift", "back", "step"] if n >= 3 else [])
+        form = "ring" if self.refused_ok else self.r.choice(forms)
         f = self.forcing()
         one = Num(1)
         if form == "none":
@@ -258,8 +275,8 @@ class _Gen:
 
         def d(e):
             return Call("der", (R(e),))
-        forms = ["rev", "div", "sinrev"] + (["ring"] if self.refused_ok else []) + (["shift"] if n >= 2 else [])
-        form = self.r.choice(forms)
+        forms = ["rev", "div", "sinrev"] + (["shift"] if n >= 2 else [])
+        form = "ring" if self.refused_ok else self.r.choice(forms)
         f = self.forcing()
         if form == "shift":
             b.eqs.append(A.ForEq("i", one, Op("-", (N, one)), [A.Eq(d(i), Op("*", (a, Op("-", (R(Op("+", (i, one))), R(i))))))]))
@@ -309,8 +326,10 @@ class _Gen:
         fn = self.name("f")
         u, w = Ref("u"), Ref("w")
         body, outs, prot = [], [], []
-        kinds = ["for", "if", "forarr"] + (["while_sqrt", "while_exp"] if self.refused_ok else [])
+        kinds = ["for", "if", "forarr"]
         parts = self.r.sample(kinds, self.r.randint(2, 3))
+        if self.refused_ok:
+            parts[0] = self.r.choice(["while_sqrt", "while_exp"])
         arr = None
         if "forarr" in parts:
             cands = [b for b in self.m.blocks if b.kind in ("osc_chain", "lag_chain")]
@@ -602,5 +621,7 @@ def _flat(eqs: list) -> Iterator:
             yield e
 
 
-def generate(seed: int, max_blocks: int = 6) -> A.Model:
-    return _Gen(seed, max_blocks).generate()
+def generate(seed: int, max_blocks: int = 6, refused: bool = False) -> A.Model:
+    """The valid model of this seed (``refused``: with the constructs rumoca refuses, see
+    :data:`REFUSED`, wherever they fit: the mutants' expected refusals)."""
+    return _Gen(seed, max_blocks, refused).generate()

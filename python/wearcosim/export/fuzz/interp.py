@@ -53,9 +53,11 @@ class S:
 def _c(v) -> S:
     if isinstance(v, (bool, np.bool_)):
         return S("True" if v else "False")
+    # negative literals in parentheses: "-0.9 ** 2" is -(0.9 ** 2) in Python
     if isinstance(v, (int, np.integer)):
-        return S(str(int(v)))
-    return S(repr(float(v)))
+        return S(str(int(v)) if v >= 0 else f"({int(v)})")
+    v = float(v)
+    return S(repr(v) if not (v < 0 or math.copysign(1.0, v) < 0) else f"({v!r})")
 
 
 def _join(code, *xs, cont=None) -> S:

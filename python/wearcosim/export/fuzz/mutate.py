@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parents[4]
 
 KINDS = ["unknown-name", "swapped-names", "dropped-equation", "extra-equation", "wrong-dimension",
          "index-out-of-range", "loop-out-of-range", "type-error", "unbalanced", "syntax", "unknown-function",
-         "wrong-arg-count", "reinit-non-state", "der-of-parameter"]
+         "wrong-arg-count", "reinit-non-state", "der-of-parameter", "refused-construct"]
 
 
 class Mutant:
@@ -204,6 +204,21 @@ def _mutate(kind, m, lines, eq0, end, decls, vars_, rng):
             new = re.sub(r"reinit\((\w+),", f"reinit({rng.choice(ints)},", lines[i], count=1)
             return Mutant(kind, _with(lines, i, new), [i + 1], f"reinit of a discrete variable on line {i + 1}")
         return None
+    if kind == "refused-construct":
+        # the same seed's model with a construct rumoca refuses (a while-loop in a function, a
+        # mod() subscript in a for-equation): a refusal at the construct's line
+        if m.seed is None:
+            return None
+        from .gen import generate
+        text = A.render(generate(m.seed, refused=True))
+        ls = text.split("\n")
+        exp = [i + 1 for i, l in enumerate(ls) if re.search(r"\bwhile\b|\bmod\(", l)]
+        if not exp:
+            return None
+        # a for-equation's refusal may name the loop's line
+        exp += [i + 1 for i, l in enumerate(ls) if l.strip().startswith("for ") and i + 1 < len(ls)
+                and re.search(r"\bmod\(", ls[i + 1])]
+        return Mutant(kind, text, exp, "refused construct: " + ls[exp[0] - 1].strip())
     if kind == "der-of-parameter":
         ps = [d.name for d in m.params if d.type == "Real" and not d.dims and d.name != "pi"]
         cands = [i for i in body if re.search(r"der\(\w+\) = ", lines[i])]
@@ -260,6 +275,8 @@ def check_cli(mu: Mutant, name: str, work: Path, timeout: float = 240.0) -> dict
     errs = [l for l in p.stderr.splitlines() if l.startswith("error:")]
     if "Traceback" in p.stderr or "Traceback" in p.stdout:
         fails.append("traceback")
+    if "internal error" in p.stderr.lower():
+        fails.append("internal-error")
     if p.returncode == 0:
         fails.append("accepted")
     elif p.returncode != 1:
@@ -277,7 +294,9 @@ def check_cli(mu: Mutant, name: str, work: Path, timeout: float = 240.0) -> dict
             elif Path(mt.group("file")).name != mo.name:
                 fails.append("wrong-file")
             elif int(mt.group("line")) not in mu.lines:
-                fails.append("wrong-line")
+                # line 1 is the generated model's class line: the exporter's fallback for an error
+                # rumoca reports without a span
+                fails.append("class-line" if int(mt.group("line")) == 1 else "wrong-line")
     return {"ok": not fails, "failures": fails, "error": (errs[0] if errs else p.stderr.strip()[-400:]),
             "rc": p.returncode, "expected_lines": sorted(x for x in mu.lines if x)}
 

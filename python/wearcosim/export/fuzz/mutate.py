@@ -103,7 +103,13 @@ def _mutate(kind, m, lines, eq0, end, decls, vars_, rng):
         i = rng.choice(simple)
         lhs = lines[i].split("=")[0]
         defined = re.findall(r"\w+", lhs)
-        exp = [_decl_line(lines, d) for d in defined if d in decls] + [i + 1]
+        # the variable left without an equation is any one the matching cannot cover: those of
+        # the dropped equation and those sharing an equation with them
+        near = set(names_in[i])
+        for k in body:
+            if k != i and near & set(names_in[k]):
+                near |= set(names_in[k])
+        exp = [_decl_line(lines, d) for d in set(defined) | near if d in decls] + [i + 1]
         ls = list(lines)
         del ls[i]
         # the lines after the dropped one moved up by one

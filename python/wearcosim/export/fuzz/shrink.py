@@ -141,7 +141,9 @@ def candidates(m: A.Model) -> Iterator[tuple[str, A.Model]]:
                     c = copy.deepcopy(m)
                     del c.blocks[i].eqs[k].branches[j]
                     yield "drop a when-branch", c
-    # 5. simpler expressions: a forcing term c*f(...) -> 0, an if-expression -> a branch
+    # 5. smaller functions
+    yield from _function_candidates(m)
+    # 6. simpler expressions: a forcing term c*f(...) -> 0, an if-expression -> a branch
     for i, b in enumerate(m.blocks):
         for k, q in enumerate(b.eqs):
             nodes = [n for x in A.equation_exprs(q) for n in A.walk(x)]
@@ -162,6 +164,60 @@ def candidates(m: A.Model) -> Iterator[tuple[str, A.Model]]:
                         return rep if e == n else e
                     c.blocks[i].eqs[k] = A.map_equation(c.blocks[i].eqs[k], f)
                     yield "simplify an expression", c
+
+
+def _assigned(st: object) -> set:
+    """Names a statement assigns (through its nested statements)."""
+    out = set()
+    for x in _stmts([st]):
+        if isinstance(x, A.Assign):
+            for t in (x.target if isinstance(x.target, tuple) else (x.target,)):
+                if isinstance(t, A.Ref):
+                    out.add(t.name)
+    return out
+
+
+def _function_candidates(m: A.Model) -> Iterator[tuple[str, A.Model]]:
+    """Smaller functions: one output fewer (with its statements and the variable it defined),
+    one top-level statement fewer."""
+    for fi, f in enumerate(m.functions):
+        # tuple equations (a, b) = f(...) lose the output's variable; a call in an expression
+        # (the first output) stays as it is
+        calls = [(i, k) for i, b in enumerate(m.blocks) for k, q in enumerate(b.eqs)
+                 if isinstance(q, A.Eq) and isinstance(q.lhs, tuple) and isinstance(q.rhs, A.Call) and q.rhs.f == f.name]
+        if len(f.outputs) > 1:
+            for j, (_, oname) in enumerate(f.outputs):
+                c = copy.deepcopy(m)
+                g = c.functions[fi]
+                del g.outputs[j]
+                g.body = [st for st in g.body if not (_assigned(st) and _assigned(st) <= {oname})]
+                gone = set()
+                for i, k in calls:
+                    q = c.blocks[i].eqs[k]
+                    lhs = list(q.lhs)
+                    if j < len(lhs):
+                        x = lhs.pop(j)
+                        gone.add(x.name)
+                    q.lhs = tuple(lhs) if len(lhs) > 1 else lhs[0]
+                for b in c.blocks:
+                    b.decls = [d for d in b.decls if d.name not in gone]
+                yield f"drop output {oname} of {f.name}", _replace_refs(c, gone)
+        if len(f.body) > 1:
+            for j in range(len(f.body)):
+                c = copy.deepcopy(m)
+                del c.functions[fi].body[j]
+                yield f"drop statement {j + 1} of {f.name}", c
+        for j, st in enumerate(f.body):
+            if isinstance(st, A.IfSt):
+                for k, body in enumerate([b for _, b in st.branches] + [st.els]):
+                    if body:
+                        c = copy.deepcopy(m)
+                        c.functions[fi].body[j:j + 1] = copy.deepcopy(body)
+                        yield f"if-statement of {f.name} -> its branch {k + 1}", c
+            if isinstance(st, A.ForSt) and not (isinstance(st.hi, A.Num) and st.hi.v <= 1):
+                c = copy.deepcopy(m)
+                c.functions[fi].body[j].hi = A.Num(1)
+                yield f"one iteration of a loop of {f.name}", c
 
 
 def shrink(m: A.Model, still_fails: Callable[[A.Model], bool], budget_s: float = 300.0,

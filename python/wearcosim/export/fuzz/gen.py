@@ -187,7 +187,7 @@ class _Gen:
             return "start", A.Compr(Op("*", (amp, Call("sin", (Op("/", (Op("*", (i, PI)), Op("+", (N, Num(1))))),)))),
                                     "i", Num(1), N)
         if c == "each":
-            return "each start", Num(a)
+            return ("each start", Num(a)) if self.r.random() < 0.5 else ("start", mul(Num(a), Call("ones", (N,))))
         if c == "fill":
             return "start", Call("fill", (Num(a), N))
         if c == "compr_lin":
@@ -326,15 +326,15 @@ class _Gen:
         fn = self.name("f")
         u, w = Ref("u"), Ref("w")
         body, outs, prot = [], [], []
-        kinds = ["for", "if", "forarr"]
+        kinds = ["for", "if", "forarr", "lookup"]
         parts = self.r.sample(kinds, self.r.randint(2, 3))
         if self.refused_ok:
             parts[0] = self.r.choice(["while_sqrt", "while_exp"])
         arr = None
-        if "forarr" in parts:
+        if "forarr" in parts or "lookup" in parts:
             cands = [b for b in self.m.blocks if b.kind in ("osc_chain", "lag_chain")]
             if not cands:
-                parts.remove("forarr")
+                parts = [x for x in parts if x not in ("forarr", "lookup")] or ["for"]
             else:
                 arr = cands[-1].decls[0].name
         ins = [("Real", "u", ()), ("Real", "w", ())] + ([("Real", "a", (":",))] if arr else [])
@@ -349,6 +349,13 @@ class _Gen:
             elif part == "forarr":
                 body += [A.Assign(Ref(y), Num(0.0)),
                          A.ForSt("k", Num(1), Call("size", (Ref("a"), Num(1))), [A.Assign(Ref(y), Op("+", (Ref(y), Op("/", (Call("sin", (Ref("a", (Ref("k"),)),)), Call("size", (Ref("a"), Num(1))))))))])]
+            elif part == "lookup":          # a subscript computed at run time: integer() of an input
+                kn = f"k{j}"
+                prot.append(("Integer", kn))
+                n_a = Call("size", (Ref("a"), Num(1)))
+                pos = add(add(Num(1.0), mul(add(Num(0.5), mul(Num(0.5), Call("tanh", (u,)))), sub(n_a, Num(1)))), Num(0.5))
+                body += [A.Assign(Ref(kn), Call("min", (Call("max", (Call("integer", (pos,)), Num(1))), n_a))),
+                         A.Assign(Ref(y), add(mul(Num(self.u(0.2, 1.0)), Ref("a", (Ref(kn),))), mul(Num(0.1), w)))]
             elif part == "while_sqrt":      # Heron: y = sqrt(1 + u^2) - 1
                 prot += [("Real", f"s{j}"), ("Real", f"q{j}")]
                 s, q = Ref(f"s{j}"), Ref(f"q{j}")
@@ -597,9 +604,38 @@ class _Gen:
         self.m.blocks.append(b)
         self.signals.append(Ref(y))
 
+    def builtins_block(self) -> None:
+        """The remaining built-ins where they cannot hide an event: smooth ones of a bounded
+        signal; sign, floor, ceil, integer, mod, rem, div of discrete values in a when-clause."""
+        s = self.r.choice(self.signals) if self.signals else Call("sin", (Ref("time"),))
+        y, z = self.name("yb"), self.name("zb")
+        k, dd, n = self.name("kb"), self.name("db"), self.name("nb")
+        b = A.Block("builtins", decls=[A.Decl("Real", y), A.Decl("Real", z, mods={"start": Num(0.0), "fixed": Num(True)}),
+                                       A.Decl("Integer", k, mods={"start": Num(0)}),
+                                       A.Decl("Real", dd, prefix="discrete", mods={"start": Num(0.0)}),
+                                       A.Decl("Integer", n, mods={"start": Num(0)})])
+        s2 = Op("^", (s, Num(2)))
+        smooth = [Call("sqrt", (add(Num(1.0), s2),)), Call("log", (add(Num(1.0), s2),)),
+                  Call("exp", (neg(s2),)), Call("product", (A.Arr((Num(self.u(0.5, 1.5)), s, Num(self.u(0.5, 1.5)))),)),
+                  Call("smooth", (Num(1), mul(s, Call("abs", (s,)))))]
+        b.eqs.append(A.Eq(Ref(y), add(add(*self.r.sample(smooth, 2)), mul(Num(0.3), self.r.choice(smooth)))))
+        step = self.r.choice([Call("mod", (add(Call("pre", (Ref(k),)), Num(1)), Num(3))),
+                              Call("rem", (add(Call("pre", (Ref(k),)), Num(2)), Num(3))),
+                              Call("div", (add(Call("pre", (Ref(k),)), Num(7)), Num(2)))])
+        pd = Call("pre", (Ref(dd),))
+        dval = self.r.choice([sub(Call("floor", (add(mul(Num(1.7), pd), Num(1.2)),)), Call("ceil", (mul(Num(0.5), pd),))),
+                              add(mul(Num(0.5), pd), Call("sign", (sub(Call("pre", (Ref(k),)), Num(1)),)))])
+        rel = Op(">", (self.driver(), Num(self.thr())))
+        b.eqs.append(A.When([(rel, [A.Eq(Ref(k), step), A.Eq(Ref(dd), dval),
+                                    A.Eq(Ref(n), Call("integer", (add(mul(Num(2.5), pd), Num(0.3)),)))])]))
+        b.eqs.append(A.Eq(Call("der", (Ref(z),)), sub(add(add(mul(Num(0.3), Ref(k)), mul(Num(0.2), Ref(dd))),
+                                                          add(mul(Num(0.1), Ref(n)), mul(Num(0.2), Call("tanh", (Ref(y),))))), Ref(z))))
+        self.m.blocks.append(b)
+        self.signals.append(Call("tanh", (Ref(y),)))
+
     BLOCKS = {"osc_chain": 3, "lag_chain": 2, "decay": 2, "function": 2, "record": 1, "counter": 1,
               "hysteresis": 2, "sawtooth": 1, "bounce": 1, "sample_hold": 1, "elsewhen_priority": 1,
-              "initial_when": 0.5, "algebraic_loop": 2, "matrix_block": 1, "if_block": 2}
+              "initial_when": 0.5, "algebraic_loop": 2, "matrix_block": 1, "if_block": 2, "builtins_block": 1}
 
     def generate(self) -> A.Model:
         nb = self.r.randint(2, self.max_blocks)
@@ -610,6 +646,11 @@ class _Gen:
         if not any(isinstance(e, A.Eq) and any(isinstance(n, Call) and n.f == "der" for x in A.equation_exprs(e) for n in A.walk(x))
                    for e in _flat(self.m.equations())):
             self.decay()
+        # top-level outputs: some algebraic scalars (not assigned in a when-clause) get the prefix
+        alg = [d for bl in self.m.blocks if bl.kind in ("function", "loop", "lag_chain", "builtins", "record")
+               for d in bl.decls if d.type == "Real" and not d.dims and not d.mods and not d.prefix]
+        for d in self.r.sample(alg, min(len(alg), self.r.choice([0, 1, 2]))):
+            d.prefix = "output"
         return self.m
 
 

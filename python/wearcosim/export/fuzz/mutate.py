@@ -37,7 +37,7 @@ def _sections(lines):
 
 
 def _decl_line(lines, name):
-    pat = re.compile(rf"^  (?:(?:parameter|constant|discrete) )?\w+ {re.escape(name)}\b")
+    pat = re.compile(rf"^  (?:(?:parameter|constant|discrete|output) )?\w+ {re.escape(name)}\b")
     for i, l in enumerate(lines):
         if pat.match(l):
             return i + 1

@@ -331,13 +331,20 @@ def known_defect(m: A.Model, res: dict) -> str | None:
     kinds = set(res.get("kinds", []))
     if not kinds & {"cs-mismatch", "me-mismatch"}:
         return None
+    # the variables of when-clauses triggered by edge()/change() of a Boolean assigned in a
+    # when-clause: if they are the only ones that disagree, it is that defect
     wa = _when_assigned(m)
+    hit = set()
     for e in m.equations():
-        for x in A.equation_exprs(e):
-            for n in A.walk(x):
-                if isinstance(n, A.Call) and n.f in ("edge", "change") and isinstance(n.args[0], A.Ref) \
-                        and n.args[0].name in wa:
-                    return KNOWN_DEFECTS[0][1]
+        if not isinstance(e, A.When):
+            continue
+        for c, body in e.branches:
+            if any(isinstance(n, A.Call) and n.f in ("edge", "change") and isinstance(n.args[0], A.Ref)
+                   and n.args[0].name in wa for n in A.walk(c)):
+                hit |= _when_assigned(A.Model("x", blocks=[A.Block("x", eqs=[A.When([(c, body)])])]))
+    bad = {v[0].split("[")[0] for k in ("cs_mismatch", "me_mismatch") for v in res.get("details", {}).get(k, [])}
+    if hit and bad and bad <= hit and not kinds - {"cs-mismatch", "me-mismatch", "fmu+rumoca-vs-reference"}:
+        return KNOWN_DEFECTS[0][1]
     return None
 
 

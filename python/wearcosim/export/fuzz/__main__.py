@@ -1,8 +1,15 @@
 """``python -m wearcosim.export.fuzz --seed S --count N [--jobs J] [--out DIR] [--mutants]``
 
-Generates models ``S .. S+N-1``, checks each (reference interpreter, FMU in CS and ME, rumoca),
-shrinks one model of each class of disagreement to a regression fixture, optionally runs the
-broken variants through the command line, and prints a summary.  Exit status 1 when a
+Generates the models of seeds ``S .. S+N-1`` (:mod:`.gen`) and checks each (:mod:`.run`: the
+reference interpreter :mod:`.interp`, the FMU in CS and ME through FMPy, rumoca's simulator) in
+``J`` worker processes (:mod:`.pool`: a worker that dies or runs past ``--timeout`` costs its
+model, which is then a disagreement of kind ``worker-died``/``worker-timeout``, never the run);
+optionally runs broken variants (:mod:`.mutate`) through the command line; shrinks one model of
+each class of disagreement (``--shrink``, :mod:`.shrink`) to a regression fixture in
+``--fixtures`` (default ``OUT/regressions``; the suite's are in tests/export/fuzz/regressions);
+prints a summary.  Verdicts: agree, disagree, known-defect (:data:`.run.KNOWN_DEFECTS`, being
+fixed), rumoca-bug (the FMU agrees with the reference, rumoca does not: the model is kept in
+``OUT/models``), refused, skipped (the reference could not simulate it).  Exit status 1 when a
 disagreement or a mutant failure is left unexplained.
 """
 from __future__ import annotations
@@ -152,7 +159,7 @@ def main(argv: list | None = None) -> int:
     ap.add_argument("--shrink", type=int, default=3, help="how many classes of disagreement to shrink (0: none)")
     ap.add_argument("--shrink-budget", type=float, default=240.0, help="seconds per shrink")
     ap.add_argument("--fixtures", default=None, help="folder for the shrunk regression fixtures (default OUT/regressions)")
-    ap.add_argument("--timeout", type=float, default=600.0,
+    ap.add_argument("--timeout", type=float, default=300.0,
                     help="seconds per model (and per shrink candidate; mutants of a model: 1.5x) before its worker is killed")
     ap.add_argument("--quiet", action="store_true")
     a = ap.parse_args(argv)
@@ -177,7 +184,9 @@ def main(argv: list | None = None) -> int:
     if a.mutants:
         ms = seeds[:a.mutant_models] if a.mutant_models else seeds
         with tempfile.TemporaryDirectory(prefix="wcfuzz-mut-") as work:
+            t1 = time.perf_counter()
             mut = run_mutants(ms, a.mutants_per_model, a.jobs, work, log=log, timeout=1.5 * a.timeout)
+            mut_seconds = time.perf_counter() - t1
         with open(out / "mutants.jsonl", "w") as f:
             for r in mut:
                 f.write(json.dumps(r, default=str) + "\n")
@@ -193,6 +202,8 @@ def main(argv: list | None = None) -> int:
                     (d / f"Fz{r['seed']}.mo").write_text(r["text"])
                     (d / "answer.txt").write_text(f"{r['what']}\nexpected lines {r.get('expected_lines')}\n{r['error']}\n")
     text, unexplained = summarize(results, mut, seconds, a.jobs)
+    if mut is not None:
+        text += f"\nmutant phase: {len(mut)} broken variants in {mut_seconds:.0f} s"
     fixtures = Path(a.fixtures) if a.fixtures else out / "regressions"
     if a.shrink:
         done = 0

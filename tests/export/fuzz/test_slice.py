@@ -49,3 +49,19 @@ def test_long_run(tmp_path):
     rc = main(["--seed", "1000", "--count", "300", "--jobs", "2", "--mutants", "--mutant-models", "100",
                "--out", str(tmp_path), "--shrink", "2"])
     assert rc == 0, (tmp_path / "results.jsonl").read_text()[-3000:]
+
+
+def test_known_defect_only_when_its_variables_disagree():
+    from wearcosim.export.fuzz.gen import generate
+    from wearcosim.export.fuzz.run import documented, known_defect
+    m = next(generate(s) for s in range(100) if any(b.kind == "hysteresis" for b in generate(s).blocks))
+    hb = next(b for b in m.blocks if b.kind == "hysteresis")
+    nch = next(d.name for d in hb.decls if d.name.startswith("nch"))     # when change(b): always
+    zh = next(d.name for d in hb.decls if d.name.startswith("zh"))
+    res = {"verdict": "disagree", "kinds": ["cs-mismatch"], "details": {"cs_mismatch": [(nch, 1.0, 0.5, 0, 1)]}}
+    assert "edge()/change()" in known_defect(m, res)
+    res["details"]["cs_mismatch"].append((zh, 1.0, 0.5, 0, 1))
+    assert known_defect(m, res) is None
+    assert documented("while-loop in function 'f': the Modelica front end (rumoca 0.10.2) does not support "
+                      "while-loops; write a for-loop") is not None
+    assert documented("while evaluating the start values") is None

@@ -178,7 +178,7 @@ def main(argv: list | None = None) -> int:
     from .tree import render
     (out / "models").mkdir(exist_ok=True)
     for r in results:
-        if r["verdict"] in ("disagree", "known-defect", "rumoca-bug") or r.get("rumoca") == "disagree":
+        if r["verdict"] in ("disagree", "known-defect", "rumoca-bug") or r.get("rumoca") in ("disagree", "error"):
             (out / "models" / f"Fz{r['seed']}.mo").write_text(render(generate(r["seed"])))
     mut = None
     if a.mutants:

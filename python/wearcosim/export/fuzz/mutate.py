@@ -112,6 +112,8 @@ def _mutate(kind, m, lines, eq0, end, decls, vars_, rng):
             if k != i and near & set(names_in[k]):
                 near |= set(names_in[k])
         exp = [_decl_line(lines, d) for d in set(defined) | near if d in decls] + [i + 1]
+        # an initial equation der(v) = ... of the variable whose equation is gone
+        exp += [k + 1 for k, l in enumerate(lines[:eq0]) for d in defined if f"der({d})" in l]
         ls = list(lines)
         del ls[i]
         # the lines after the dropped one moved up by one
@@ -209,8 +211,11 @@ def _mutate(kind, m, lines, eq0, end, decls, vars_, rng):
         ints = [v.name for v in vars_ if v.type in ("Integer", "Boolean") or v.prefix == "discrete"]
         if cands and ints:
             i = rng.choice(cands)
-            new = re.sub(r"reinit\((\w+),", f"reinit({rng.choice(ints)},", lines[i], count=1)
-            return Mutant(kind, _with(lines, i, new), [i + 1], f"reinit of a discrete variable on line {i + 1}")
+            v = rng.choice(ints)
+            new = re.sub(r"reinit\((\w+),", f"reinit({v},", lines[i], count=1)
+            # or the equation of that variable in the same when-clause (assigned twice)
+            near = [k + 1 for k in range(max(eq0, i - 4), min(end, i + 5)) if re.match(rf"^\s+{re.escape(v)} = ", lines[k])]
+            return Mutant(kind, _with(lines, i, new), [i + 1] + near, f"reinit of a discrete variable on line {i + 1}")
         return None
     if kind == "refused-construct":
         # the same seed's model with a construct rumoca refuses (a while-loop in a function, a

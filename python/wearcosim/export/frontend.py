@@ -150,6 +150,11 @@ def _package_files(path: Path):
     """All .mo files rumoca will see: the package tree containing ``path``."""
     root = path.parent
     while (root.parent / "package.mo").exists() and (root / "package.mo").exists():
+        if root.parent == root:         # '.' (its parent is itself): go on from the real folder
+            if root.is_absolute():
+                break
+            root = Path(os.path.abspath(root))
+            continue
         root = root.parent
     return sorted(root.rglob("*.mo")), root
 

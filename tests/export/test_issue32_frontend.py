@@ -144,3 +144,18 @@ def test_reduction_over_a_loop_dependent_range_is_refused_at_its_line(tmp_path):
     was at the class's line 1, with rumoca's wording about 'shape proofs')."""
     e = _error("PrefixSum", tmp_path)
     assert e.loc.line == 6 and "reduction" in e.message, str(e)
+
+
+def test_package_walk_from_dot_ends(tmp_path, monkeypatch):
+    """'build --package .' inside a package folder: the walk up to the top package stopped only
+    where a parent had no package.mo, and the parent of '.' is '.' (it hung at 100 % CPU)."""
+    from wearcosim.export import frontend
+    top = tmp_path / "Outer"
+    (top / "Inner").mkdir(parents=True)
+    (top / "package.mo").write_text("package Outer\nend Outer;\n")
+    (top / "Inner" / "package.mo").write_text("within Outer;\npackage Inner\nend Inner;\n")
+    (top / "Inner" / "M.mo").write_text("within Outer.Inner;\nmodel M\nend M;\n")
+    monkeypatch.chdir(top / "Inner")
+    files, root = frontend._package_files(Path("M.mo"))
+    assert Path(root).resolve() == top.resolve()
+    assert len(files) == 3

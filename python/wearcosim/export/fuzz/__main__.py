@@ -136,7 +136,14 @@ def summarize(results: list, mutants: list | None, seconds: float, jobs: int) ->
     bad_mut = []
     if mutants is not None:
         mk = collections.Counter(m["kind"] for m in mutants)
-        bad_mut = [m for m in mutants if not m["ok"]]
+        # a broken variant of a model the exporter already crashes on shows that crash again:
+        # counted with the model's disagreement, not as a failure of its own
+        crashed = {r["seed"] for r in results if "build-crash" in r.get("kinds", [])}
+        same = [m for m in mutants if not m["ok"] and m["seed"] in crashed]
+        bad_mut = [m for m in mutants if not m["ok"] and m["seed"] not in crashed]
+        if same:
+            lines.append(f"mutants of models that crash the build themselves: {len(same)} failing the same way "
+                         f"(seeds {sorted({m['seed'] for m in same})[:8]})")
         lines.append(f"mutants: {len(mutants)} ({dict(mk)}); failing: {len(bad_mut)}")
         fc = collections.Counter((m["kind"], f) for m in bad_mut for f in m["failures"])
         for (k, f), cnt in fc.most_common():

@@ -114,6 +114,8 @@ def _mutate(kind, m, lines, eq0, end, decls, vars_, rng):
         exp = [_decl_line(lines, d) for d in set(defined) | near if d in decls] + [i + 1]
         # an initial equation der(v) = ... of the variable whose equation is gone
         exp += [k + 1 for k, l in enumerate(lines[:eq0]) for d in defined if f"der({d})" in l]
+        # a reinit of it (no longer a state)
+        exp += [k + 1 for k, l in enumerate(lines) for d in defined if f"reinit({d}," in l]
         ls = list(lines)
         del ls[i]
         # the lines after the dropped one moved up by one
@@ -187,6 +189,9 @@ def _mutate(kind, m, lines, eq0, end, decls, vars_, rng):
             new = lines[i][:k] + lines[i][k + 1:]
         else:
             new = lines[i].replace(" = ", " == ", 1)
+        if new == lines[i]:                 # nothing to damage there (no " = " in a reinit)
+            new = lines[i][:-1]
+            how = "semicolon"
         return Mutant(kind, _with(lines, i, new), [i + 1, i + 2], f"{how} damaged on line {i + 1}")
     if kind == "unknown-function":
         cands = [(i, f.name) for f in m.functions for i in body if re.search(rf"\b{f.name}\(", lines[i])]
@@ -225,12 +230,12 @@ def _mutate(kind, m, lines, eq0, end, decls, vars_, rng):
         from .gen import generate
         text = A.render(generate(m.seed, refused=True))
         ls = text.split("\n")
-        exp = [i + 1 for i, l in enumerate(ls) if re.search(r"\bwhile\b|\bmod\(", l)]
+        exp = [i + 1 for i, l in enumerate(ls) if re.search(r"^\s+while\b|\[[^\]]*\bmod\(", l)]
         if not exp:
             return None
         # a for-equation's refusal may name the loop's line
         exp += [i + 1 for i, l in enumerate(ls) if l.strip().startswith("for ") and i + 1 < len(ls)
-                and re.search(r"\bmod\(", ls[i + 1])]
+                and re.search(r"\[[^\]]*\bmod\(", ls[i + 1])]
         return Mutant(kind, text, exp, "refused construct: " + ls[exp[0] - 1].strip())
     if kind == "der-of-parameter":
         ps = [d.name for d in m.params if d.type == "Real" and not d.dims and d.name != "pi"]

@@ -97,10 +97,12 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 def cmd_simulate(args: argparse.Namespace) -> int:
     import numpy as np
-    from fmpy import read_model_description, simulate_fmu
-    from .fmi.archive import remove_temp_dir, safe_extract
+    from fmpy import simulate_fmu
+    from .fmi.archive import FMUOpenError, remove_temp_dir, safe_extract
+    from .fmi.check import binary_problems
+    from .fmi.runner import read_md
     if not Path(args.fmu).is_file():
-        raise FileNotFoundError(f"{args.fmu}: no such FMU")
+        raise FMUOpenError(args.fmu, "no such FMU")
     kw = {}
     if args.stop is not None:
         kw["stop_time"] = args.stop
@@ -109,9 +111,13 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     fmi_type = "ModelExchange" if args.me else "CoSimulation"
     if args.me:
         kw["solver"] = "CVode"
+    # the FMU is opened as 'run' and 'check' open it (one error path: FMUOpenError naming it)
     unzipped = safe_extract(args.fmu)             # size/count limits, no unsafe paths; removed below
     try:
-        md = read_model_description(str(unzipped / "modelDescription.xml"))
+        md = read_md(args.fmu, unzipped)          # schema-validated; no external entities
+        missing = binary_problems(args.fmu)
+        if missing:
+            raise FMUOpenError(args.fmu, missing[0])
         if args.variables:
             known = {v.name for v in md.modelVariables}
             bad = [v for v in args.variables if v not in known]
@@ -120,7 +126,10 @@ def cmd_simulate(args: argparse.Namespace) -> int:
             kw["output"] = list(args.variables)
         if (md.modelExchange if args.me else md.coSimulation) is None:
             raise ValueError(f"{args.fmu}: no {'Model Exchange' if args.me else 'Co-Simulation'} interface")
-        res = simulate_fmu(str(unzipped), fmi_type=fmi_type, model_description=md, **kw)
+        try:
+            res = simulate_fmu(str(unzipped), fmi_type=fmi_type, model_description=md, **kw)
+        except OSError as exc:                    # the shared library could not be loaded
+            raise FMUOpenError(args.fmu, f"cannot load its binary: {exc}") from None
     finally:
         remove_temp_dir(unzipped)
     names = res.dtype.names
@@ -316,8 +325,15 @@ def cmd_system_run(args: argparse.Namespace) -> int:
     from .system.run import simulate
     from .system.ssp import open_system
     from .system.validate import problems
-    if not args.step > 0:
-        return _err(f"--step must be > 0, got {args.step}")
+    import math
+    if not (math.isfinite(args.step) and args.step > 0):
+        return _err(f"--step must be a finite number > 0 (s), got {args.step}")
+    if args.stop is not None and not (math.isfinite(args.stop) and args.stop > 0):
+        return _err(f"--stop must be a finite number > 0 (s), got {args.stop}")
+    if not (math.isfinite(args.tolerance) and 0 < args.tolerance < 1):
+        return _err(f"--tolerance must be in (0, 1), got {args.tolerance}")
+    if not args.max_points >= 1:
+        return _err(f"--max-points must be >= 1, got {args.max_points}")
     out = Path(args.out)
     with open_system(args.file) as system:
         ensure_fmus(system)
@@ -327,6 +343,14 @@ def cmd_system_run(args: argparse.Namespace) -> int:
         stop = args.stop if args.stop is not None else system.stop_time
         if stop is None:
             return _err(f"{args.file}: no default experiment stop time: give --stop")
+        start = system.start_time or 0.0
+        if not stop > start:
+            return _err(f"--stop {stop:g} s is not after the system's start time {start:g} s")
+        points = (stop - start) / args.step
+        if points > args.max_points:
+            src = "--stop" if args.stop is not None else f"{args.file}: DefaultExperiment stopTime"
+            return _err(f"{src} {stop:g} s with --step {args.step:g} s gives {points:.3g} output points, "
+                        f"more than --max-points {args.max_points} (raise it if that is meant)")
         record = [r.strip() for r in args.record.split(",") if r.strip()] or None
         cache = out / ".containers"         # the container FMU is written where the user said, nowhere else
         options = {"algorithm": args.algorithm} if args.master == "cosim" else {}
@@ -341,6 +365,11 @@ def cmd_system_run(args: argparse.Namespace) -> int:
     counts = f", {info['nRhs']} right-hand sides, {info['nEvents']} events" if info.get("nRhs") is not None else ""
     print(f"simulated {args.file} ({args.master}): {len(t)} points, {len(names)} variables -> {dest}{counts}")
     return 0
+
+
+#: the most output points a 'system run' writes unless --max-points says otherwise (each is one
+#: CSV row: 10**6 rows of 20 variables are about 400 MB)
+MAX_POINTS = 1_000_000
 
 
 def _add_system_parser(sub):
@@ -368,6 +397,8 @@ def _add_system_parser(sub):
     rn.add_argument("--algorithm", choices=("gauss-seidel", "jacobi"), default="gauss-seidel", help="cosim only")
     rn.add_argument("--record", default="", help="comma-separated <component>.<variable> names (default: all outputs)")
     rn.add_argument("--out", required=True, help="folder for <system>.csv")
+    rn.add_argument("--max-points", type=int, default=MAX_POINTS, metavar="N",
+                    help=f"refuse a run of more output points than this (default {MAX_POINTS:,})")
     rn.set_defaults(func=cmd_system_run)
     return sy
 
@@ -390,9 +421,13 @@ def _user_errors():
     return tuple(errs)
 
 
-def _one_line(exc: BaseException) -> str:
+def _one_line(exc: BaseException, out: "str | None" = None) -> str:
+    """One line for ``exc``; an I/O error names its file, or else ``out`` (the folder the
+    command writes into), never a bare '[Errno 28] No space left on device'."""
     if isinstance(exc, OSError) and exc.strerror and exc.filename:
         return f"{exc.filename}: {exc.strerror}"
+    if isinstance(exc, OSError) and exc.strerror and exc.errno is not None and out:
+        return f"{out}: {exc.strerror} (while writing into this folder)"
     msg = " ".join(str(exc).split()) or type(exc).__name__
     return msg
 
@@ -533,7 +568,8 @@ def _run(args) -> int:
         print(f"error: {_one_line(exc)}", file=sys.stderr)
         return 2
     except _user_errors() as exc:
-        print(f"error: {_one_line(exc)}", file=sys.stderr)
+        out = getattr(args, "out", None) or getattr(args, "csv", None)
+        print(f"error: {_one_line(exc, str(out) if out else None)}", file=sys.stderr)
         return 1
     except Exception as exc:                      # a bug: still one line, the traceback with --debug
         print(f"error: internal error ({type(exc).__name__}: {_one_line(exc)}); run with --debug for the "

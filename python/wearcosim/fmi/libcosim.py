@@ -4,7 +4,7 @@ OMSimulator use), so an FMU that runs here and in FMPy is not tied to one import
 
 :func:`run` steps one FMU; :func:`run_ssp` runs a system (an ``.ssd``, a folder holding a
 ``SystemStructure.ssd``, or an ``.ssp``) with libcosim's master and returns a
-:class:`wearcosim.system.cosim.CosimResult`; :func:`compare` compares two results.
+:class:`wearcosim.fmi.results.CosimResult`; :func:`compare` compares two results.
 
 libcosim's master (libcosimpy 0.0.6 installed; its repository's conanfile requires libcosimc
 0.11.2; sources read:
@@ -42,7 +42,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Sequence
 
 if TYPE_CHECKING:
-    from ..system.cosim import CosimResult
+    from .results import CosimResult
 
 import numpy as np
 
@@ -85,8 +85,9 @@ def run(fmu: str | Path, stop_time: float, step: float, outputs: Sequence[str] =
     return times, values
 
 
-#: run_cosim settings that reproduce libcosim's fixed_step_algorithm (module docstring)
-from ..system.cosim import LIBCOSIM as MASTER  # noqa: E402  (one definition)
+#: run_cosim settings that reproduce libcosim's fixed_step_algorithm (module docstring); the
+#: systems layer takes them from here (wearcosim.system.cosim.LIBCOSIM)
+MASTER = {"algorithm": "jacobi", "refresh_outputs": False, "extrapolation": 0}
 
 
 def _last_error() -> str:
@@ -104,7 +105,7 @@ def run_ssp(ssd_path: str | Path, stop_time: float, step: float, outputs: Sequen
     communication step ``step`` (a whole number of nanoseconds; the span a whole number of
     steps).  ``outputs``: ``[(component, variable), ...]`` (Real, Integer or Boolean).
 
-    Returns a :class:`~wearcosim.system.cosim.CosimResult` with the points ``t0 + h, ...,
+    Returns a :class:`~wearcosim.fmi.results.CosimResult` with the points ``t0 + h, ...,
     stop`` (libcosim initialises inside its first step, so the start point is not
     observable), ``values`` named ``"<component>.<variable>"`` and ``stats`` with the number
     of macro steps.  Bad arguments and a system libcosim refuses raise ValueError (with
@@ -113,7 +114,7 @@ def run_ssp(ssd_path: str | Path, stop_time: float, step: float, outputs: Sequen
     from libcosimpy.CosimExecution import CosimExecution
     from libcosimpy.CosimObserver import CosimObserver
 
-    from ..system.cosim import CosimResult
+    from .results import CosimResult
     path = Path(ssd_path)
     if not path.exists():
         raise ValueError(f"{path}: no such file or folder")

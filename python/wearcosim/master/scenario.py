@@ -60,6 +60,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .. import names
+
 SCHEMA = {
     "name": str,
     "description": str,
@@ -76,8 +78,17 @@ SCHEMA = {
 }
 
 #: a scenario name becomes the stem of the files it writes (``<name>.h5``, ``<name>.ckpt``)
-#: inside the output folder: letters, digits, '.', '_', '-', not starting with '.' or '-'
-NAME_RE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._-]{0,127}")
+#: inside the output folder: checked like every name that becomes a path (wearcosim.names)
+NAME_RE = names.NAME_RE
+
+
+#: plausible machines (checked up front: a run outside these bounds ends in nonsense, e.g. zero
+#: wear with the simulated time stuck at 0 for omega = 1e300): the fastest shaft, 10**5 rad/s
+#: (about 10**6 rpm, beyond the fastest turbomachinery), the slowest cycle, a day
+OMEGA_MAX = 1e5
+PERIOD_MAX = 86400.0
+#: a clearance reference length (m): from a nanometre to a metre
+CLEARANCE_RANGE = (1e-9, 1.0)
 
 
 class ScenarioError(ValueError):
@@ -231,11 +242,17 @@ def from_dict(data: dict, source: str = "<scenario>", base: Path = Path(".")) ->
                             f"({wear['omega']!r} rad/s); give one of them")
     if "omega" in wear and not float(wear["omega"]) > 0:
         raise ScenarioError(f"{source}: wear.omega must be > 0 (rad/s), got {wear['omega']!r}")
+    key = "period" if "period" in wear else "omega"
+    cycle = float(wear["period"]) if key == "period" else 2 * math.pi / float(wear["omega"])
+    if cycle > 0 and not 2 * math.pi / OMEGA_MAX <= cycle <= PERIOD_MAX:
+        raise ScenarioError(f"{source}: wear.{key} = {wear[key]!r} is outside any machine's range: a cycle must last "
+                            f"between {2 * math.pi / OMEGA_MAX:.3g} s and {PERIOD_MAX:g} s (omega between "
+                            f"{2 * math.pi / PERIOD_MAX:.3g} and {OMEGA_MAX:g} rad/s)")
     period = float(wear["period"]) if "period" in wear else 2 * math.pi / float(wear["omega"])
     name = data.get("name")
     if name is None:
         name = Path(source).stem if NAME_RE.fullmatch(Path(source).stem) else "scenario"
-    if not NAME_RE.fullmatch(name) or name in (".", ".."):
+    if names.stem_problem(name) is not None:
         raise ScenarioError(f"{source}: 'name' must be a plain file stem (letters, digits, '.', '_', '-'; "
                             f"no folders), got {name!r}")
     limits = data.get("limits", {})
@@ -292,8 +309,14 @@ def from_dict(data: dict, source: str = "<scenario>", base: Path = Path(".")) ->
         (s.backend in ("fmpy", "pyfmi"), f"run.backend must be 'fmpy' or 'pyfmi', got {s.backend!r}"),
         (s.depth_per_clearance > 0, "limits.depth_per_clearance must be > 0"),
         (s.update_per_clearance > 0, "limits.update_per_clearance must be > 0"),
-        (s.clearance >= 0, "limits.clearance must be >= 0 (m; 0: the FMU's parameter c)"),
+        (s.clearance == 0 or CLEARANCE_RANGE[0] <= s.clearance <= CLEARANCE_RANGE[1],
+         f"limits.clearance must be 0 (the FMU's parameter c) or between {CLEARANCE_RANGE[0]:g} and "
+         f"{CLEARANCE_RANGE[1]:g} m, got {s.clearance!r}"),
     ]
+    for section in ("wear", "run", "limits"):
+        for k, v in (data.get(section) or {}).items():
+            if isinstance(v, float) and not math.isfinite(v):
+                raise ScenarioError(f"{source}: {section}.{k} must be a finite number, got {v!r}")
     for ok, msg in checks:
         if not ok:
             raise ScenarioError(f"{source}: {msg}")

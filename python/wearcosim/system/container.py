@@ -65,6 +65,7 @@ from xml.sax.saxutils import escape, quoteattr
 from ..export import package
 from .model import System
 
+from ..names import safe_stem
 from ..resources import fmu_sources
 
 CONTAINER_SRC = fmu_sources() / "container"
@@ -369,7 +370,7 @@ def _plan(system: System, name: str, identifier: str) -> _Plan:
     used = set()
     for c in comps:
         c.prefix = _ident(c.name)
-        folder = re.sub(r"[^A-Za-z0-9_.-]", "_", c.name).strip(".") or "component"
+        folder = safe_stem(c.name, "component")         # wearcosim.names: the one rule
         base, k = folder, 2
         while folder.lower() in used:
             folder = f"{base}_{k}"

@@ -83,44 +83,20 @@ from typing import Optional, Sequence
 
 import numpy as np
 
+from ..fmi.libcosim import MASTER
+from ..fmi.results import CosimResult
 from ..fmi.runner import FMIError, FMPyRunner
 from .model import Connector, SSPError, System
 
 ALGORITHMS = ("gauss-seidel", "jacobi")
-#: master settings that reproduce libcosim's fixed_step_algorithm (see wearcosim.fmi.libcosim)
-LIBCOSIM = {"algorithm": "jacobi", "refresh_outputs": False, "extrapolation": 0}
+#: master settings that reproduce libcosim's fixed_step_algorithm (defined beside the libcosim
+#: driver, the lower floor: wearcosim.fmi.libcosim.MASTER)
+LIBCOSIM = MASTER
 DISCARD = 2
 SAFETY = 0.8           # step-size control: aim at 0.8 of the tolerance
 MAX_SHRINK = 5         # a rejected step is redone with at least 1/32 of its size
 GROW = 0.5             # double the step when the doubled step's predicted error ratio is below this
 TYPES = ("Real", "Integer", "Boolean", "Enumeration")
-
-
-@dataclass
-class CosimResult:
-    """What :func:`run_cosim` returns.  ``time``: the macro grid (t0, t0 + h, ..., stop);
-    ``values``: name -> array over ``time``; ``steps``: the accepted communication step sizes
-    in order; ``stats``: counters; ``terminated``: ``(component, time)`` when a component
-    ended the run (fmi2Terminated), else None (``time`` then ends at the last grid point
-    reached)."""
-    time: np.ndarray
-    values: dict
-    steps: np.ndarray
-    stats: dict
-    algorithm: str
-    step: float
-    terminated: Optional[tuple] = None
-    settings: dict = field(default_factory=dict)
-
-    def __getitem__(self, name: str) -> np.ndarray:
-        try:
-            return self.values[name]
-        except KeyError:
-            raise KeyError(f"{name!r} was not recorded (recorded: {', '.join(self.values)})") from None
-
-    @property
-    def names(self) -> list:
-        return list(self.values)
 
 
 class _Discard(Exception):

@@ -51,9 +51,11 @@ def system_digest(system: System) -> str:
 def container_fmu(system: System, cache_dir: str | Path, log: Callable[[str], Any] = print) -> Path:
     """The container FMU of ``system`` in ``cache_dir`` (built when missing)."""
     from .container import build_container
+    from ..names import safe_stem
     cache_dir = Path(cache_dir)
     cache_dir.mkdir(parents=True, exist_ok=True)
-    dest = cache_dir / f"{system.name}-{system_digest(system)}.fmu"
+    # the system's name comes from the .ssd: only its plain-stem form becomes a file name
+    dest = cache_dir / f"{safe_stem(system.name, 'system')}-{system_digest(system)}.fmu"
     if not dest.exists():
         build_container(system, dest, name=system.name)
         log(f"built container {dest.name}")

@@ -32,6 +32,7 @@ connection (source, destination), :func:`interface` is what one FMU says about i
 """
 from __future__ import annotations
 
+import math
 import os
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -39,6 +40,7 @@ from pathlib import Path
 
 
 from ..fmi.archive import FMUOpenError, check_archive
+from ..names import path_problem
 from .model import Connection, SSPError, System
 
 #: SSP 1.0, 5.3.2.1: (source owner, source kind, destination owner, destination kind)
@@ -210,6 +212,21 @@ def _settable(v) -> bool:
     return initial in ("exact", "approx")
 
 
+def experiment_problems(system: System, start: float | None = None, stop: float | None = None) -> list:
+    """The system's default experiment (or the ``start``/``stop`` given instead): finite
+    times, stop after start."""
+    W = system.where
+    t0 = system.start_time if start is None else start
+    t1 = system.stop_time if stop is None else stop
+    P = []
+    for what, t in (("startTime", t0), ("stopTime", t1)):
+        if t is not None and not (isinstance(t, (int, float)) and math.isfinite(t)):
+            P.append(f"{W}: DefaultExperiment {what} {t!r} is not a finite number")
+    if not P and t1 is not None and not t1 > (t0 or 0.0):
+        P.append(f"{W}: DefaultExperiment stopTime {t1!r} is not after startTime {t0 or 0.0!r}")
+    return P
+
+
 def _type_ok(value, typ: str) -> bool:
     if typ == "Real":
         return isinstance(value, (int, float)) and not isinstance(value, bool)
@@ -343,8 +360,14 @@ def problems(system: System) -> list:
     P = list(system.schema_problems)
     its = _interfaces(system)
 
+    why = path_problem(system.name)
+    if why:
+        P.append(f"{W}: system name {system.name!r} cannot name the system's files: {why}")
     seen = set()
     for comp in system.components:
+        why = path_problem(comp.name)
+        if why:
+            P.append(f"{W}: component name {comp.name!r} cannot name the component's files: {why}")
         if comp.name in seen:
             P.append(f"{W}: component name {comp.name!r} is used more than once")
         seen.add(comp.name)
@@ -397,7 +420,13 @@ def problems(system: System) -> list:
             elif not _type_ok(value, v.type):
                 vt = _value_type(value)
                 P.append(f"{where}: parameter binding {name!r}: {_a(vt)} {vt} value for {_a(v.type)} {v.type} variable")
+            elif isinstance(value, float) and not math.isfinite(value):
+                P.append(f"{where}: parameter binding {name!r}: {value!r} is not a finite number")
     sysnames = {c.name for c in system.connectors}
+    for name, value in system.parameters.items():
+        if isinstance(value, float) and not math.isfinite(value):
+            P.append(f"{W}: system parameter binding {name!r}: {value!r} is not a finite number")
+    P.extend(experiment_problems(system))
     for name in system.parameters:
         if name not in sysnames:
             P.append(f"{W}: system parameter binding {name!r}: no component or system connector of that name")

@@ -159,3 +159,10 @@ def test_package_walk_from_dot_ends(tmp_path, monkeypatch):
     files, root = frontend._package_files(Path("M.mo"))
     assert Path(root).resolve() == top.resolve()
     assert len(files) == 3
+
+
+def test_call_with_a_wrong_number_of_arguments_is_located_at_the_call(tmp_path):
+    """rumoca's Flatten says '2 positional argument(s) for 1 input slot(s)' with no place (found
+    by the mutation fuzzer: the error was at the class's line)."""
+    e = _error("ArgCount", tmp_path)
+    assert e.loc.line == 10 and "twice" in e.message and "input slot" in e.message, str(e)

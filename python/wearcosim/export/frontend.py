@@ -603,6 +603,12 @@ def _translate_rumoca_error(exc, src: Sources, model: str, text: str) -> ExportE
         names = class_names(path, text)
         if model not in names:
             return unknown_class_error(model, names, path.name, _class_loc(src, model))
+    m = re.search(r"invalid call of function `([^`]+)`: (.+?)(?:\n|$)", text_)
+    if m:
+        fn = m.group(1).split(".")[-1]
+        calls = [loc for loc in [_find_regex(files, r"(?<![\w.])" + re.escape(fn) + r"\s*\(", prefer=path)] if loc]
+        return _err(f"call of function '{m.group(1)}': {m.group(2).strip()}",
+                    calls[0] if calls else _class_loc(src, model), "type")
     todae = _translate_todae(text_, src, model)
     if todae is not None:
         return todae

@@ -480,7 +480,7 @@ def build(model: ir.Model) -> Dae:
         dae.events.loc = loc
         if isinstance(e, ir.Bin) and e.op == "-" and isinstance(e.a, ir.Arr) and e.a.kind == "tuple":
             lhs = [ev.eval(x) if x is not None else None for x in e.a.elems]
-            rhs = ev.eval(e.b)
+            rhs = ev.eval_outputs(e.b)
             if not isinstance(rhs, tuple):
                 rhs = (rhs,)
             for a, b in zip(lhs, rhs):

@@ -723,13 +723,24 @@ class Evaluator:
         self.fail(f"built-in function {name}() is not supported")
 
     # ------------------------------------------------------------------ functions
-    def call_function(self, e: ir.Call, env: Optional[dict]) -> Val:
+    def call_function(self, e: ir.Call, env: Optional[dict], all_outputs: bool = False) -> Val:
+        """The value of a call of a user function: its first output (MLS 12.4.3: a call in an
+        expression is the value of the first output), or with ``all_outputs`` the tuple of its
+        outputs (the right-hand side of ``(a, b) = f(...)``)."""
         f = self.model.functions.get(e.name)
         if f is None:
             self.fail(f"unknown function {e.name}", "name")
         args = [self.eval(a, env) for a in e.args]
         outs = self.inline(f, args)
+        if not all_outputs:
+            return outs[0]
         return outs[0] if len(outs) == 1 else tuple(outs)
+
+    def eval_outputs(self, e: ir.Expr, env: Optional[dict] = None) -> Val:
+        """``e`` on the right of a tuple assignment: all outputs of a user function's call."""
+        if isinstance(e, ir.Call) and not e.builtin:
+            return self.call_function(e, env, all_outputs=True)
+        return self.eval(e, env)
 
     def inline(self, f: ir.Function, args: Sequence[Val]) -> Val:
         if self._fdepth > 50:
@@ -788,7 +799,7 @@ class Evaluator:
         if getattr(s, "loc", None) is not None and s.loc.line:
             self.loc = s.loc
         if isinstance(s, ir.Assign):
-            val = self.eval(s.value, env)
+            val = self.eval_outputs(s.value, env) if s.targets else self.eval(s.value, env)
             if s.targets:
                 if not isinstance(val, tuple):
                     val = (val,)

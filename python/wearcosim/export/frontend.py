@@ -720,32 +720,33 @@ def _class_loc(src: Sources, model: str, prefer: Optional[Path] = None) -> ir.Lo
     return loc or ir.Loc(str(src.path), 1)
 
 
+#: rumoca's refusals of a function's statements: (its message, the keyword to find inside the
+#: function, the message when found there, the message otherwise)
+_FUNCTION_REFUSALS = (
+    (r"`function statement`: `([^`]+)` contains a statement", "while",
+     "while-loop in function '{fn}': the Modelica front end (rumoca {v}) does not support while-loops; "
+     "write a for-loop over a range",
+     "function '{fn}' has a statement the Modelica front end (rumoca {v}) does not support"),
+    (r"`function loop reduction`: `([^`]+)` does not have a proved", "break",
+     "break in a for-loop of function '{fn}': the Modelica front end (rumoca {v}) needs for-loops that run "
+     "over their whole range; use an if-statement inside the loop instead",
+     "a for-loop of function '{fn}' is not supported by the Modelica front end (rumoca {v}): it needs a "
+     "loop over a range run to its end"),
+)
+
+
 def _translate_todae(text_: str, src: Sources, model: str) -> Optional[ExportError]:
     """rumoca 0.10.2's ToDae stage refuses some valid Modelica without a location; the ones met
     are named here in the user's terms, at the construct's line."""
     files = [src.path] + [f for f in src.files if f != src.path]
-    m = re.search(r"`function statement`: `([^`]+)` contains a statement", text_)
-    if m:
-        fn = m.group(1)
-        loc = _find_in_class(files, fn, r"(?<![\w.])while\b", prefer=src.path)
-        if loc is not None and loc.col:
-            return _err(f"while-loop in function '{fn}': the Modelica front end (rumoca "
-                        f"{RUMOCA_VERSION}) does not support while-loops; write a for-loop over a "
-                        f"range", loc, "unsupported")
-        return _err(f"function '{fn}' has a statement the Modelica front end (rumoca {RUMOCA_VERSION}) "
-                    f"does not support", loc or _class_loc(src, model), "unsupported")
-    m = re.search(r"`function loop reduction`: `([^`]+)` does not have a proved", text_)
-    if m:
-        fn = m.group(1)
-        loc = _find_in_class(files, fn, r"(?<![\w.])break\b", prefer=src.path)
-        if loc is not None and loc.col:
-            return _err(f"break in a for-loop of function '{fn}': the Modelica front end (rumoca "
-                        f"{RUMOCA_VERSION}) needs for-loops that run over their whole range; use "
-                        f"an if-statement inside the loop instead", loc, "unsupported")
-        loc = _find_in_class(files, fn, r"(?<![\w.])for\b", prefer=src.path)
-        return _err(f"a for-loop of function '{fn}' is not supported by the Modelica front end "
-                    f"(rumoca {RUMOCA_VERSION}): it needs a loop over a range run to its end",
-                    loc or _class_loc(src, model), "unsupported")
+    for pattern, keyword, found, other in _FUNCTION_REFUSALS:
+        m = re.search(pattern, text_)
+        if m:
+            fn = m.group(1)
+            loc = _find_in_class(files, fn, r"(?<![\w.])" + keyword + r"\b", prefer=src.path)
+            if loc is not None and loc.col:
+                return _err(found.format(fn=fn, v=RUMOCA_VERSION), loc, "unsupported")
+            return _err(other.format(fn=fn, v=RUMOCA_VERSION), loc or _class_loc(src, model), "unsupported")
     m = re.search(r"`when assignment`: `([^`]+)` is not a discrete coordinate", text_)
     if m:
         name = m.group(1)

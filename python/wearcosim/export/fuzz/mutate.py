@@ -73,6 +73,13 @@ def _with(lines, i, new):
     return "\n".join(ls)
 
 
+
+def _call_sites(m: "A.Model", body: list, lines: list) -> list:
+    """(line index, function name) of the calls of the model's functions in ``body``, else of
+    sin/tanh/atan."""
+    cands = [(i, f.name) for f in m.functions for i in body if re.search(rf"\b{f.name}\(", lines[i])]
+    return cands or [(i, fn) for i in body for fn in ("sin", "tanh", "atan") if re.search(rf"\b{fn}\(", lines[i])]
+
 def _mutate(kind, m, lines, eq0, end, decls, vars_, rng):
     body = list(range(eq0 + 1, end))
     simple = [i for i in body if _SIMPLE.match(lines[i])]
@@ -193,22 +200,15 @@ def _mutate(kind, m, lines, eq0, end, decls, vars_, rng):
             new = lines[i][:-1]
             how = "semicolon"
         return Mutant(kind, _with(lines, i, new), [i + 1, i + 2], f"{how} damaged on line {i + 1}")
-    if kind == "unknown-function":
-        cands = [(i, f.name) for f in m.functions for i in body if re.search(rf"\b{f.name}\(", lines[i])]
-        if not cands:
-            cands = [(i, fn) for i in body for fn in ("sin", "tanh", "atan") if re.search(rf"\b{fn}\(", lines[i])]
+    if kind in ("unknown-function", "wrong-arg-count"):
+        cands = _call_sites(m, body, lines)
         if not cands:
             return None
         i, fn = rng.choice(cands)
+    if kind == "unknown-function":
         new = re.sub(rf"\b{fn}\(", fn + "x(", lines[i], count=1)
         return Mutant(kind, _with(lines, i, new), [i + 1], f"{fn} -> {fn}x on line {i + 1}")
     if kind == "wrong-arg-count":
-        cands = [(i, f.name) for f in m.functions for i in body if re.search(rf"\b{f.name}\(", lines[i])]
-        if not cands:
-            cands = [(i, fn) for i in body for fn in ("sin", "tanh", "atan") if re.search(rf"\b{fn}\(", lines[i])]
-        if not cands:
-            return None
-        i, fn = rng.choice(cands)
         new = re.sub(rf"\b{fn}\(", fn + "(1.0, ", lines[i], count=1)
         return Mutant(kind, _with(lines, i, new), [i + 1], f"one more argument of {fn} on line {i + 1}")
     if kind == "reinit-non-state":

@@ -12,8 +12,11 @@ import os
 import zipfile
 from pathlib import Path
 
+import sys
+
 import pytest
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "system"))   # the systems' fixtures
 from test_bad_systems import fmus, oscillator, params, write  # noqa: F401  (fmus: the session fixture)
 from wearcosim.cli import main
 

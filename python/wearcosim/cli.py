@@ -101,6 +101,14 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     from .fmi.archive import FMUOpenError, remove_temp_dir, safe_extract
     from .fmi.check import binary_problems
     from .fmi.runner import read_md
+    from .system.run import run_problem
+    opts = {"stop": "--stop", "step": "--step", "max_points": "--max-points"}
+    limit = _max_points(args)
+    # the options before the FMU is opened, naming them (not the FMI call they would break)
+    why = run_problem(args.stop if args.stop is not None else 1.0, args.step if args.step is not None else 1.0,
+                      None, None, limit, opts)
+    if why and "output points" not in why:
+        return _err(why)
     if not Path(args.fmu).is_file():
         raise FMUOpenError(args.fmu, "no such FMU")
     kw = {}
@@ -126,6 +134,16 @@ def cmd_simulate(args: argparse.Namespace) -> int:
             kw["output"] = list(args.variables)
         if (md.modelExchange if args.me else md.coSimulation) is None:
             raise ValueError(f"{args.fmu}: no {'Model Exchange' if args.me else 'Co-Simulation'} interface")
+        if args.step is not None:                 # FMPy spreads its own default over at most 1000 points
+            de = md.defaultExperiment
+            start = float(de.startTime) if de is not None and de.startTime is not None else 0.0
+            stop = args.stop if args.stop is not None else (
+                float(de.stopTime) if de is not None and de.stopTime is not None else 1.0)
+            if args.stop is None:
+                opts["stop"] = f"{args.fmu}: DefaultExperiment stopTime"
+            why = run_problem(stop, args.step, start, None, limit, opts)
+            if why:
+                raise ValueError(why)
         try:
             res = simulate_fmu(str(unzipped), fmi_type=fmi_type, model_description=md, **kw)
         except OSError as exc:                    # the shared library could not be loaded
@@ -134,11 +152,12 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         remove_temp_dir(unzipped)
     names = res.dtype.names
     if args.csv:
+        from .atomic import atomic_path
         out = Path(args.csv)
         out.parent.mkdir(parents=True, exist_ok=True)
-        tmp = out.with_suffix(out.suffix + ".part")
-        np.savetxt(tmp, np.column_stack([res[n] for n in names]), delimiter=",", header=",".join(names), comments="")
-        tmp.replace(out)
+        with atomic_path(out) as tmp:             # whole or not at all; an I/O error names the file
+            np.savetxt(tmp, np.column_stack([res[n] for n in names]), delimiter=",", header=",".join(names),
+                       comments="")
     if args.plot:
         from .plots.timeseries import plot_result
         plot_result(res, args.plot, title=Path(args.fmu).stem)
@@ -325,16 +344,16 @@ def cmd_system_run(args: argparse.Namespace) -> int:
     from .system.run import simulate
     from .system.ssp import open_system
     from .system.validate import problems
-    import math
-    if not (math.isfinite(args.step) and args.step > 0):
-        return _err(f"--step must be a finite number > 0 (s), got {args.step}")
-    if args.stop is not None and not (math.isfinite(args.stop) and args.stop > 0):
-        return _err(f"--stop must be a finite number > 0 (s), got {args.stop}")
-    if not (math.isfinite(args.tolerance) and 0 < args.tolerance < 1):
-        return _err(f"--tolerance must be in (0, 1), got {args.tolerance}")
-    if not args.max_points >= 1:
-        return _err(f"--max-points must be >= 1, got {args.max_points}")
+    from .system.run import run_problem
+    opts = {"stop": "--stop", "step": "--step", "tolerance": "--tolerance", "max_points": "--max-points"}
+    limit = _max_points(args)
+    # the options alone, before any file is opened (a later --stop is checked against the system's start)
+    why = run_problem(args.stop if args.stop is not None else 1.0, args.step, 0.0, args.tolerance, limit, opts)
+    if why and "output points" not in why:
+        return _err(why)
     out = Path(args.out)
+    if out.exists() and not out.is_dir():
+        return _err(f"--out {out}: is not a folder")
     with open_system(args.file) as system:
         ensure_fmus(system)
         found = problems(system)
@@ -343,19 +362,16 @@ def cmd_system_run(args: argparse.Namespace) -> int:
         stop = args.stop if args.stop is not None else system.stop_time
         if stop is None:
             return _err(f"{args.file}: no default experiment stop time: give --stop")
-        start = system.start_time or 0.0
-        if not stop > start:
-            return _err(f"--stop {stop:g} s is not after the system's start time {start:g} s")
-        points = (stop - start) / args.step
-        if points > args.max_points:
-            src = "--stop" if args.stop is not None else f"{args.file}: DefaultExperiment stopTime"
-            return _err(f"{src} {stop:g} s with --step {args.step:g} s gives {points:.3g} output points, "
-                        f"more than --max-points {args.max_points} (raise it if that is meant)")
+        if args.stop is None:
+            opts["stop"] = f"{args.file}: DefaultExperiment stopTime"
+        why = run_problem(stop, args.step, system.start_time or 0.0, args.tolerance, limit, opts)
+        if why:
+            return _err(why)
         record = [r.strip() for r in args.record.split(",") if r.strip()] or None
         cache = out / ".containers"         # the container FMU is written where the user said, nowhere else
         options = {"algorithm": args.algorithm} if args.master == "cosim" else {}
         t, values, info = simulate(system, stop, args.step, master=args.master, tolerance=args.tolerance,
-                                   record=record, cache_dir=cache, **options)
+                                   record=record, cache_dir=cache, max_points=limit, **options)
     names = list(values)
     data = np.column_stack([t] + [values[n] for n in names])
     lines = [",".join(["time"] + names)] + [",".join(f"{x:.17g}" for x in row) for row in data]
@@ -367,9 +383,10 @@ def cmd_system_run(args: argparse.Namespace) -> int:
     return 0
 
 
-#: the most output points a 'system run' writes unless --max-points says otherwise (each is one
-#: CSV row: 10**6 rows of 20 variables are about 400 MB)
-MAX_POINTS = 1_000_000
+def _max_points(args) -> int:
+    """--max-points, else $WEARCOSIM_MAX_POINTS, else wearcosim.system.run.MAX_POINTS."""
+    from .system.run import max_points
+    return args.max_points if args.max_points is not None else max_points()
 
 
 def _add_system_parser(sub):
@@ -397,8 +414,8 @@ def _add_system_parser(sub):
     rn.add_argument("--algorithm", choices=("gauss-seidel", "jacobi"), default="gauss-seidel", help="cosim only")
     rn.add_argument("--record", default="", help="comma-separated <component>.<variable> names (default: all outputs)")
     rn.add_argument("--out", required=True, help="folder for <system>.csv")
-    rn.add_argument("--max-points", type=int, default=MAX_POINTS, metavar="N",
-                    help=f"refuse a run of more output points than this (default {MAX_POINTS:,})")
+    rn.add_argument("--max-points", type=int, default=None, metavar="N",
+                    help="refuse a run of more output points than this (default $WEARCOSIM_MAX_POINTS, else 1,000,000)")
     rn.set_defaults(func=cmd_system_run)
     return sy
 
@@ -465,6 +482,9 @@ def main(argv: "list[str] | None" = None) -> int:
     s.add_argument("--stop", type=float)
     s.add_argument("--step", type=float)
     s.add_argument("--csv")
+    s.add_argument("--max-points", type=int, default=None, metavar="N",
+                   help="refuse more output points than this, (stop - start)/step (default $WEARCOSIM_MAX_POINTS, "
+                        "else 1,000,000)")
     s.add_argument("--plot")
     s.add_argument("--variables", "--output", nargs="+", metavar="NAME", dest="variables",
                    help="variables to record and plot, e.g. --output h v (default: the outputs)")

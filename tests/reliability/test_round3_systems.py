@@ -17,7 +17,8 @@ import sys
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "system"))   # the systems' fixtures
-from test_bad_systems import fmus, oscillator, params, write  # noqa: F401  (fmus: the session fixture)
+from test_bad_systems import (archive_members, fmu_variant,  # noqa: F401
+                              fmus, good_ssd_for_archive, oscillator, params, ssp_archive, write)  # (fmus: the session fixture)
 from wearcosim.cli import main
 
 
@@ -138,7 +139,7 @@ OPTIONS = {
     "tolerance_nan": (["--stop", "1", "--step", "0.01", "--tolerance", "nan"], "--tolerance must be in (0, 1)"),
     "tolerance_one": (["--stop", "1", "--step", "0.01", "--tolerance", "1"], "--tolerance must be in (0, 1)"),
     "too_many_points": (["--stop", "1e6", "--step", "1e-3"], "1e+09 output points, more than --max-points"),
-    "max_points_zero": (["--stop", "1", "--step", "0.01", "--max-points", "0"], "--max-points must be >= 1"),
+    "max_points_zero": (["--stop", "1", "--step", "0.01", "--max-points", "0"], "--max-points must be a whole number >= 1"),
 }
 
 
@@ -260,7 +261,232 @@ def test_an_implausible_clearance_or_infinite_coefficient_is_refused(line, expec
     refused(["run", str(sc), "--out", str(out)], tmp_path, out, capsys, [str(sc), expect])
 
 
+# ----------------------------------------------------------------------------- round 3, second part
+# hostile .ssp archives and .ssd sources: check and run refuse them alike, nothing lands outside
+ENTITY = '<!DOCTYPE s [<!ENTITY x SYSTEM "file:///etc/passwd">]>\n'
+LOL = ('<!DOCTYPE s [<!ENTITY a "aaaaaaaaaa">' + "".join(
+    f'<!ENTITY {chr(98 + i)} "{("&" + chr(97 + i) + ";") * 10}">' for i in range(8)) + ']>\n')
+
+
+def _ssd_with_doctype(doctype: str, ref: str) -> str:
+    head, _, rest = good_ssd_for_archive().partition("\n")
+    return head + "\n" + doctype + rest.replace('name="bad"', f'name="{ref}"', 1)
+
+
+ARCHIVES = {
+    "zip_slip_member": (lambda f: archive_members(f) + [("../../evil-r3.txt", "x")], ["evil-r3.txt"]),
+    "absolute_member": (lambda f: archive_members(f) + [("/tmp/evil-r3-abs.txt", "x")], ["evil-r3-abs.txt"]),
+    "no_ssd": (lambda f: archive_members(f)[1:], ["SystemStructure.ssd"]),
+    "xxe_in_ssd": (lambda f: [("SystemStructure.ssd", _ssd_with_doctype(ENTITY, "&x;"))] + archive_members(f)[1:], []),
+    "bomb_in_ssd": (lambda f: [("SystemStructure.ssd", _ssd_with_doctype(LOL, "&i;"))] + archive_members(f)[1:], []),
+    "source_outside": (lambda f: [("SystemStructure.ssd", good_ssd_for_archive().replace(
+        "resources/Mass.fmu", "../Mass.fmu"))] + archive_members(f)[1:], ["'../Mass.fmu'"]),
+    "source_file_uri": (lambda f: [("SystemStructure.ssd", good_ssd_for_archive().replace(
+        "resources/Mass.fmu", "file:///etc/passwd"))] + archive_members(f)[1:], ["file:///etc/passwd"]),
+    "system_name_newline": (lambda f: [("SystemStructure.ssd", good_ssd_for_archive().replace(
+        '<ssd:System name="sys">', '<ssd:System name="a&#10;b">'))] + archive_members(f)[1:], ["control character"]),
+}
+
+
+@pytest.mark.parametrize("case", list(ARCHIVES))
+@pytest.mark.parametrize("command", ["check", "run"])
+def test_a_hostile_ssp_archive_is_refused_by_check_and_run(case, command, tmp_path, fmus, capsys):  # noqa: F811
+    members, expect = ARCHIVES[case]
+    work = tmp_path / "a" / "b"
+    work.mkdir(parents=True)
+    (work / "Mass.fmu").write_bytes(fmus["Mass"].read_bytes())    # bait for a source that escapes
+    path = ssp_archive(work / "in", members(fmus))
+    out = work / "out"
+    argv = ["system", "check", str(path)] if command == "check" else \
+        ["system", "run", str(path), "--stop", "0.1", "--step", "0.01", "--out", str(out)]
+    err = refused(argv, tmp_path, out, capsys, [str(path)] + expect)
+    assert "root:" not in err
+    assert not Path("/tmp/evil-r3-abs.txt").exists()
+
+
+def _mass_with(fmus, d: Path, attrs: str) -> None:
+    import re
+    fmu_variant(fmus, "Mass", d / "Mass.fmu",
+                lambda md: re.sub(r'(<ScalarVariable\s+name="m"[^>]*>\s*<Real)', r'\1 ' + attrs, md, count=1))
+
+
+RANGES = {
+    "below_min": (lambda d, f: (write(d, f, oscillator(mass_values={"m": ("Real", "0.1")})),
+                                _mass_with(f, d, 'min="0.5"')), "0.1 is below the minimum 0.5 of variable 'm'"),
+    "above_max": (lambda d, f: (write(d, f, oscillator(mass_values={"m": ("Real", "5")})),
+                                _mass_with(f, d, 'max="2"')), "5.0 is above the maximum 2 of variable 'm'"),
+    "system_parameter_nan": (lambda d, f: write(d, f, oscillator().replace(
+        '<ssd:System name="sys">', '<ssd:System name="sys">' + params({"mass.m": ("Real", "NaN")}))),
+        "not a finite number"),
+}
+
+
+@pytest.mark.parametrize("case", list(RANGES))
+@pytest.mark.parametrize("command", ["check", "run"])
+def test_a_binding_outside_the_variables_range_is_refused_by_check_and_run(case, command, tmp_path, fmus, capsys):  # noqa: F811
+    make, expect = RANGES[case]
+    make(tmp_path / "sys", fmus)
+    path = tmp_path / "sys" / "sys.ssd"
+    out = tmp_path / "out"
+    argv = ["system", "check", str(path)] if command == "check" else \
+        ["system", "run", str(path), "--stop", "0.1", "--step", "0.01", "--out", str(out)]
+    refused(argv, tmp_path, out, capsys, [expect])
+
+
+MORE_OPTIONS = {
+    "step_denormal": (["--stop", "1", "--step", "1e-300"], {}, "1e+300 output points, more than --max-points"),
+    "overflowing_points": (["--stop", "1e308", "--step", "1e-308"], {}, "output points, more than --max-points"),
+    "env_limit_garbage": (["--stop", "1", "--step", "0.01"], {"WEARCOSIM_MAX_POINTS": "lots"},
+                          "WEARCOSIM_MAX_POINTS='lots' must be a whole number"),
+    "env_limit_zero": (["--stop", "1", "--step", "0.01"], {"WEARCOSIM_MAX_POINTS": "0"},
+                       "WEARCOSIM_MAX_POINTS='0' must be a whole number"),
+    "env_limit_low": (["--stop", "1", "--step", "0.01"], {"WEARCOSIM_MAX_POINTS": "10"}, "more than --max-points 10"),
+    "stop_before_system_start": (["--stop", "1", "--step", "0.01"], {"start": "5"}, "--stop 1 s is not after the start"),
+    "max_points_negative": (["--stop", "1", "--step", "0.01", "--max-points", "-5"], {}, "--max-points must be"),
+}
+
+
+@pytest.mark.parametrize("case", list(MORE_OPTIONS))
+def test_more_absurd_options_and_limits_are_refused_up_front(case, tmp_path, fmus, capsys, monkeypatch):  # noqa: F811
+    opts, env, expect = MORE_OPTIONS[case]
+    text = oscillator()
+    if "start" in env:
+        text = _with_experiment(text, f'startTime="{env.pop("start")}" stopTime="9"')
+    for k, v in env.items():
+        monkeypatch.setenv(k, v)
+    path = write(tmp_path / "sys", fmus, text)
+    out = tmp_path / "out"
+    refused(["system", "run", str(path), *opts, "--out", str(out)], tmp_path, out, capsys, [expect])
+    assert not out.exists()
+
+
+def test_out_naming_a_file_is_refused(tmp_path, fmus, capsys):  # noqa: F811
+    path = write(tmp_path / "sys", fmus, oscillator())
+    out = tmp_path / "out"
+    out.write_text("not a folder")
+    refused(["system", "run", str(path), "--stop", "0.1", "--step", "0.01", "--out", str(out)], tmp_path,
+            tmp_path / "nothing", capsys, [f"--out {out}: is not a folder"])
+    assert out.read_text() == "not a folder"
+
+
+SIMULATE_OPTIONS = {
+    "stop_nan": (["--stop", "nan"], "--stop must be a finite number > 0"),
+    "stop_negative": (["--stop", "-1"], "--stop must be a finite number > 0"),
+    "step_negative": (["--stop", "1", "--step", "-1"], "--step must be a finite number > 0"),
+    "step_zero": (["--stop", "1", "--step", "0"], "--step must be a finite number > 0"),
+    "too_many_points": (["--stop", "1e300", "--step", "1e-3"], "more than --max-points"),
+    "max_points_low": (["--stop", "1", "--step", "0.01", "--max-points", "10"], "more than --max-points 10"),
+}
+
+
+@pytest.mark.parametrize("case", list(SIMULATE_OPTIONS))
+def test_simulate_refuses_absurd_options_naming_them(case, tmp_path, fmus, capsys):  # noqa: F811
+    opts, expect = SIMULATE_OPTIONS[case]
+    out = tmp_path / "res"
+    err = refused(["simulate", str(fmus["Mass"]), *opts, "--csv", str(out / "r.csv")], tmp_path, out, capsys,
+                  [expect])
+    assert "fmi2" not in err
+    assert not out.exists()
+
+
+def _enospc(*a, **k):
+    raise OSError(errno.ENOSPC, "No space left on device")
+
+
+def test_system_run_on_a_full_disk_names_the_csv_and_leaves_nothing_half_written(tmp_path, fmus, capsys, monkeypatch):  # noqa: F811
+    path = write(tmp_path / "sys", fmus, oscillator())
+    out = tmp_path / "out"
+    monkeypatch.setattr(Path, "write_bytes", _enospc)
+    err = refused(["system", "run", str(path), "--stop", "0.05", "--step", "0.01", "--out", str(out)], tmp_path,
+                  out, capsys, ["No space left on device"])
+    assert str(out / "sys.csv") in err, err
+    assert not (out / "sys.csv").exists() and not list(out.glob(".sys.csv*"))
+
+
+def test_system_run_on_a_full_disk_while_building_the_container_names_it(tmp_path, fmus, capsys, monkeypatch):  # noqa: F811
+    import wearcosim.system.container as container
+    path = write(tmp_path / "sys", fmus, oscillator())
+    out = tmp_path / "out"
+    monkeypatch.setattr(container, "build_container", _enospc)
+    err = refused(["system", "run", str(path), "--stop", "0.05", "--step", "0.01", "--out", str(out)], tmp_path,
+                  out, capsys, ["No space left on device", str(out / ".containers" / "sys-")])
+    assert not list((out / ".containers").glob("*.fmu"))
+
+
+def test_system_pack_on_a_full_disk_names_the_archive(tmp_path, fmus, capsys, monkeypatch):  # noqa: F811
+    import shutil
+    path = write(tmp_path / "sys", fmus, oscillator())
+    dest = tmp_path / "packed" / "sys.ssp"
+    monkeypatch.setattr(shutil, "copyfileobj", _enospc)
+    refused(["system", "pack", str(path), "-o", str(dest)], tmp_path, dest.parent, capsys,
+            [f"{dest}: No space left on device"])
+    assert not dest.exists() and not list(dest.parent.glob("*"))
+
+
+def test_system_pack_refuses_a_component_name_with_a_folder(tmp_path, fmus, capsys):  # noqa: F811
+    text = oscillator().replace('name="spring"', 'name="../../spring"').replace(
+        'startElement="spring"', 'startElement="../../spring"').replace('endElement="spring"', 'endElement="../../spring"')
+    path = write(tmp_path / "sys", fmus, text)
+    dest = tmp_path / "packed" / "sys.ssp"
+    refused(["system", "pack", str(path), "-o", str(dest)], tmp_path, dest.parent, capsys,
+            ["component name '../../spring'"])
+    assert not dest.exists()
+
+
+def test_the_api_refuses_an_absurd_experiment_before_building_anything(tmp_path, fmus):  # noqa: F811
+    from wearcosim.system.run import simulate
+    from wearcosim.system.ssp import open_system
+    path = write(tmp_path / "sys", fmus, oscillator())
+    before = tree(tmp_path)
+    with open_system(path) as system:
+        for stop, step, kw, msg in [(1e300, 0.01, {}, "more than max_points"), (float("nan"), 0.01, {}, "stop_time"),
+                                    (1.0, -1.0, {}, "step must be"), (1.0, 0.01, {"tolerance": -1}, "tolerance"),
+                                    (1.0, 0.01, {"max_points": 10}, "more than max_points 10")]:
+            with pytest.raises(ValueError, match=msg):
+                simulate(system, stop, step, cache_dir=tmp_path / "cache", log=lambda m: None, **kw)
+    assert tree(tmp_path) == before
+
+
+MORE_SCENARIOS = {
+    "start_nan": ("[start]\nm = nan", "'start.m' must be a finite number"),
+    "start_inf": ("[start]\nm = -inf", "'start.m' must be a finite number"),
+    "name_traversal": ('name = "../../evil"', "'name' must be a plain file stem"),
+    "name_absolute": ('name = "/tmp/evil-r3"', "'name' must be a plain file stem"),
+    "name_newline": ('name = "a\\nb"', "'name' must be a plain file stem"),
+    "name_dotdot": ('name = ".."', "'name' must be a plain file stem"),
+    "clearance_nan": ("[limits]\nclearance = nan", "must be a finite number"),
+    "omega_negative": ("[wear]\nomega = -100.0", "wear.omega must be > 0"),
+}
+
+
+@pytest.mark.parametrize("case", list(MORE_SCENARIOS))
+def test_more_hostile_scenarios_are_refused_up_front(case, tmp_path, fmus, capsys):  # noqa: F811
+    line, expect = MORE_SCENARIOS[case]
+    wear = {"k": "1e-4", "hardness": "1e9", "cycles": "2", "omega": "100.0"}
+    top, tables = 'name = "s"', {"fmu": f'path = "{fmus["Mass"]}"'}
+    if line.startswith("name"):
+        top = line
+    else:
+        head, _, body = line.partition("\n")
+        section = head.strip("[]")
+        if section == "wear":
+            k, _, v = body.partition(" = ")
+            wear[k] = v
+        else:
+            tables[section] = body
+    tables["wear"] = "\n".join(f"{k} = {v}" for k, v in wear.items())
+    sc = tmp_path / "s.toml"
+    sc.write_text(top + "\n" + "".join(f"[{k}]\n{v}\n" for k, v in tables.items()))
+    out = tmp_path / "out"
+    refused(["run", str(sc), "--out", str(out)], tmp_path, out, capsys, [str(sc), expect])
+    assert not out.exists() or not any(out.iterdir())
+    assert not Path("/tmp/evil-r3.h5").exists()
+
+
 def test_the_corpus_is_large_enough():
     n = (2 * len(NAMES) + 1 + 2 * len(VALUES) + len(EXPERIMENTS) + len(OPTIONS) + 1 + len(SIMULATE) + 1
          + len(SCENARIOS) + 3)
     assert n >= 40, n
+    more = (2 * len(ARCHIVES) + 2 * len(RANGES) + len(MORE_OPTIONS) + 1 + len(SIMULATE_OPTIONS) + 3 + 1 + 1
+            + len(MORE_SCENARIOS))
+    assert more >= 28, more

@@ -98,6 +98,7 @@ from urllib.parse import unquote, urlsplit
 from lxml import etree
 
 from ..atomic import atomic_path
+from ..names import safe_stem
 from ..fmi.archive import Limits, directory_problems, one_line, remove_temp_dir, safe_extract
 from .model import KINDS, KINDS_SSP2, Component, Connection, Connector, SSPError, System
 
@@ -756,7 +757,7 @@ def _resource_names(system: System) -> dict:
                            f"(read the system with its FMUs)")
         key = os.path.realpath(comp.path)
         if key not in by_file:
-            stem = re.sub(r"[^A-Za-z0-9._-]", "_", Path(comp.source).stem) or "component"
+            stem = safe_stem(Path(comp.source).stem, "component")   # wearcosim.names: the one rule
             name, i = f"resources/{stem}.fmu", 1
             while name in used:
                 i += 1

@@ -227,6 +227,37 @@ def experiment_problems(system: System, start: float | None = None, stop: float 
     return P
 
 
+#: an FMI 2.0 Integer is a C int (fmi2Integer, 32 bits)
+INT_RANGE = (-2**31, 2**31 - 1)
+
+
+def _bound(v, which: str):
+    """The ``min``/``max`` of an FMU variable (its own or its declared type's), a float or None."""
+    raw = getattr(v, which, None)
+    if raw is None and getattr(v, "declaredType", None) is not None:
+        raw = getattr(v.declaredType, which, None)
+    try:
+        x = float(raw) if raw is not None else None
+    except (TypeError, ValueError):
+        return None
+    return x if x is not None and math.isfinite(x) else None
+
+
+def _range_problem(value, v) -> str | None:
+    """Why a bound ``value`` is outside what the variable ``v`` accepts (None: it is inside):
+    its ``min``/``max``, and for an Integer the C int's range."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    if v.type == "Integer" and isinstance(value, int) and not INT_RANGE[0] <= value <= INT_RANGE[1]:
+        return f"{value} is outside the range of an FMI Integer ({INT_RANGE[0]} .. {INT_RANGE[1]})"
+    lo, hi = _bound(v, "min"), _bound(v, "max")
+    if lo is not None and value < lo:
+        return f"{value!r} is below the minimum {lo:g} of variable {v.name!r}"
+    if hi is not None and value > hi:
+        return f"{value!r} is above the maximum {hi:g} of variable {v.name!r}"
+    return None
+
+
 def _type_ok(value, typ: str) -> bool:
     if typ == "Real":
         return isinstance(value, (int, float)) and not isinstance(value, bool)
@@ -422,6 +453,10 @@ def problems(system: System) -> list:
                 P.append(f"{where}: parameter binding {name!r}: {_a(vt)} {vt} value for {_a(v.type)} {v.type} variable")
             elif isinstance(value, float) and not math.isfinite(value):
                 P.append(f"{where}: parameter binding {name!r}: {value!r} is not a finite number")
+            else:
+                why = _range_problem(value, v)
+                if why:
+                    P.append(f"{where}: parameter binding {name!r}: {why} of {fmu}")
     sysnames = {c.name for c in system.connectors}
     for name, value in system.parameters.items():
         if isinstance(value, float) and not math.isfinite(value):

@@ -277,11 +277,44 @@ def _print_problems(found) -> int:
     return 1 if found else 0
 
 
+_RUN_OPTIONS = {"stop": "--stop", "step": "--step", "tolerance": "--tolerance", "max_points": "--max-points"}
+
+
+def _option_problem(args, limit: int) -> "str | None":
+    """--stop/--step/--tolerance/--max-points of 'system run' (and 'system check') alone, before
+    any file is opened."""
+    from .system.run import run_problem
+    why = run_problem(args.stop if args.stop is not None else 1.0, args.step if args.step is not None else 1.0,
+                      0.0, getattr(args, "tolerance", None), limit, _RUN_OPTIONS)
+    return why if why and "output points" not in why else None
+
+
+def _experiment_problem(args, system, limit: int) -> "tuple[float | None, str | None]":
+    """(stop time, why the run must not start) for ``system`` with the options of ``args``:
+    the same for 'system run' and 'system check --step'."""
+    from .system.run import run_problem
+    stop = args.stop if args.stop is not None else system.stop_time
+    if stop is None:
+        return None, f"{args.file}: no default experiment stop time: give --stop"
+    opts = dict(_RUN_OPTIONS)
+    if args.stop is None:
+        opts["stop"] = f"{args.file}: DefaultExperiment stopTime"
+    return stop, run_problem(stop, args.step, system.start_time or 0.0, getattr(args, "tolerance", None), limit, opts)
+
+
 def cmd_system_check(args: argparse.Namespace) -> int:
     from .system.ssp import open_system
     from .system.validate import problems
+    limit = _max_points(args)
+    why = _option_problem(args, limit)
+    if why:
+        return _err(why)
     with open_system(args.file) as system:
         found = problems(system)
+        if not found and args.step is not None:       # what 'system run --step STEP' would refuse
+            _, why = _experiment_problem(args, system, limit)
+            if why:
+                found.append(why)
         n, m = len(system.components), len(system.connections)
     if found:
         return _print_problems(found)
@@ -344,27 +377,19 @@ def cmd_system_run(args: argparse.Namespace) -> int:
     from .system.run import simulate
     from .system.ssp import open_system
     from .system.validate import problems
-    from .system.run import run_problem
-    opts = {"stop": "--stop", "step": "--step", "tolerance": "--tolerance", "max_points": "--max-points"}
     limit = _max_points(args)
-    # the options alone, before any file is opened (a later --stop is checked against the system's start)
-    why = run_problem(args.stop if args.stop is not None else 1.0, args.step, 0.0, args.tolerance, limit, opts)
-    if why and "output points" not in why:
+    why = _option_problem(args, limit)     # the options alone, before any file is opened
+    if why:
         return _err(why)
     out = Path(args.out)
     if out.exists() and not out.is_dir():
         return _err(f"--out {out}: is not a folder")
     with open_system(args.file) as system:
         ensure_fmus(system)
-        found = problems(system)
+        found = problems(system)             # what 'system check' says
         if found:
             return _print_problems(found)
-        stop = args.stop if args.stop is not None else system.stop_time
-        if stop is None:
-            return _err(f"{args.file}: no default experiment stop time: give --stop")
-        if args.stop is None:
-            opts["stop"] = f"{args.file}: DefaultExperiment stopTime"
-        why = run_problem(stop, args.step, system.start_time or 0.0, args.tolerance, limit, opts)
+        stop, why = _experiment_problem(args, system, limit)
         if why:
             return _err(why)
         record = [r.strip() for r in args.record.split(",") if r.strip()] or None
@@ -394,6 +419,10 @@ def _add_system_parser(sub):
     ssub = sy.add_subparsers(dest="system_cmd", required=True, metavar="SUBCOMMAND")
     ck = ssub.add_parser("check", help="check a system against its FMUs (one 'error:' line per problem)")
     ck.add_argument("file", metavar="FILE.ssd|FILE.ssp")
+    ck.add_argument("--step", type=float, help="also check the experiment 'system run --step STEP' would run")
+    ck.add_argument("--stop", type=float, help="with --step: the stop time (default: the default experiment's)")
+    ck.add_argument("--max-points", type=int, default=None, metavar="N",
+                    help="with --step: the output-point limit (default $WEARCOSIM_MAX_POINTS, else 1,000,000)")
     ck.set_defaults(func=cmd_system_check)
     pk = ssub.add_parser("pack", help="bundle an .ssd and the FMUs it references into an .ssp archive")
     pk.add_argument("file", metavar="FILE.ssd")

@@ -127,6 +127,8 @@ def test_an_absurd_default_experiment_is_refused_up_front(case, tmp_path, fmus, 
     assert not (out / "sys.csv").exists()
     if case != "stop_1e300":
         refused(["system", "check", str(path)], tmp_path, out, capsys, expect)
+    else:                        # no step in the file: check refuses what run --step would refuse
+        refused(["system", "check", str(path), "--step", "0.001"], tmp_path, out, capsys, expect)
 
 
 OPTIONS = {
@@ -363,6 +365,25 @@ def test_more_absurd_options_and_limits_are_refused_up_front(case, tmp_path, fmu
     assert not out.exists()
 
 
+CHECK_OPTIONS = {
+    "step_nan": (["--step", "nan"], "--step must be a finite number > 0"),
+    "stop_negative": (["--stop", "-1", "--step", "0.01"], "--stop must be a finite number > 0"),
+    "too_many_points": (["--stop", "1e9", "--step", "1e-3"], "more than --max-points"),
+    "max_points_low": (["--stop", "1", "--step", "0.01", "--max-points", "10"], "more than --max-points 10"),
+}
+
+
+@pytest.mark.parametrize("case", list(CHECK_OPTIONS))
+def test_system_check_with_a_step_refuses_what_run_would_refuse(case, tmp_path, fmus, capsys):  # noqa: F811
+    opts, expect = CHECK_OPTIONS[case]
+    path = write(tmp_path / "sys", fmus, oscillator())
+    refused(["system", "check", str(path), *opts], tmp_path, tmp_path / "none", capsys, [expect])
+    out = tmp_path / "out"
+    refused(["system", "run", str(path), *opts, "--out", str(out)], tmp_path, out, capsys, [expect])
+    assert main(["system", "check", str(path), "--stop", "1", "--step", "0.01"]) == 0
+    capsys.readouterr()
+
+
 def test_out_naming_a_file_is_refused(tmp_path, fmus, capsys):  # noqa: F811
     path = write(tmp_path / "sys", fmus, oscillator())
     out = tmp_path / "out"
@@ -490,6 +511,6 @@ def test_the_corpus_is_large_enough():
     n = (2 * len(NAMES) + 1 + 2 * len(VALUES) + len(EXPERIMENTS) + len(OPTIONS) + 1 + len(SIMULATE) + 1
          + len(SCENARIOS) + 3)
     assert n >= 40, n
-    more = (3 * len(ARCHIVES) - 1 + 2 * len(RANGES) + len(MORE_OPTIONS) + 1 + len(SIMULATE_OPTIONS) + 3 + 1 + 1
+    more = (3 * len(ARCHIVES) - 1 + len(CHECK_OPTIONS) + 2 * len(RANGES) + len(MORE_OPTIONS) + 1 + len(SIMULATE_OPTIONS) + 3 + 1 + 1
             + len(MORE_SCENARIOS))
     assert more >= 28, more

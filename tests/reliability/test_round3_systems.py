@@ -437,6 +437,29 @@ def test_system_run_on_a_full_disk_while_building_the_container_names_it(tmp_pat
     assert not list((out / ".containers").glob("*.fmu"))
 
 
+@pytest.mark.parametrize("command", ["simulate", "system run"])
+def test_a_full_disk_while_extracting_an_fmu_names_the_fmu_and_the_file(command, tmp_path, fmus, capsys, monkeypatch):  # noqa: F811
+    import wearcosim.fmi.archive as archive
+
+    class Full:
+        def __init__(self, path, mode="r", *a, **k):
+            self.path = path
+
+        def write(self, data):
+            raise OSError(errno.ENOSPC, "No space left on device")
+
+        def close(self):
+            pass
+    monkeypatch.setattr(archive, "open", Full, raising=False)
+    out = tmp_path / "out"
+    if command == "simulate":
+        argv, expect = ["simulate", str(fmus["Mass"]), "--stop", "0.1", "--csv", str(out / "r.csv")], str(fmus["Mass"])
+    else:
+        path = write(tmp_path / "sys", fmus, oscillator())
+        argv, expect = ["system", "run", str(path), "--stop", "0.05", "--step", "0.01", "--out", str(out)], "Mass.fmu"
+    refused(argv, tmp_path, out, capsys, [expect, "cannot extract member", " to /", "No space left on device"])
+
+
 def test_system_pack_on_a_full_disk_names_the_archive(tmp_path, fmus, capsys, monkeypatch):  # noqa: F811
     import shutil
     path = write(tmp_path / "sys", fmus, oscillator())
@@ -511,6 +534,6 @@ def test_the_corpus_is_large_enough():
     n = (2 * len(NAMES) + 1 + 2 * len(VALUES) + len(EXPERIMENTS) + len(OPTIONS) + 1 + len(SIMULATE) + 1
          + len(SCENARIOS) + 3)
     assert n >= 40, n
-    more = (3 * len(ARCHIVES) - 1 + len(CHECK_OPTIONS) + 2 * len(RANGES) + len(MORE_OPTIONS) + 1 + len(SIMULATE_OPTIONS) + 3 + 1 + 1
+    more = (3 * len(ARCHIVES) - 1 + len(CHECK_OPTIONS) + 2 + 2 * len(RANGES) + len(MORE_OPTIONS) + 1 + len(SIMULATE_OPTIONS) + 3 + 1 + 1
             + len(MORE_SCENARIOS))
     assert more >= 28, more

@@ -223,8 +223,9 @@ def _stream_members(fmu: Path, z: zipfile.ZipFile, limits: Limits, dest, created
             raise FMUOpenError(fmu, f"corrupt archive member {name!r}: {exc}") from None
         except (zlib.error, EOFError, ValueError, NotImplementedError, RuntimeError) as exc:
             raise FMUOpenError(fmu, f"cannot decompress member {name!r}: {exc}") from None
-        except OSError as exc:
-            raise FMUOpenError(fmu, f"cannot extract member {name!r}: {exc}") from None
+        except OSError as exc:                    # a full disk: name the file being written too
+            where = f" to {exc.filename or target}" if (exc.filename or target) is not None else ""
+            raise FMUOpenError(fmu, f"cannot extract member {name!r}{where}: {exc.strerror or exc}") from None
         finally:
             if out is not None:
                 out.close()

@@ -503,6 +503,7 @@ MORE_SCENARIOS = {
     "name_dotdot": ('name = ".."', "'name' must be a plain file stem"),
     "clearance_nan": ("[limits]\nclearance = nan", "must be a finite number"),
     "omega_negative": ("[wear]\nomega = -100.0", "wear.omega must be > 0"),
+    "steps_per_cycle_1e9": ("[run]\nsteps_per_cycle = 1000000000", "run.steps_per_cycle must be between 10 and"),
 }
 
 

@@ -87,6 +87,9 @@ NAME_RE = names.NAME_RE
 #: (about 10**6 rpm, beyond the fastest turbomachinery), the slowest cycle, a day
 OMEGA_MAX = 1e5
 PERIOD_MAX = 86400.0
+#: communication steps of one cycle (its samples are held in memory: 10**6 steps of a few
+#: contact outputs are tens of MB; 10**9 ended in a MemoryError)
+STEPS_PER_CYCLE_MAX = 1_000_000
 #: a clearance reference length (m): from a nanometre to a metre
 CLEARANCE_RANGE = (1e-9, 1.0)
 
@@ -300,7 +303,9 @@ def from_dict(data: dict, source: str = "<scenario>", base: Path = Path(".")) ->
         (not s.adaptive or s.real_cycles >= 1, "wear.real_cycles must be >= 1"),
         (not s.adaptive or s.max_extrapolation >= 1, "wear.max_extrapolation must be >= 1"),
         (not s.adaptive or s.first_extrapolation >= 1, "wear.first_extrapolation must be >= 1"),
-        (s.steps_per_cycle >= 10, "run.steps_per_cycle must be >= 10"),
+        (10 <= s.steps_per_cycle <= STEPS_PER_CYCLE_MAX,
+         f"run.steps_per_cycle must be between 10 and {STEPS_PER_CYCLE_MAX:,} (one cycle's samples are held in "
+         f"memory), got {s.steps_per_cycle}"),
         (0 < s.tolerance < 1, "run.tolerance must be in (0, 1)"), (s.decimate >= 1, "run.decimate must be >= 1"),
         (s.record_every >= 1, "run.record_every must be >= 1 (cycles)"),
         (s.transient_cycles >= 0, "run.transient_cycles must be >= 0"),

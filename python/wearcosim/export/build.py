@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import causalize as _causalize
-from . import codegen, dae as _dae, frontend, package
+from . import codegen, dae as _dae, events, frontend, ir, package
 from .errors import ExportError
 
 from ..resources import build_dir, library_root
@@ -34,7 +34,10 @@ class BuildResult:
 
 
 def model_path(package_dir: Path, model: str) -> Path:
-    p = frontend.model_file_for(Path(package_dir), model)
+    # resolved first: the package's name is its folder's name, and Path(".").name is "" (a
+    # build with --package . looked for Bounce/Ball.mo inside the Bounce folder itself)
+    package_dir = Path(package_dir).resolve()
+    p = frontend.model_file_for(package_dir, model)
     if p is None:
         raise frontend.unknown_class_error(model, frontend.package_classes(Path(package_dir)),
                                            f"{package_dir} (one class per file)", None)
@@ -45,11 +48,29 @@ def short_name(model: str) -> str:
     return model.split(".")[-1]
 
 
+def load(path: Path, model: str) -> ir.Model:
+    """``frontend.load``, with rumoca's refusals of invalid when-clauses that the front end
+    reports without their place (a reinit() of one state in two when-equations, a state
+    assigned in a when-clause) named at their lines (``events.diagnose_when_refusal``, which
+    reads rumoca's own message: the cause of the front end's error)."""
+    try:
+        return frontend.load(path, model)
+    except ExportError as exc:
+        cause = exc.__cause__ or exc.__context__
+        if cause is None or exc.kind not in ("compile", "unsupported", "structure", "error"):
+            raise
+        src = frontend.sources(Path(path))
+        better = events.diagnose_when_refusal(str(cause), src.files, src.path)
+        if better is None:
+            raise
+        raise better from None
+
+
 def generate(model: str, path: Path, expose_protected: bool = False) -> tuple:
     """The front half of a build, the passes from the Modelica file ``path`` to the generated
     CasADi functions of class ``model``: (the front end's model, the causalized DAE,
     codegen.Generated)."""
-    irm = frontend.load(path, model)
+    irm = load(path, model)
     c = _causalize.causalize(_dae.build(irm))
     return irm, c, codegen.build_functions(c, expose_protected)
 
@@ -61,7 +82,7 @@ def build_fmu(model: str, package_dir: str | Path = DEFAULT_PACKAGE, out_dir: st
     """Build ``<out_dir>/<ShortName>.fmu`` for class ``model``.  Protected parameters are
     not ScalarVariables of the FMU unless ``expose_protected`` (as in Dymola's default)."""
     t0 = time.perf_counter()
-    package_dir = Path(package_dir)
+    package_dir = Path(package_dir).resolve()
     path = Path(path) if path else model_path(package_dir, model)
     irm, c, gen = generate(model, path, expose_protected)
     ident = identifier or short_name(model)

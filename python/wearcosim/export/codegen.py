@@ -200,7 +200,15 @@ def layout(causal: Causal, expose_protected: bool = False) -> Layout:
               for s in S if s.kind == "param" and not s.structural]
     for p in params:
         p.causality = "parameter"
-    calcs = [mk(s, "MK_INTERNAL" if hidden(s) else "MK_CALC_PARAM") for s in S if s.kind == "calc" and not s.structural]
+    # the parameters that the initial equations determine (fixed=false) last: wc_init's values
+    # of them go to the end of the calculated parameters (N_P_INIT in model.c)
+    calcs = [mk(s, "MK_INTERNAL" if hidden(s) else "MK_CALC_PARAM")
+             for s in sorted((s for s in S if s.kind == "calc" and not s.structural), key=lambda s: s.by_initial)]
+    for s in S:
+        if s.by_initial and s.structural:
+            raise ExportError(f"parameter '{s.name}' has fixed=false (the initial equations determine it) but "
+                              f"fixes a size, range or subscript, which must be known at build time",
+                              s.base.loc, "structure")
     for p in calcs:
         p.causality = "calculatedParameter"
     consts = []
@@ -223,6 +231,7 @@ def layout(causal: Causal, expose_protected: bool = False) -> Layout:
     L.add_slice("P", params + calcs + consts + solver)
     L.n["P_INDEP"] = len(params)
     L.n["P_CALC"] = len(calcs)
+    L.n["P_INIT"] = sum(1 for c in calcs if c.scalar.by_initial)
     L.off["SOLVER"] = L.off["P"] + len(params) + len(calcs) + len(consts)
     L.add_slice("U", [mk(s, "MK_INPUT", causality="input") for s in S if s.kind == "input"])
     for u in L.slots[L.off["U"]:]:
@@ -462,16 +471,30 @@ def build_functions(causal: Causal, expose_protected: bool = False) -> Generated
         F["dd"] = ca.Function("wc_dd", inputs, [dd], _jac_opts(dd))
     calcs = L.slots[L.off["P"] + L.n["P_INDEP"]:L.off["P"] + L.n["P_INDEP"] + L.n["P_CALC"]]
     # calculated parameters may depend on each other: substitute to a fixed point
-    calc_expr = [s.start for s in calcs]
+    # (a parameter that the initial equations determine keeps its value here: wc_init sets it)
+    bound = [s for s in calcs if not s.scalar.by_initial]
+    by_init = [s for s in calcs if s.scalar.by_initial]
+    calc_expr = [s.start for s in bound]
+    if by_init and bound:
+        isyms = ca.vertcat(*[s.sym for s in by_init])
+        for s in bound:
+            if isinstance(s.start, ca.SX) and ca.depends_on(s.start, isyms):
+                dep = next(q.name for q in by_init if ca.depends_on(s.start, q.sym))
+                raise ExportError(f"calculated parameter '{s.name}' depends on '{dep}', which has fixed=false (the "
+                                  f"initial equations determine it): not supported; make '{s.name}' a parameter "
+                                  f"with fixed=false determined by an initial equation too",
+                                  s.scalar.base.loc, "unsupported")
     if calcs:
-        csyms = ca.vertcat(*[s.sym for s in calcs])
-        ce = ca.vertcat(*[c if isinstance(c, ca.SX) else ca.SX(float(c)) for c in calc_expr])
-        for _ in range(len(calcs) + 1):
-            if not ca.depends_on(ce, csyms):
-                break
-            ce = ca.substitute(ce, csyms, ce)
-        if ca.depends_on(ce, csyms):
-            raise ExportError("calculated parameters depend on each other cyclically", dae.model.loc, "structure")
+        ce = ca.vertcat(*[c if isinstance(c, ca.SX) else ca.SX(float(c)) for c in calc_expr]) if bound else ca.SX(0, 1)
+        if bound:
+            csyms = ca.vertcat(*[s.sym for s in bound])
+            for _ in range(len(bound) + 1):
+                if not ca.depends_on(ce, csyms):
+                    break
+                ce = ca.substitute(ce, csyms, ce)
+            if ca.depends_on(ce, csyms):
+                raise ExportError("calculated parameters depend on each other cyclically", dae.model.loc, "structure")
+        ce = ca.vertcat(ce, *[s.sym for s in by_init])
         F["params"] = ca.Function("wc_params", inputs, [fold(ce)], _FOPTS)
     else:
         F["params"] = ca.Function("wc_params", inputs, [ca.SX(0, 1)], _FOPTS)
@@ -666,19 +689,34 @@ def initial_values(causal: Causal, L: Layout, solved: Callable[[ca.SX], ca.SX],
             d0.append(st)
         else:
             d0.append(s.sym)
+    # parameters with fixed=false (MLS 8.6): unknowns of the initial equations, first in the
+    # matching (nothing else determines them); their values go after the Newton starts
+    pinit = [s for s in L.slots[L.off["P"] + L.n["P_INDEP"]:L.off["P"] + L.n["P_INDEP"] + L.n["P_CALC"]]
+             if s.scalar is not None and s.scalar.by_initial]
+    p0 = {s.name: s.sym for s in pinit}
+    if pinit and not dae.initial_equations:
+        s = pinit[0]
+        raise ExportError(f"parameter '{s.name}' has fixed=false but no initial equation determines it: add "
+                          f"an initial equation for it, or give it a value (fixed=true)", s.scalar.base.loc, "balance")
     if dae.initial_equations:
         res = [solved(r) for r, _ in dae.initial_equations]
-        free = [s for s in states if s.scalar.base.fixed is not True]
+        free = pinit + [s for s in states if s.scalar.base.fixed is not True]
         syms = {s.name: s.sym for s in free}
         if len(res) > len(free):
-            raise ExportError(f"{len(res)} initial equations but only {len(free)} states with fixed=false",
-                              dae.initial_equations[0][1], "balance")
+            raise ExportError(f"{len(res)} initial equations but only {len(free)} unknowns of the initialisation "
+                              f"(states with fixed=false and parameters with fixed=false): the initial equations "
+                              f"over-determine the start", dae.initial_equations[len(free)][1], "balance")
         inc = incidence(res, syms, dae)
         var_of_eq, eq_of_var = match(inc, len(free))
         if any(v < 0 for v in var_of_eq):
             i = var_of_eq.index(-1)
-            raise ExportError("initial equation does not determine any free state",
+            raise ExportError("initial equation does not determine any state or parameter with fixed=false",
                               dae.initial_equations[i][1], "balance")
+        for k, s in enumerate(pinit):
+            if eq_of_var[k] < 0:
+                raise ExportError(f"parameter '{s.name}' has fixed=false but no initial equation determines it "
+                                  f"({len(res)} initial equations for {len(free)} unknowns)", s.scalar.base.loc,
+                                  "balance")
         chosen = [free[v] for v in var_of_eq]
         Vv = ca.vertcat(*[s.sym for s in chosen])
         R = unhide_gathers(dae, ca.vertcat(*res), Vv)
@@ -688,12 +726,16 @@ def initial_values(causal: Causal, L: Layout, solved: Callable[[ca.SX], ca.SX],
                               "states, or use start values)", dae.initial_equations[0][1], "unsupported")
         sol = ca.vertsplit(ca.solve(J, -ca.substitute(R, Vv, ca.DM.zeros(Vv.shape[0]))))
         for s, e in zip(chosen, sol):
-            x0[s.name] = e
-            calc.add(s.name)
+            if s.name in p0:
+                p0[s.name] = e
+            else:
+                x0[s.name] = e
+                calc.add(s.name)
     out = [x0[s.name] for s in states] + d0
     # start values of the Newton unknowns (the initial guesses of the nonlinear loops)
     out += [s.start if isinstance(s.start, ca.SX) else ca.SX(float(s.start))
             for s in L.slots[L.off["W"]:L.off["W"] + L.n["W"]]]
+    out += [p0[s.name] for s in pinit]
     return (fold(ca.vertcat(*out)) if out else ca.SX(0, 1)), calc
 
 
@@ -866,7 +908,7 @@ def render_c(gen: Generated, outdir: Path, experiment: dict[str, Any]) -> None:
         OUT_SLOTS=ints(gen.out_slots or []),
         OUT_CHEAP=ints(gen.out_cheap or []),
         DD_COLIND=ints(dd_colind), DD_ROW=ints(dd_row),
-        N_DISC=str(L.n["D"] - L.n["DALG"]),
+        N_DISC=str(L.n["D"] - L.n["DALG"]), N_P_INIT=str(L.n["P_INIT"]),
         JAC_COLIND=ints(jac_colind), JAC_ROW=ints(jac_row),
         NL_COLIND=ints(nl_colind), NL_ROW=ints(nl_row),
         X_NOMINAL=", ".join(_cnum(s.nominal or 1.0) for s in L.slots[L.off["X"]:L.off["X"] + L.n["X"]]) or "1.0",

@@ -40,6 +40,7 @@ class ScalarVar:
     value: object = None      # numeric value for const
     type: str = "Real"
     structural: bool = False  # a parameter whose value fixes a size/range/subscript (folded)
+    by_initial: bool = False  # a parameter with fixed=false: the initial equations determine it
 
     @property
     def causality(self) -> str:
@@ -309,6 +310,11 @@ def build(model: ir.Model) -> Dae:
             else:
                 kind = "alg"
             sv = ScalarVar(sname, v, idx, kind, type=v.type)
+            if _by_initial(v) and kind in ("param", "calc"):
+                # MLS 8.6: a parameter with fixed=false is an unknown of the initialisation
+                # problem (its start value a guess); a calculated parameter whose value the
+                # runtime takes from wc_init (codegen.initial_values)
+                sv.kind, sv.by_initial = "calc", True
             if kind != "const":
                 sv.sym = ca.SX.sym(sname)
                 sym_of[sname] = sv.sym
@@ -382,6 +388,13 @@ def build(model: ir.Model) -> Dae:
             val = num_value(name, v.loc)
             for sv in svs:
                 sv.value = val[sv.index] if sv.index else val
+            continue
+        if svs[0].by_initial:
+            pev.loc = v.loc
+            val = _broadcast(pev.eval(v.start) if v.start is not None else _zeros(v), v)
+            for sv in svs:
+                x = val[sv.index] if sv.index else val
+                sv.start = to_num(x) if to_num(x) is not None else x
             continue
         if svs[0].kind == "calc":
             pev.loc = v.loc
@@ -516,9 +529,10 @@ def build(model: ir.Model) -> Dae:
         _add_res(dae.initial_equations, ev.eval(eq.residual), eq.loc)
 
     # --- when clauses
-    for w in model.whens:
+    reinit_at = {}     # state -> (clause, branch, Loc) of its reinit() (MLS 8.3.6: one when-equation)
+    for wi, w in enumerate(model.whens):
         branches = []
-        for cond, eqs in w.branches:
+        for bi, (cond, eqs) in enumerate(w.branches):
             ev.loc = w.loc
             dae.events.loc = w.loc
             c = ev.eval(cond)
@@ -538,8 +552,23 @@ def build(model: ir.Model) -> Dae:
                         kind = dae.scalars[tname].kind
                         if we.kind == "reinit" and kind != "state":
                             raise ExportError(f"reinit() of '{tname}', which is not a state", we.loc, "structure")
+                        if we.kind == "assign" and kind == "state":
+                            raise ExportError(f"when-equation assigns the state '{tname}' (it appears under der()): "
+                                              f"a state changes at an event only by re-initialisation; write "
+                                              f"reinit({tname}, ...) instead of {tname} = ...", we.loc, "structure")
                         if we.kind == "assign" and kind != "disc":
                             raise ExportError(f"when-equation assigns '{tname}' ({kind})", we.loc, "structure")
+                        if we.kind == "reinit":
+                            prev = reinit_at.get(tname)
+                            if prev is not None and (prev[0] != wi or prev[1] == bi):
+                                where = f"{_line(prev[2])} and {_line(we.loc)}"
+                                raise ExportError(
+                                    f"reinit({tname}, ...) in two when-equations ({where}): a variable may be "
+                                    f"re-initialised in one when-equation only (MLS 8.3.6); put both in the "
+                                    f"branches of one when/elsewhen chain" if prev[0] != wi else
+                                    f"'{tname}' is re-initialised twice in one branch of a when-clause ({where})",
+                                    we.loc, "structure")
+                            reinit_at[tname] = (wi, bi, we.loc)
                         out.append((we.kind, tname, vv, "", we.loc))
                 elif we.kind == "terminate":
                     out.append(("terminate", None, None, we.message, we.loc))
@@ -558,6 +587,18 @@ def build(model: ir.Model) -> Dae:
         for cc in (list(np.asarray(c, dtype=object).reshape(-1)) if isinstance(c, np.ndarray) else [c]):
             dae.asserts.append((cc, a.message, a.level, a.loc))
     return dae
+
+
+def _by_initial(v: ir.Var) -> bool:
+    """A Real parameter with fixed=false and no binding equation: computed by the initial
+    equations (MLS 8.6)."""
+    return v.variability == "parameter" and v.type == "Real" and v.fixed is False and v.binding is None
+
+
+def _line(loc) -> str:
+    from pathlib import Path
+    f = getattr(loc, "file", "?")
+    return f"line {loc.line}" if f in ("", "?") else f"{Path(f).name}:{loc.line}"
 
 
 def _zeros(v: ir.Var):

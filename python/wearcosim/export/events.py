@@ -21,8 +21,14 @@ evaluated directly: they can change only at events that are already being handle
 """
 from __future__ import annotations
 
+import bisect
+import re
 from dataclasses import dataclass
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Iterable
+
+if TYPE_CHECKING:
+    from .errors import ExportError
 
 import casadi as ca
 
@@ -88,3 +94,153 @@ class EventRegistry:
 
     def pre(self, name: str, value: Any) -> Any:
         return value
+
+
+# ----------------------------------------------------------------------------- when-clauses in the source
+# rumoca 0.10.2 refuses some invalid when-clauses in its ToDae/Flatten stages without a place
+# (a reinit() of one state in two when-equations, a when-equation assigning a state).  These
+# are found again in the source, for an error at their lines in the user's terms.
+
+_NAME = r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*(?:\s*\[[^\]]*\])?"
+_WHEN_TOKENS = re.compile(r"\bend\s+when\b|\bend\s+\w+|\belsewhen\b|\bwhen\b|\bthen\b|\belse\b|\bloop\b|;")
+_REINIT_AT = re.compile(r"\s*reinit\s*\(\s*(" + _NAME + r")\s*,")
+_ASSIGN_AT = re.compile(r"\s*(" + _NAME + r")\s*=(?!=)")
+
+
+@dataclass
+class WhenSite:
+    """One reinit() or assignment inside a when-clause of a source file."""
+    kind: str           # "reinit" | "assign"
+    name: str           # as written (``x``, ``ball.h``, ``q[2]``)
+    clause: int         # the when-clause (a when/elsewhen chain) in the file, 1-based
+    branch: int         # its branch (0: the when, 1...: the elsewhens)
+    loc: Any
+
+    @property
+    def base(self) -> str:
+        return re.sub(r"\s+", "", self.name).split("[")[0].split(".")[-1]
+
+
+def when_sites(path: str | Path, text: str | None = None) -> list:
+    """The reinit()s and assignments (``v = ...`` at the start of an equation) inside the
+    when-clauses of a Modelica file, in textual order.  Comments and strings are blanked
+    first; an equation starts after ``then``, ``else``, ``loop`` or ``;``."""
+    from .frontend import _strip_comments
+    from .ir import Loc
+    if text is None:
+        text = Path(path).read_text(encoding="utf-8", errors="replace")
+    s = _strip_comments(text)
+    starts = [0] + [m.end() for m in re.finditer(r"\n", s)]
+
+    def loc(off):
+        k = bisect.bisect_right(starts, off)
+        return Loc(str(path), k, off - starts[k - 1] + 1)
+
+    out, stack, nclauses, pos = [], [], 0, 0
+    for m in _WHEN_TOKENS.finditer(s):
+        tok = m.group(0)
+        if stack and stack[-1][2]:          # an equation of a when-branch's body
+            for kind, pat in (("reinit", _REINIT_AT), ("assign", _ASSIGN_AT)):
+                mm = pat.match(s, pos, m.start())
+                if mm:
+                    at = mm.start() + len(mm.group(0)) - len(mm.group(0).lstrip())
+                    out.append(WhenSite(kind, mm.group(1), stack[-1][0], stack[-1][1], loc(at)))
+                    break
+        if re.match(r"end\s+when", tok):
+            if stack:
+                stack.pop()
+        elif tok == "when":
+            nclauses += 1
+            stack.append([nclauses, 0, False])
+        elif tok == "elsewhen" and stack:
+            stack[-1][1] += 1
+            stack[-1][2] = False
+        elif tok == "then" and stack:
+            stack[-1][2] = True
+        pos = m.end()
+    return out
+
+
+def _is_state(files, base: str) -> bool:
+    from .frontend import _strip_comments
+    pat = re.compile(r"(?<![\w.])der\s*\(\s*(?:[A-Za-z_]\w*\.)*" + re.escape(base) + r"\s*(?:\[[^\]]*\])?\s*\)")
+    for f in files:
+        try:
+            if pat.search(_strip_comments(Path(f).read_text(encoding="utf-8", errors="replace"))):
+                return True
+        except OSError:
+            pass
+    return False
+
+
+def diagnose_when_refusal(rumoca_text: str, files: "Iterable[str | Path]",
+                          prefer: str | Path | None = None) -> "ExportError | None":
+    """An :class:`ExportError` at the right lines for rumoca's refusals of invalid when-clauses
+    (``rumoca_text``: rumoca's error message; ``files``: the build's source files, ``prefer``
+    the model's own), or None when the text is not one of them or the source does not show
+    the construct.
+
+    - ``duplicate reinitialization owner definition`` (ToDae) and ``when branch target `x` is
+      defined more than once`` (Flatten): reinit() of one variable in two when-equations
+      (MLS 8.3.6 allows it only in the branches of one when/elsewhen chain) or twice in one
+      branch;
+    - ```when assignment`: `x` is not a discrete coordinate`` with ``x`` a state: a state
+      changes at an event only through reinit().
+    """
+    from .errors import ExportError
+    files = [Path(f) for f in files]
+    if prefer is not None:
+        prefer = Path(prefer)
+        files = [prefer] + [f for f in files if f != prefer]
+    dup = "duplicate reinitialization owner definition" in rumoca_text
+    m = re.search(r"when branch target `([^`]+)` is defined more than once", rumoca_text)
+    if dup or m:
+        want = m.group(1).split("[")[0].split(".")[-1] if m else None
+        for group in ([files[0]], files) if files else ():
+            sites = [s for f in group for s in _sites(f)
+                     if s.kind == "reinit" or (m and s.kind == "assign")]
+            if want is not None:
+                sites = [s for s in sites if s.base == want]
+            by = {}
+            for s in sites:
+                by.setdefault(s.base, []).append(s)
+            for base, ss in by.items():
+                for i, a in enumerate(ss):
+                    for b in ss[i + 1:]:
+                        if (a.loc.file, a.clause) != (b.loc.file, b.clause):
+                            return ExportError(
+                                f"reinit({base}, ...) in two when-equations ({_at(a.loc)} and "
+                                f"{_at(b.loc)}): a variable may be re-initialised in one when-equation "
+                                f"only (MLS 8.3.6); put both in the branches of one when/elsewhen chain",
+                                b.loc, "structure")
+                        if a.branch == b.branch:
+                            what = "re-initialised" if a.kind == b.kind == "reinit" else "assigned"
+                            return ExportError(
+                                f"'{base}' is {what} twice in one branch of a when-clause ({_at(a.loc)} "
+                                f"and {_at(b.loc)}): each variable has one equation per branch",
+                                b.loc, "structure")
+        return None
+    m = re.search(r"`when assignment`: `([^`]+)` is not a discrete coordinate", rumoca_text)
+    if m:
+        base = m.group(1).split("[")[0].split(".")[-1]
+        if not _is_state(files, base):
+            return None
+        for f in files:
+            for s in _sites(f):
+                if s.kind == "assign" and s.base == base:
+                    return ExportError(
+                        f"when-equation assigns the state '{m.group(1)}' (it appears under der()): a state "
+                        f"changes at an event only by re-initialisation; write reinit({base}, ...) instead "
+                        f"of {base} = ...", s.loc, "structure")
+    return None
+
+
+def _sites(f):
+    try:
+        return when_sites(f)
+    except OSError:
+        return []
+
+
+def _at(loc) -> str:
+    return f"line {loc.line}" if loc.file == "?" else f"{Path(loc.file).name}:{loc.line}"

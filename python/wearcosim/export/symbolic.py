@@ -187,9 +187,13 @@ def _gather_function(n: int) -> ca.Function:
 
 
 def select_chain(idx: Val, elems: Sequence[Val]) -> Val:
-    """``elems[idx]`` for a symbolic 1-based ``idx`` as if_else over the elements (0 for an index
-    outside): O(n) operations, differentiated as written."""
-    acc = 0.0
+    """``elems[idx]`` for a symbolic 1-based ``idx`` as if_else over the elements: O(n)
+    operations, differentiated as written.  An index outside 1..n gives NaN, as the indexed load
+    does (:func:`gather`): Modelica makes an out-of-range subscript an error, and a NaN fails the
+    evaluation instead of reading a plausible 0.  CasADi's SX if_else is not short-circuit but
+    selects by ``c ? a : 0`` terms, so the NaN of a branch not taken does not leak into the
+    value (nor into the derivative, which is 0 for the constant)."""
+    acc = math.nan
     for k, e in enumerate(elems):
         acc = if_else(_binop("==", idx, k + 1), e, acc)
     return acc

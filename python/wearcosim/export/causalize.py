@@ -23,6 +23,7 @@ from typing import Any, Sequence
 
 import casadi as ca
 
+from . import index as _index
 from .dae import Dae, symvar_deep, unhide_gathers
 from .errors import ExportError
 
@@ -183,59 +184,6 @@ def _var_loc(dae: Dae, name: str):
     return sv.base.loc if sv is not None else None
 
 
-def reduce_index(dae: Dae) -> Dae:
-    """Index reduction for ``der()`` of variables that are algebraically determined.
-
-    rumoca (like the Modelica spec) makes every variable under ``der()`` a state
-    candidate.  When such a variable is in fact fixed by an equation among states, time and
-    parameters (``y = x^2`` with ``z = der(y)``, or a prescribed motion ``p = f(time)`` with
-    ``v = der(p)``), that equation contains no unknown and the system is structurally
-    singular.  Following Pantelides and the dummy-derivative method, each such constraint
-    ``g(x, t) = 0`` is differentiated symbolically,
-    ``dg/dt = dg/dx * der(x) + dg/dt = 0``, and one of its states is demoted to an
-    algebraic variable (a dummy state): ``g = 0`` then determines it, and the
-    differentiated constraint determines its derivative, which becomes an algebraic unknown
-    ``der(s)``.  The state chosen is the one whose start value is not fixed (else the last
-    declared).  Repeated until no constraint is left, so higher-index chains are reduced
-    step by step.
-    """
-    from .dae import ScalarVar
-    for _ in range(len(dae.der) + 1):
-        names, syms = unknowns_of(dae)
-        inc = incidence([r for r, _ in dae.equations], syms, dae)
-        state_syms = {sv.name: sv.sym for sv in dae.scalars.values() if sv.kind == "state"}
-        pending = []
-        for i, (r, loc) in enumerate(dae.equations):
-            if inc[i]:
-                continue
-            used = [v.name() for v in symvar_deep(dae, r) if v.name() in state_syms]
-            if used:
-                pending.append((i, used))
-        if not pending:
-            return dae
-        for i, used in pending:
-            r, loc = dae.equations[i]
-            cand = [n for n in used if dae.scalars[n].kind == "state"]
-            if not cand:
-                continue
-            free = [n for n in cand if dae.scalars[n].base.fixed is not True]
-            s_name = (free or cand)[-1]
-            # time derivative of the constraint
-            x_all = [sv for sv in dae.scalars.values() if sv.kind == "state"]
-            xs = ca.vertcat(*[sv.sym for sv in x_all])
-            dxs = ca.vertcat(*[dae.der[sv.name] for sv in x_all])
-            r = unhide_gathers(dae, r, ca.vertcat(xs, dae.t))
-            gd = ca.mtimes(ca.jacobian(r, xs), dxs) + ca.jacobian(r, dae.t)
-            dae.equations.append((gd, loc))
-            sv = dae.scalars[s_name]
-            sv.kind = "alg"
-            dsym = dae.der.pop(s_name)
-            dname = f"der({s_name})"
-            dae.scalars[dname] = ScalarVar(dname, sv.base, sv.index, "alg", dsym, None, type="Real")
-            dae.reduced = getattr(dae, "reduced", []) + [(s_name, str(loc))]
-    raise ExportError("index reduction did not terminate", dae.model.loc, "structure")
-
-
 def _singular(A) -> bool:
     """Numerically rank-deficient (numpy's matrix_rank tolerance: n * eps * largest singular value)."""
     import numpy as np
@@ -325,7 +273,7 @@ def causalize(dae: Dae) -> Causal:
         # unbalanced: diagnosed on the model as written (index reduction adds one equation
         # and one unknown per differentiated constraint, it never changes the balance)
         check_balance(dae, dae.equations, names, syms)
-    dae = reduce_index(dae)
+    dae = _index.reduce(dae)
     names, syms = unknowns_of(dae)
     residuals = dae.equations
     inc, var_of_eq = check_balance(dae, residuals, names, syms)

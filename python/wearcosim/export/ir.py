@@ -184,6 +184,7 @@ class Var:
     protected: bool = False
     evaluate: bool = False              # annotation(Evaluate=true) (rumoca also sets it on final parameters)
     keep: bool = False                  # annotation(Evaluate=false): an Integer/Boolean parameter stays tunable
+    state_select: str = "default"       # stateSelect: never | avoid | default | prefer | always
     loc: Loc = Loc()
 
 

@@ -1,0 +1,349 @@
+"""Pass 2a (scalar DAE -> index-1 DAE): Pantelides' structural index reduction and the
+dummy-derivative state selection.
+
+A Modelica model makes every variable under ``der()`` a state candidate.  Connected
+components often constrain states among themselves -- two inertias behind an ideal gear
+(``phi_a = ratio*phi_b``), a prescribed motion (``s = f(time)``), a pendulum's length -- and
+the DAE is then of higher index: the equations cannot be solved for the derivatives of all
+candidates.  The pass turns it into an index-1 DAE whose states are a subset of the
+candidates:
+
+1. **Pantelides (1988)**: a maximum matching of the equations to the *highest derivatives*
+   of the variables, equation by equation.  When an equation cannot be matched, the
+   augmenting-path search marks a structurally singular subset of equations and the
+   variables they reach; every marked equation is differentiated with respect to time
+   (symbolically, the chain rule over all variables) and every marked variable gets its
+   derivative as a new unknown; the search goes on with the differentiated equation.
+2. **Dummy derivatives (Mattsson and Soederlind 1993)**, static selection: starting with the
+   differentiated equations of the highest order, a nonsingular square block of their
+   Jacobian with respect to the highest derivatives they contain is chosen; the chosen
+   derivatives are *dummy derivatives* -- algebraic unknowns, no longer the derivative of
+   anything -- and their variables are not states.  The next lower order uses the equations
+   one differentiation lower and the lower derivatives of the chosen ones.  The columns are
+   taken in the order of preference of ``stateSelect`` (never, avoid, default, prefer,
+   always: a variable with ``never`` is made a dummy first), then a state whose start is
+   ``fixed``, a variable reinitialised by a when-clause and a declared state over an
+   algebraic variable, then the declaration order (the later first); the block must be
+   nonsingular at the start values and at a generic point (a static choice: a model whose
+   best states change during the run needs dynamic state selection, not done here).
+
+Every equation, original and differentiated, stays in the system: the constraints fix the
+dummy variables, their derivatives fix the dummy derivatives.  A model without a
+structurally singular subset is returned unchanged (the same object, bit-identical
+equations).  The new unknowns are ``der(v)`` (and ``der(der(v))``) scalars of kind ``alg``.
+"""
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field
+from typing import Any
+
+import casadi as ca
+import numpy as np
+
+from .dae import Dae, ScalarVar, symvar_deep, unhide_gathers
+from .errors import ExportError
+
+#: stateSelect's order of preference for a state (MLS 4.9.7.3)
+STATE_SELECT = {"never": 0, "avoid": 1, "default": 2, "prefer": 3, "always": 4}
+
+
+@dataclass
+class _Node:
+    """One variable or one of its time derivatives."""
+    base: str                 # the scalar of the model it derives from
+    order: int                # 0: the variable itself
+    sym: ca.SX
+    der: int | None = None    # the node of its derivative, once it has one
+    parent: int | None = None
+
+
+@dataclass
+class _Eq:
+    res: ca.SX
+    loc: Any
+    order: int = 0
+    parent: int | None = None
+    der: int | None = None
+    adj: list = field(default_factory=list)   # every node it depends on
+
+
+@dataclass
+class Reduction:
+    """What the pass did, for diagnostics and tests."""
+    differentiated: list      # [(equation location, order)]
+    dummies: list             # names of the dummy derivatives (algebraic now)
+    states: list              # the states after the selection, in declaration order
+
+
+def reduce(dae: Dae) -> Dae:
+    """The index-1 form of ``dae`` (see the module's text); ``dae`` itself when the equations
+    already match the highest derivatives.  ``dae.reduction`` tells what was done."""
+    nodes, node_of = _nodes(dae)
+    eqs = [_Eq(r, loc) for r, loc in dae.equations]
+    for e in eqs:
+        e.adj = _adjacent(dae, e.res, node_of)
+    try:
+        assign = _pantelides(dae, nodes, node_of, eqs)
+    except _Singular:
+        return dae          # singular whatever is differentiated: causalize's balance check names it
+    if assign is None:
+        return dae
+    dummies = _select(dae, nodes, eqs)
+    return _rebuild(dae, nodes, eqs, dummies)
+
+
+# ----------------------------------------------------------------------------- structure
+def _nodes(dae: Dae) -> tuple[list, dict]:
+    nodes, node_of = [], {}
+    for sv in dae.scalars.values():
+        if sv.kind in ("state", "alg", "dalg") and sv.sym is not None:
+            node_of[sv.sym.name()] = len(nodes)
+            nodes.append(_Node(sv.name, 0, sv.sym))
+            if sv.kind == "state":
+                d = dae.der[sv.name]
+                nodes[-1].der = len(nodes)
+                node_of[d.name()] = len(nodes)
+                nodes.append(_Node(sv.name, 1, d, parent=len(nodes) - 1))
+    return nodes, node_of
+
+
+def _adjacent(dae: Dae, r: ca.SX, node_of: dict) -> list:
+    return sorted({node_of[s.name()] for s in symvar_deep(dae, r) if s.name() in node_of})
+
+
+def _pantelides(dae: Dae, nodes: list, node_of: dict, eqs: list) -> dict | None:
+    """The matching {node: equation} of the highest derivatives after Pantelides' algorithm
+    (``eqs`` and ``nodes`` grow with the differentiated equations and the new derivatives);
+    None when nothing had to be differentiated."""
+    assign: dict[int, int] = {}
+    n0 = len(eqs)
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), 10000, 8 * (len(eqs) + len(nodes))))
+    # a greedy start on the highest derivatives
+    for i, e in enumerate(eqs):
+        for j in e.adj:
+            if nodes[j].der is None and j not in assign:
+                assign[j] = i
+                break
+    matched_eq = set(assign.values())
+    changed = False
+    for k in range(n0):
+        if k in matched_eq:
+            continue
+        i = k
+        for _ in range(len(nodes) + len(eqs) + 2):
+            ce, cv = set(), set()
+            if _augment(i, nodes, eqs, assign, ce, cv):
+                break
+            if all(nodes[j].der is None for l in ce for j in eqs[l].adj):
+                # no variable of these equations has a derivative among the unknowns:
+                # differentiating them only renames their unknowns (a = 1; 2*a = 3)
+                raise _Singular()
+            changed = True
+            for j in sorted(cv):
+                _derive_node(dae, nodes, node_of, j)
+            for l in sorted(ce):
+                _derive_eq(dae, nodes, node_of, eqs, l)
+            for j in cv:
+                assign[nodes[j].der] = eqs[assign[j]].der
+            i = eqs[i].der
+        else:
+            raise _Singular()
+    return assign if changed else None
+
+
+class _Singular(Exception):
+    """The equations are structurally singular whatever their derivatives."""
+
+
+def _augment(i: int, nodes: list, eqs: list, assign: dict, ce: set, cv: set) -> bool:
+    ce.add(i)
+    hi = [j for j in eqs[i].adj if nodes[j].der is None]
+    for j in hi:
+        if j not in assign:
+            assign[j] = i
+            return True
+    for j in hi:
+        if j not in cv:
+            cv.add(j)
+            if _augment(assign[j], nodes, eqs, assign, ce, cv):
+                assign[j] = i
+                return True
+    return False
+
+
+def _derive_node(dae: Dae, nodes: list, node_of: dict, j: int) -> int:
+    n = nodes[j]
+    if n.der is not None:
+        return n.der
+    sv = dae.scalars.get(n.base)
+    if sv is not None and sv.kind == "dalg":
+        raise ExportError(f"index reduction would differentiate the discrete variable '{n.base}'",
+                          sv.base.loc, "unsupported")
+    name = n.base
+    for _ in range(n.order + 1):
+        name = f"der({name})"
+    sym = ca.SX.sym(name)
+    n.der = len(nodes)
+    node_of[sym.name()] = n.der
+    nodes.append(_Node(n.base, n.order + 1, sym, parent=j))
+    return n.der
+
+
+def _derive_eq(dae: Dae, nodes: list, node_of: dict, eqs: list, l: int) -> int:
+    e = eqs[l]
+    if e.der is not None:
+        return e.der
+    r = e.res
+    xs = [dae.t] + [nodes[j].sym for j in e.adj]
+    r = unhide_gathers(dae, r, ca.vertcat(*xs))
+    deps = {s.name() for s in ca.symvar(r)}
+    for sv in dae.scalars.values():
+        if sv.kind == "input" and sv.sym is not None and sv.sym.name() in deps:
+            raise ExportError(f"index reduction needs the time derivative of the input '{sv.name}' (this "
+                              f"equation constrains it with the states): not supported", e.loc, "unsupported")
+    adj = [node_of[s.name()] for s in ca.symvar(r) if s.name() in node_of]
+    X = ca.vertcat(dae.t, *[nodes[j].sym for j in adj])
+    dX = ca.vertcat(ca.SX(1), *[nodes[_derive_node(dae, nodes, node_of, j)].sym for j in adj])
+    dr = ca.simplify(ca.jtimes(r, X, dX))
+    e.der = len(eqs)
+    eqs.append(_Eq(dr, e.loc, e.order + 1, l, adj=_adjacent(dae, dr, node_of)))
+    return e.der
+
+
+# ----------------------------------------------------------------------------- state selection
+def _preference(dae: Dae, nodes: list, j: int, reinit: set) -> tuple:
+    """Sort key of derivative node ``j`` as a dummy: lowest first."""
+    p = nodes[nodes[j].parent]
+    if p.order > 0:
+        return (-1, 0, 0)                  # the derivative of a derivative: never wanted as a state
+    sv = dae.scalars[p.base]
+    sel = STATE_SELECT.get(getattr(sv.base, "state_select", "default") or "default", 2)
+    if p.base in reinit:
+        sel = max(sel, 4)
+    score = (0.5 if sv.kind == "state" and sv.base.fixed is True else 0.0) + (0.25 if sv.kind == "state" else 0.0)
+    order = list(dae.scalars).index(p.base)
+    return (sel, score, -order)
+
+
+def _point(dae: Dae, syms: list, generic: bool) -> list:
+    from .causalize import _nominal
+    rng = np.random.default_rng(20260401)
+    out = []
+    for s in syms:
+        v = _nominal(dae, s.name())
+        if generic:
+            v = v + (0.3 + rng.random()) * (1.0 + abs(v)) * (1 if rng.random() < 0.5 else -1) * 0.37
+        out.append(v)
+    return out
+
+
+def _rank(M: np.ndarray) -> int:
+    if M.size == 0:
+        return 0
+    if not np.all(np.isfinite(M)):
+        return -1
+    sv = np.linalg.svd(M, compute_uv=False)
+    if sv[0] == 0:
+        return 0
+    return int(np.sum(sv > max(M.shape) * 1e3 * np.finfo(float).eps * sv[0]))
+
+
+def _choose(dae: Dae, nodes: list, eqs: list, g: list, z: list, reinit: set) -> list:
+    """The derivatives of ``z`` made dummies for the equations ``g``: ``len(g)`` columns of
+    dg/dz, nonsingular, in the order of preference."""
+    R = ca.vertcat(*[eqs[i].res for i in g])
+    Z = ca.vertcat(*[nodes[j].sym for j in z])
+    R = unhide_gathers(dae, R, Z)
+    J = ca.jacobian(R, Z)
+    free = ca.symvar(J)
+    f = ca.Function("g_z", free, [J])
+    mats = []
+    for generic in (False, True):
+        try:
+            M = np.array(f(*_point(dae, free, generic)), dtype=float).reshape(len(g), len(z))
+        except Exception:      # noqa: BLE001 -- a point outside a function's domain
+            continue
+        mats.append(M)
+    order = sorted(range(len(z)), key=lambda c: _preference(dae, nodes, z[c], reinit))
+    for use in (mats, mats[-1:]):
+        chosen = []
+        for c in order:
+            trial = chosen + [c]
+            if all(_rank(M[:, trial]) == len(trial) for M in use):
+                chosen = trial
+                if len(chosen) == len(g):
+                    return [z[c] for c in chosen]
+    raise ExportError("index reduction: no nonsingular choice of dummy derivatives for the differentiated "
+                      "equations (the constraints are singular at the start values and at a generic point)",
+                      eqs[g[0]].loc, "structure")
+
+
+def _select(dae: Dae, nodes: list, eqs: list) -> set:
+    reinit = {we[1] for w in dae.whens for _, ws in w.branches for we in ws if we[0] == "reinit"}
+    dummies: set[int] = set()
+    g = [i for i, e in enumerate(eqs) if e.order >= 1 and e.der is None]
+    z = sorted({j for i in g for j in eqs[i].adj if nodes[j].der is None and nodes[j].order >= 1})
+    while g:
+        chosen = _choose(dae, nodes, eqs, g, z, reinit)
+        dummies.update(chosen)
+        g = [eqs[i].parent for i in g if eqs[i].order >= 2]
+        z = [nodes[j].parent for j in chosen if nodes[j].order >= 2]
+    return dummies
+
+
+# ----------------------------------------------------------------------------- the new DAE
+def _rebuild(dae: Dae, nodes: list, eqs: list, dummies: set) -> Dae:
+    chains: dict[str, list] = {}
+    for j, n in enumerate(nodes):
+        if n.order == 0:
+            chain, k = [j], j
+            while nodes[k].der is not None:
+                k = nodes[k].der
+                chain.append(k)
+            chains[n.base] = chain
+    reinit = {we[1]: we[4] for w in dae.whens for _, ws in w.branches for we in ws if we[0] == "reinit"}
+    new_scalars = {}
+    for base, chain in chains.items():
+        sv = dae.scalars[base]
+        is_state = [i + 1 < len(chain) and chain[i + 1] not in dummies for i in range(len(chain))]
+        name = base
+        for i, j in enumerate(chain):
+            if i == 0:
+                if is_state[0]:
+                    sv.kind = "state"
+                    dae.der[base] = nodes[chain[1]].sym
+                else:
+                    if sv.kind == "state":
+                        dae.der.pop(base, None)
+                        if base in reinit:
+                            raise ExportError(f"reinit({base}, ...) of a variable that index reduction made "
+                                              f"algebraic (a dummy state); give it stateSelect = "
+                                              f"StateSelect.always", reinit[base], "unsupported")
+                    if sv.kind != "dalg":
+                        sv.kind = "alg"
+                continue
+            name = f"der({name})"
+            if is_state[i]:
+                raise ExportError(f"index reduction would make {name} a state (the derivative of a "
+                                  f"derivative): not supported; give '{base}' stateSelect = StateSelect.prefer",
+                                  sv.base.loc, "unsupported")
+            if is_state[i - 1]:
+                continue                   # the derivative of a state: dae.der holds it
+            new_scalars[name] = ScalarVar(name, sv.base, sv.index, "alg", nodes[j].sym, None, type="Real")
+    dae.scalars.update(new_scalars)
+    dae.equations = [(e.res, e.loc) for e in eqs]
+    dae.reduction = Reduction(
+        differentiated=[(e.loc, e.order) for e in eqs if e.order >= 1],
+        dummies=[_name(nodes, j) for j in sorted(dummies)],
+        states=[s.name for s in dae.scalars.values() if s.kind == "state"])
+    dae.reduced = [(n, "") for n in dae.reduction.dummies]
+    return dae
+
+
+def _name(nodes: list, j: int) -> str:
+    n = nodes[j]
+    name = n.base
+    for _ in range(n.order):
+        name = f"der({name})"
+    return name

@@ -140,3 +140,26 @@ def test_the_derivative_of_an_input_is_refused_at_the_constraint():
     with pytest.raises(ExportError) as ei:
         causalize.causalize(dae.build(frontend.load(fixture_path("NoDerivativeOfInput"), "NoDerivativeOfInput")))
     assert ei.value.kind == "unsupported" and ei.value.loc.line == 7 and "input 'u'" in ei.value.message
+
+
+def test_state_select_prefer_picks_the_states(tmp_path):
+    """stateSelect = StateSelect.prefer on the second shaft (the front end reads rumoca's
+    state_select): phi2 and w2 are the states, with their fixed starts, and the motion is the
+    same as GearPair's (phi2 = phi1/3)."""
+    r = _reduced("GearPairPrefer").reduction
+    assert r.states == ["phi2", "w2"], r
+    fmu = build_fmu("GearPairPrefer", path=fixture_path("GearPairPrefer"), out_dir=tmp_path).fmu
+    res = _run(fmu, ["phi2", "w2"], "CoSimulation")
+    t, k = res["time"], 2 / (1 + 2 / 9)
+    assert np.max(abs(res["phi2"] - (t + k * (t - np.sin(t))) / 3)) < 1e-8
+    assert np.max(abs(res["w2"] - (1 + k * (1 - np.cos(t))) / 3)) < 1e-8
+
+
+def test_external_builtin_functions_are_their_built_ins(tmp_path):
+    """external "builtin" (MLS 12.9; how MSL's Modelica.Math declares sin, exp, ...): before,
+    "external function 'mySin' is not supported"."""
+    fmu = build_fmu("BuiltinExternal", path=fixture_path("BuiltinExternal"), out_dir=tmp_path).fmu
+    res = _run(fmu, ["x", "y"], "CoSimulation")
+    t = res["time"]
+    assert np.max(abs(res["x"] - (1 - np.cos(t)))) < 1e-8
+    assert np.max(abs(res["y"] - np.exp(-t))) < 1e-12

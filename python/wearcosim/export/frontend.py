@@ -976,7 +976,7 @@ class _Conv:
             quantity=r.get("quantity") or "", display_unit=r.get("display_unit") or "",
             description=r.get("description") or "", final=bool(finals.get(name, False)),
             protected=bool(r.get("is_protected")), evaluate=bool(r.get("evaluate")),
-            keep=bool(r.get("evaluate_refused")), loc=loc)
+            keep=bool(r.get("evaluate_refused")), state_select=_state_select(r.get("state_select")), loc=loc)
 
     # -- statements (function bodies, algorithms)
     def comp_ref(self, comp) -> ir.Ref:
@@ -1020,7 +1020,8 @@ class _Conv:
 
     def function(self, name, f) -> ir.Function:
         loc = self.loc(f)
-        if f.get("external"):
+        ext = f.get("external")
+        if ext and ext.get("language") != "builtin":
             raise _err(f"external function '{name}' is not supported", loc, "unsupported")
 
         def fvar(a, role):
@@ -1033,10 +1034,18 @@ class _Conv:
                           dims=tuple(dims), variability="continuous", causality=role,
                           binding=self.expr(a.get("default")), description=a.get("description") or "",
                           loc=loc)
-        return ir.Function(name, [fvar(a, "input") for a in f["inputs"]],
-                           [fvar(a, "output") for a in f["outputs"]],
-                           [fvar(a, "local") for a in f.get("locals", [])],
-                           self.stmts(f.get("body")), loc)
+        outputs = [fvar(a, "output") for a in f["outputs"]]
+        body = self.stmts(f.get("body"))
+        if ext:
+            # external "builtin" (MSL's Modelica.Math.sin, exp, ...; MLS 12.9): the body is the
+            # call of the built-in function of that name on the external call's arguments
+            out = ext.get("output_name") or (outputs[0].name if len(outputs) == 1 else None)
+            if out is None or not ext.get("function_name"):
+                raise _err(f"external \"builtin\" function '{name}' without one output", loc, "unsupported")
+            call = ir.Call(ext["function_name"], tuple(self.expr(a) for a in ext.get("args", [])), True)
+            body = (ir.Assign(ir.Ref(out), call, loc),)
+        return ir.Function(name, [fvar(a, "input") for a in f["inputs"]], outputs,
+                           [fvar(a, "local") for a in f.get("locals", [])], body, loc)
 
 
 def _string(e):
@@ -1282,6 +1291,12 @@ def load(path: str | Path, model: str) -> ir.Model:
     """Load ``model`` (dotted name) from ``path`` (its file or package) into our IR."""
     src = sources(Path(path))
     return _to_ir(_flatten(src, model), src, model, probe=False)
+
+
+def _state_select(v: Any) -> str:
+    """rumoca's ``state_select`` ("Never", "Avoid", "Default", "Prefer", "Always") in lower case."""
+    v = str(v or "default").lower()
+    return v if v in ("never", "avoid", "default", "prefer", "always") else "default"
 
 
 def _to_ir(flat: dict, src: Sources, model: str, probe: bool = True) -> ir.Model:

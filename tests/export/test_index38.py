@@ -163,3 +163,17 @@ def test_external_builtin_functions_are_their_built_ins(tmp_path):
     t = res["time"]
     assert np.max(abs(res["x"] - (1 - np.cos(t)))) < 1e-8
     assert np.max(abs(res["y"] - np.exp(-t))) < 1e-12
+
+
+@pytest.mark.parametrize("fmi_type", FMI)
+def test_fixed_starts_of_a_variable_not_chosen_as_state_are_initial_equations(tmp_path, fmi_type):
+    """s_rel and v_rel are preferred as states; s and v have the fixed starts (MSL's Damper and
+    Oscillator examples): the starts become initial equations that fix s_rel(0) = -0.3 (before:
+    s_rel started at 0, silently, and the mass never moved)."""
+    assert _reduced("PreferRelative").reduction.states == ["s_rel", "v_rel"]
+    fmu = build_fmu("PreferRelative", path=fixture_path("PreferRelative"), out_dir=tmp_path).fmu
+    r = _run(fmu, ["s", "s_rel"], fmi_type)
+    t, wd = r["time"], np.sqrt(99.0)
+    x = np.exp(-t) * (-0.3 * np.cos(wd * t) - 0.3 / wd * np.sin(wd * t))
+    assert np.max(abs(r["s_rel"] - x)) < 10 * _tol(fmi_type)
+    assert np.max(abs(r["s"] - x - 0.5)) < 10 * _tol(fmi_type)

@@ -28,7 +28,9 @@ candidates:
    best states change during the run needs dynamic state selection, not done here).
 
 Every equation, original and differentiated, stays in the system: the constraints fix the
-dummy variables, their derivatives fix the dummy derivatives.  A model without a
+dummy variables, their derivatives fix the dummy derivatives.  A candidate with a ``fixed``
+start that is not chosen as a state keeps its start as an initial equation (MLS 8.6), which
+determines the states chosen instead.  A model without a
 structurally singular subset is returned unchanged (the same object, bit-identical
 equations).  The new unknowns are ``der(v)`` (and ``der(der(v))``) scalars of kind ``alg``.
 """
@@ -316,6 +318,11 @@ def _rebuild(dae: Dae, nodes: list, eqs: list, dummies: set) -> Dae:
                 else:
                     if sv.kind == "state":
                         dae.der.pop(base, None)
+                        if sv.base.fixed is True and sv.start is not None:
+                            # MLS 8.6: a Real variable with fixed = true has the initial equation
+                            # v = start whether or not it is a state: the states chosen instead
+                            # (fixed = false) are determined by it
+                            dae.initial_equations.append((sv.sym - sv.start, sv.base.loc))
                         if base in reinit:
                             raise ExportError(f"reinit({base}, ...) of a variable that index reduction made "
                                               f"algebraic (a dummy state); give it stateSelect = "

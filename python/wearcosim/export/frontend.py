@@ -837,6 +837,9 @@ class _Conv:
         self._where = where         # () -> the class's Loc, for a node without a span
         self._where_loc = None
         self.eff = {int(k): v for k, v in flat.get("effective_types", {}).items()}
+        # enumerations (MLS 4.9.5): their values are the literals' ordinals 1..n, Integers here
+        self.enum_types = set(flat.get("enumeration_type_roots") or [])
+        self.enum_lits = flat.get("enum_literal_ordinals") or {}
 
     @property
     def where(self) -> ir.Loc:
@@ -884,6 +887,8 @@ class _Conv:
             subs = tuple(self.sub(s) for s in body.get("subscripts", []))
             if name == "time":
                 return ir.Ref("time")
+            if not subs and name in self.enum_lits:
+                return ir.Lit(int(self.enum_lits[name]))
             return ir.Ref(name, subs)
         if tag == "Binary":
             op = _BINOPS.get(body["op"])
@@ -947,15 +952,17 @@ class _Conv:
     # -- variables
     def var(self, name, r) -> ir.Var:
         eff = self.eff.get(r.get("type_id"), {})
-        tname = _TYPE_NAMES.get(eff.get("canonical_type", 0), "Real")
+        ctype = eff.get("canonical_type", 0)
+        tname = "Integer" if ctype in self.enum_types else _TYPE_NAMES.get(ctype, "Real")
         loc = self.loc(r.get("variability") if isinstance(r.get("variability"), dict) else r)
-        if tname == "String":
-            raise _err(f"String variable '{name}' is not supported", loc, "unsupported")
         var = r["variability"]
         variability = "continuous"
         if isinstance(var, dict):
             (k, _), = var.items()
             variability = {"Parameter": "parameter", "Constant": "constant", "Discrete": "discrete"}.get(k, "continuous")
+        if tname == "String" and variability not in ("parameter", "constant"):
+            raise _err(f"String variable '{name}' is not supported (String parameters and constants are)", loc,
+                       "unsupported")
         if variability == "continuous" and (r.get("is_discrete_type") or tname != "Real"):
             variability = "discrete"
         cau = r["causality"]
@@ -1316,6 +1323,11 @@ def _to_ir(flat: dict, src: Sources, model: str, probe: bool = True) -> ir.Model
     top_inputs = set(flat.get("top_level_input_components") or [])
     for name, r in flat["variables"].items():
         v = conv.var(name, r)
+        if v.type == "String":
+            # String parameters and constants (MultiBody's World.label1, ...) are kept out of the
+            # numerics: a reference to one in an equation is an unknown variable
+            out.strings[name] = v
+            continue
         # only top-level inputs/outputs are the model's interface; those of sub-components
         # are ordinary variables (bound by equations of the enclosing model)
         if v.causality == "input" and name not in top_inputs and name.split("[")[0] not in top_inputs:

@@ -235,6 +235,7 @@ class Model:
     name: str
     description: str = ""
     variables: dict = field(default_factory=dict)      # name -> Var (ordered)
+    strings: dict = field(default_factory=dict)        # name -> Var: String parameters and constants
     equations: list = field(default_factory=list)      # [Equation]
     initial_equations: list = field(default_factory=list)
     algorithms: list = field(default_factory=list)     # [tuple of Stmt] (model algorithms)

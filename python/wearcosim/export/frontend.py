@@ -190,10 +190,17 @@ def _top_packages(folder: Path) -> dict:
     out = {}
     for child in sorted(folder.iterdir()):
         if child.is_dir() and (child / "package.mo").is_file():
-            out.setdefault(child.name, child)
+            out.setdefault(package_name(child), child)
         elif child.suffix == ".mo" and child.is_file():
-            out.setdefault(child.stem, child)
+            out.setdefault(package_name(child), child)
     return out
+
+
+def package_name(p: Path) -> str:
+    """The Modelica name of a library folder or file: its name without a version
+    (``Modelica 4.0.0`` is the package Modelica, MLS 13.3.3)."""
+    name = p.stem if p.suffix == ".mo" and not p.is_dir() else p.name
+    return name.split(" ")[0]
 
 
 def _package_tree(pkg: Path) -> list:
@@ -294,7 +301,7 @@ def _library_view(libs):
         yield []
         return
     parents = {p.parent for p in libs}
-    if len(parents) == 1:
+    if len(parents) == 1 and all(package_name(p) == p.stem for p in libs):
         folder = parents.pop()
         if set(_top_packages(folder).values()) == set(libs):
             yield [str(folder)]
@@ -302,7 +309,8 @@ def _library_view(libs):
     view = Path(tempfile.mkdtemp(prefix="wearcosim-libs-"))
     try:
         for p in libs:
-            (view / p.name).symlink_to(p, target_is_directory=p.is_dir())
+            link = package_name(p) + (".mo" if p.suffix == ".mo" and not p.is_dir() else "")
+            (view / link).symlink_to(p, target_is_directory=p.is_dir())
         yield [str(view)]
     finally:
         import shutil
@@ -317,7 +325,12 @@ def _rumoca_flat(src: Sources, model: str, text: str, partial: bool = False) -> 
     """rumoca's flat IR of ``model``; ``partial``: of a partial class extending it (no balance
     check).  Raises rumoca's errors and panics."""
     import rumoca
-    with _rust_stderr(), _no_modelicapath(), _library_view(src.roots) as roots:
+    # a package's own folder is one of the roots too: rumoca then reads its other files as a
+    # library (MSL's Blocks/Continuous.mo has a package named 'base', which rumoca refuses
+    # when it parses the whole package as the one being loaded); the flat IR of a WearCosim
+    # model is the same either way
+    libs = list(src.roots) + ([src.root] if src.in_package and src.root not in src.roots else [])
+    with _rust_stderr(), _no_modelicapath(), _library_view(libs) as roots:
         if src.in_package:
             if partial:
                 m = rumoca.Session(roots=[str(src.root.parent)] + roots).loads(
@@ -1078,12 +1091,18 @@ def _learn_locations(smap: SourceMap, node):
 _EXPERIMENT = re.compile(r"experiment\s*\(([^)]*)\)", re.S)
 
 
-def parse_experiment(model_file: Path) -> dict:
-    """The ``experiment(...)`` annotation of a model file (StartTime, StopTime, ...)."""
+def parse_experiment(model_file: Path, cls: Optional[str] = None) -> dict:
+    """The ``experiment(...)`` annotation of a model file (StartTime, StopTime, ...); with
+    ``cls`` (a short class name), of that class in a file that holds several (MSL's layout)."""
     try:
         src = _strip_comments(model_file.read_text(errors="ignore"))
     except OSError:
         return {}
+    if cls:
+        a = re.search(r"\b(?:model|block|class)\s+" + re.escape(cls) + r"\b", src)
+        b = re.search(r"\bend\s+" + re.escape(cls) + r"\s*;", src[a.end():]) if a else None
+        if a and b:
+            src = src[a.start():a.end() + b.end()]
     m = _EXPERIMENT.search(src)
     out = {}
     if m:
@@ -1213,11 +1232,33 @@ def model_documentation(model_file: Path, model: str) -> dict:
 
 
 def model_file_for(root: Path, model: str) -> Optional[Path]:
-    """Where class ``model`` (dotted name) is defined, for one-class-per-file packages."""
+    """Where class ``model`` (dotted name) is defined: its own file (one class per file), or
+    else the file of the innermost enclosing class stored in a file of its own that declares
+    it (MSL's layout: ``Modelica.Blocks.Continuous.PID`` is in ``Blocks/Continuous.mo``).
+    ``root``: the package folder (its name may carry a version, ``Modelica 4.0.0``)."""
     parts = model.split(".")
-    base = root.parent if (root / "package.mo").exists() else root
-    p = base.joinpath(*parts).with_suffix(".mo")
-    return p if p.exists() else None
+    if (root / "package.mo").exists():
+        if parts[0] != package_name(root):
+            return None
+        base, rest = root, parts[1:]
+    else:
+        base, rest = root, parts
+    p = base.joinpath(*rest).with_suffix(".mo") if rest else base / "package.mo"
+    if p.exists():
+        return p
+    for k in range(len(rest) - 1, 0, -1):
+        for q in (base.joinpath(*rest[:k]).with_suffix(".mo"), base.joinpath(*rest[:k]) / "package.mo"):
+            if q.is_file() and re.search(r"\b(?:model|block|class|package|connector|record|function|type)\s+"
+                                         + re.escape(rest[k]) + r"\b", _read(q)):
+                return q
+    return None
+
+
+def _read(p: Path) -> str:
+    try:
+        return p.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ""
 
 
 def package_classes(package_dir: Path) -> list:
@@ -1380,7 +1421,7 @@ def _to_ir(flat: dict, src: Sources, model: str, probe: bool = True) -> ir.Model
         out.whens.append(ir.WhenClause(branches, conv.loc(ch)))
     for fname, f in flat.get("functions", {}).items():
         out.functions[fname] = conv.function(fname, f)
-    out.experiment = parse_experiment(mfile)
+    out.experiment = parse_experiment(mfile, model.split(".")[-1])
     top = Path(src.root) / "package.mo" if src.in_package else None
     out.metadata = library_metadata(top if top and top.is_file() else None, mfile, model)
     out.documentation = model_documentation(mfile, model)

@@ -49,7 +49,7 @@ CORPUS = {
     "size_mismatch": ("model M\n  Real x[2](each start = 1, each fixed = true);\nequation\n  der(x) = {1, 2, 3};\nend M;\n", "type", 4),
     "subscript_out_of_range": ("model M\n  Real x[2](each start = 1, each fixed = true);\n  Real y;\nequation\n  der(x) = -x;\n  y = x[3];\nend M;\n", None, 6),
     "cyclic_parameters": ("model M\n  parameter Real a = b + 1;\n  parameter Real b = a + 1;\n" + "  Real x(start = 1, fixed = true);\nequation\n  der(x) = -a*x;\nend M;\n", "structure", 2),
-    "nonlinear_initial": ("model M\n  Real x;\ninitial equation\n  x^3 + x = 3;\nequation\n  der(x) = -x;\nend M;\n", "unsupported", 4),
+    "initial_equation_without_unknown": ("model M\n  Real x;\n  Real z(start = 1, fixed = true);\ninitial equation\n  z^3 = 3;\nequation\n  der(x) = -x;\n  der(z) = -z;\nend M;\n", "balance", 5),
     "empty_file": ("// nothing here yet\n", "syntax", 1),
     "function_output_unassigned": (OK_HEAD + "equation\n  der(x) = -f(x);\nend M;\nfunction f\n  input Real u;\n  output Real y;\nprotected\n  Real r;\nalgorithm\n  r := u;\nend f;\n", "structure", 8),
     "partial_model": ("partial model M\n  Real x;\nequation\n  der(x) = -x;\nend M;\n", "structure", 1),

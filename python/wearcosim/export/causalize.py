@@ -71,13 +71,21 @@ def incidence(residuals: Sequence[ca.SX], unknown_syms: dict[str, ca.SX], dae: D
     return out
 
 
-def match(inc: Sequence[Sequence[int]], n_vars: int) -> tuple[list[int], list[int]]:
-    """Maximum bipartite matching equations -> variables. Returns (eq->var, var->eq)."""
+def match(inc: Sequence[Sequence[int]], n_vars: int,
+          seed: Sequence[int] | None = None) -> tuple[list[int], list[int]]:
+    """Maximum bipartite matching equations -> variables. Returns (eq->var, var->eq).
+    ``seed`` (eq -> var, -1 for none) is a partial matching to extend: an augmenting path
+    never unmatches a variable, so the variables matched in the seed stay matched."""
     n_eq = len(inc)
     eq_of_var = [-1] * n_vars
     var_of_eq = [-1] * n_eq
+    for i, v in enumerate(seed or ()):
+        if v >= 0:
+            var_of_eq[i], eq_of_var[v] = v, i
     # cheap greedy start
     for i, vs in enumerate(inc):
+        if var_of_eq[i] >= 0:
+            continue
         for v in vs:
             if eq_of_var[v] < 0:
                 eq_of_var[v] = i

@@ -292,6 +292,7 @@ class Generated:
     split_eval: bool = False # wc_eval holds y and the discrete algebraics only; dx from wc_deriv
     out_slots: list = None   # slots wc_out computes (the outputs), None: no wc_out (nonlinear loops)
     out_cheap: list = None   # indices (in out_slots) of the outputs wc_out_cheap computes
+    init_slots: list = None  # slots solved by Newton at initialisation (wc_ires/wc_ijac), see InitialSystem
 
 
 #: above this many operations, wc_eval leaves the derivatives to wc_deriv (see build_functions)
@@ -499,15 +500,19 @@ def build_functions(causal: Causal, expose_protected: bool = False) -> Generated
     else:
         F["params"] = ca.Function("wc_params", inputs, [ca.SX(0, 1)], _FOPTS)
 
-    init_x, calc_states = initial_values(causal, L, solved, fold)
-    F["init"] = ca.Function("wc_init", inputs, [init_x], _FOPTS)
+    init = initial_values(causal, L, solved, fold)
+    calc_states = init.calculated
+    F["init"] = ca.Function("wc_init", inputs, [init.values], _FOPTS)
+    if init.newton_slots:
+        F["ires"] = ca.Function("wc_ires", inputs, [init.residual], _FOPTS)
+        F["ijac"] = ca.Function("wc_ijac", inputs, [init.jacobian], _jac_opts(init.jacobian))
     for s in states:
         s.initial = "calculated" if s.name in calc_states else "exact"
     model_name = dae.model.name
     ident = model_name.replace(".", "_")
     guid = "{" + str(uuid.UUID(hashlib.md5(("wearcosim:" + model_name + str(L.NV) + "".join(s.name for s in L.slots)).encode()).hexdigest())) + "}"
     return Generated(L, F, len(asserts), asserts, has_jac, {"calc_states": calc_states}, guid, model_name, ident, deps,
-                     split_eval, out_slots if "out" in F else None, out_cheap)
+                     split_eval, out_slots if "out" in F else None, out_cheap, init.newton_slots)
 
 
 def cheap_outputs(inputs: list, outs: ca.SX, full: int) -> tuple:
@@ -666,50 +671,93 @@ def gather_loads(dae: Any, known: Callable[[ca.SX], ca.SX]) -> tuple:
     return frm, ca.vertcat(*loads)
 
 
+@dataclass
+class InitialSystem:
+    """What :func:`initial_values` gives the code generator."""
+    values: ca.SX            # wc_init: states, discrete values, Newton starts, fixed=false parameters
+    calculated: set          # names of the states the initial equations determine
+    #: slots of v that the runtime solves for by Newton at initialisation (empty: none), with
+    #: the residuals (in v) and their Jacobian with respect to those slots
+    newton_slots: list = field(default_factory=list)
+    residual: ca.SX = None
+    jacobian: ca.SX = None
+
+
+def _guess(s: Slot) -> ca.SX:
+    """A slot's start: its start expression when that depends on parameters, else the slot
+    itself (the number in v: wc_start or the value the user set)."""
+    st = s.start
+    return st if isinstance(st, ca.SX) and not st.is_constant() else s.sym
+
+
+def loops_read(causal: Causal, exprs: Sequence[ca.SX]) -> list[int]:
+    """Indices (into ``causal.w``) of the Newton unknowns of the nonlinear loops that ``exprs``
+    read, and of the loops that those loops read in turn: whole loops, in BLT order."""
+    ranges, k = [], 0
+    for b in causal.blocks:
+        if b.kind == "nonlinear":
+            ranges.append(range(k, k + len(b.vars)))
+            k += len(b.vars)
+    block_of = {causal.w[i][0]: bi for bi, rg in enumerate(ranges) for i in rg}
+
+    def read(xs):
+        return {block_of[y.name()] for x in xs for y in symvar_deep(causal.dae, x) if y.name() in block_of}
+    todo, seen = read(exprs), set()
+    while todo:
+        bi = todo.pop()
+        seen.add(bi)
+        todo |= read([causal.nl_residuals[i] for i in ranges[bi]]) - seen
+    return [i for bi in sorted(seen) for i in ranges[bi]]
+
+
 def initial_values(causal: Causal, L: Layout, solved: Callable[[ca.SX], ca.SX],
-                   fold: Callable[[ca.SX], ca.SX]) -> tuple[ca.SX, Any]:
-    """Initial states and discrete values: start expressions, then initial equations
-    solved for the states that are not fixed."""
+                   fold: Callable[[ca.SX], ca.SX]) -> InitialSystem:
+    """The initialisation problem (MLS 8.6): the initial equations together with the model's
+    equations, the states with fixed=true at their start values (expressions of the
+    parameters), the states and the parameters with fixed=false its unknowns.
+
+    The model's equations are in the initial equations through ``solved`` (every unknown of
+    the causalised model replaced by its solution in the knowns and the Newton unknowns of
+    the nonlinear loops); the loops that they read (``loops_read``) join them with their
+    residuals and unknowns.  The unknowns are matched to the equations with the loops'
+    own matching kept (an initial equation may determine a state through a loop).  Without
+    such loops and linear in its unknowns, the system is solved symbolically in wc_init
+    (the start expressions of the states and discrete variables that keep them put in);
+    otherwise wc_init gives the start values (the guesses) and the runtime solves the
+    system by Newton in mdl_initialize (``newton_slots``, wc_ires/wc_ijac), from the
+    content of v that wc_init's values were written into."""
     dae = causal.dae
     states = L.slots[L.off["X"]:L.off["X"] + L.n["X"]]
     dslots = L.slots[L.off["D"]:L.off["D"] + L.n["D"]]
-    x0 = {}
-    calc = set()
-    for s in states:
-        st = s.start
-        if isinstance(st, ca.SX) and not st.is_constant():
-            x0[s.name] = st
-            calc.add(s.name)
-        else:
-            x0[s.name] = s.sym       # keep the (possibly user-set) start value in v
-    d0 = []
-    for s in dslots:
-        st = s.start
-        if isinstance(st, ca.SX) and not st.is_constant():
-            d0.append(st)
-        else:
-            d0.append(s.sym)
+    x0 = {s.name: _guess(s) for s in states}
+    calc = {s.name for s in states if x0[s.name] is not s.sym}
+    d0 = [_guess(s) for s in dslots]
     # parameters with fixed=false (MLS 8.6): unknowns of the initial equations, first in the
     # matching (nothing else determines them); their values go after the Newton starts
     pinit = [s for s in L.slots[L.off["P"] + L.n["P_INDEP"]:L.off["P"] + L.n["P_INDEP"] + L.n["P_CALC"]]
              if s.scalar is not None and s.scalar.by_initial]
-    p0 = {s.name: s.sym for s in pinit}
+    p0 = {s.name: _guess(s) for s in pinit}
     if pinit and not dae.initial_equations:
         s = pinit[0]
         raise ExportError(f"parameter '{s.name}' has fixed=false but no initial equation determines it: add "
                           f"an initial equation for it, or give it a value (fixed=true)", s.scalar.base.loc, "balance")
+    newton = InitialSystem(ca.SX(0, 1), calc)
     if dae.initial_equations:
         res = [solved(r) for r, _ in dae.initial_equations]
         free = pinit + [s for s in states if s.scalar.base.fixed is not True]
-        syms = {s.name: s.sym for s in free}
         if len(res) > len(free):
             raise ExportError(f"{len(res)} initial equations but only {len(free)} unknowns of the initialisation "
                               f"(states with fixed=false and parameters with fixed=false): the initial equations "
                               f"over-determine the start", dae.initial_equations[len(free)][1], "balance")
-        inc = incidence(res, syms, dae)
-        var_of_eq, eq_of_var = match(inc, len(free))
-        if any(v < 0 for v in var_of_eq):
-            i = var_of_eq.index(-1)
+        loops = loops_read(causal, res)
+        wres = [causal.nl_residuals[k] for k in loops]
+        syms = {s.name: s.sym for s in free} | {causal.w[k][0]: causal.w[k][1] for k in loops}
+        nf, nl = len(free), len(loops)
+        # the loops' residuals first, each matched to its own unknown (as the causalisation did)
+        inc = incidence(wres + res, syms, dae)
+        var_of_eq, eq_of_var = match(inc, nf + nl, [nf + k for k in range(nl)] + [-1] * len(res))
+        if any(v < 0 for v in var_of_eq[nl:]):
+            i = var_of_eq[nl:].index(-1)
             raise ExportError("initial equation does not determine any state or parameter with fixed=false",
                               dae.initial_equations[i][1], "balance")
         for k, s in enumerate(pinit):
@@ -717,26 +765,43 @@ def initial_values(causal: Causal, L: Layout, solved: Callable[[ca.SX], ca.SX],
                 raise ExportError(f"parameter '{s.name}' has fixed=false but no initial equation determines it "
                                   f"({len(res)} initial equations for {len(free)} unknowns)", s.scalar.base.loc,
                                   "balance")
-        chosen = [free[v] for v in var_of_eq]
+        chosen = [free[v] for v in var_of_eq if v < nf]
         Vv = ca.vertcat(*[s.sym for s in chosen])
-        R = unhide_gathers(dae, ca.vertcat(*res), Vv)
+        calc |= {s.name for s in chosen if s.name not in p0}
+        # the states and discrete variables that keep their start values, where those are
+        # expressions of the parameters (v does not hold them when wc_init runs)
+        ids = {id(s) for s in chosen}
+        kept = [(s.sym, x0[s.name]) for s in states if id(s) not in ids and x0[s.name] is not s.sym] + \
+               [(s.sym, e) for s, e in zip(dslots, d0) if e is not s.sym]
+        R = ca.vertcat(*res)
+        if kept:
+            ks = ca.vertcat(*[a for a, _ in kept])
+            R = ca.substitute(unhide_gathers(dae, R, ca.vertcat(Vv, ks)), ks, ca.vertcat(*[e for _, e in kept]))
+        R = unhide_gathers(dae, R, Vv)
         J = ca.jacobian(R, Vv)
-        if ca.depends_on(J, Vv):
-            raise ExportError("nonlinear initial equations are not supported (write them linear in the "
-                              "states, or use start values)", dae.initial_equations[0][1], "unsupported")
-        sol = ca.vertsplit(ca.solve(J, -ca.substitute(R, Vv, ca.DM.zeros(Vv.shape[0]))))
-        for s, e in zip(chosen, sol):
-            if s.name in p0:
-                p0[s.name] = e
-            else:
-                x0[s.name] = e
-                calc.add(s.name)
+        if not loops and not ca.depends_on(J, Vv):
+            sol = ca.vertsplit(ca.solve(J, -ca.substitute(R, Vv, ca.DM.zeros(Vv.shape[0]))))
+            for s, e in zip(chosen, sol):
+                if s.name in p0:
+                    p0[s.name] = e
+                else:
+                    x0[s.name] = e
+        else:
+            # Newton at run time, on v: the start expressions are in v by then
+            W = [causal.w[k][1] for k in loops]
+            Z = ca.vertcat(Vv, *W)
+            R = unhide_gathers(dae, ca.vertcat(*res, *wres), Z)
+            slot = {id(s): k for k, s in enumerate(L.slots)}
+            newton.newton_slots = [slot[id(s)] for s in chosen] + [L.off["W"] + k for k in loops]
+            newton.residual = fold(R)
+            newton.jacobian = fold(ca.jacobian(R, Z))
     out = [x0[s.name] for s in states] + d0
     # start values of the Newton unknowns (the initial guesses of the nonlinear loops)
     out += [s.start if isinstance(s.start, ca.SX) else ca.SX(float(s.start))
             for s in L.slots[L.off["W"]:L.off["W"] + L.n["W"]]]
     out += [p0[s.name] for s in pinit]
-    return (fold(ca.vertcat(*out)) if out else ca.SX(0, 1)), calc
+    newton.values = fold(ca.vertcat(*out)) if out else ca.SX(0, 1)
+    return newton
 
 
 # ----------------------------------------------------------------------------- C code
@@ -895,6 +960,8 @@ def render_c(gen: Generated, outdir: Path, experiment: dict[str, Any]) -> None:
     jac_colind, jac_row = pattern("jac", L.n["X"]) if gen.has_jac else ([0] * (L.n["X"] + 1), [])
     nl_colind, nl_row = pattern("nljac", L.n["W"])
     dd_colind, dd_row = pattern("dd", L.n["X"] + L.n["U"])
+    iz = gen.init_slots or []
+    ijac_colind, ijac_row = pattern("ijac", len(iz))
     amsgs = []
     for c, m, lvl, loc in gen.assert_msgs:
         amsgs.append(f"    {{{_cstr(m)}, {_cstr(str(loc))}, {1 if lvl == 'error' else 0}}}")
@@ -911,6 +978,8 @@ def render_c(gen: Generated, outdir: Path, experiment: dict[str, Any]) -> None:
         N_DISC=str(L.n["D"] - L.n["DALG"]), N_P_INIT=str(L.n["P_INIT"]),
         JAC_COLIND=ints(jac_colind), JAC_ROW=ints(jac_row),
         NL_COLIND=ints(nl_colind), NL_ROW=ints(nl_row),
+        N_IZ=str(len(iz)), IZ_SLOTS=ints(iz), IJAC_NNZ=str(len(ijac_row)),
+        IJAC_COLIND=ints(ijac_colind), IJAC_ROW=ints(ijac_row),
         X_NOMINAL=", ".join(_cnum(s.nominal or 1.0) for s in L.slots[L.off["X"]:L.off["X"] + L.n["X"]]) or "1.0",
     )
     tpl = Template((TEMPLATES / "model.c.in").read_text())

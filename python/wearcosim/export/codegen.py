@@ -979,6 +979,7 @@ def render_c(gen: Generated, outdir: Path, experiment: dict[str, Any]) -> None:
         JAC_COLIND=ints(jac_colind), JAC_ROW=ints(jac_row),
         NL_COLIND=ints(nl_colind), NL_ROW=ints(nl_row),
         N_IZ=str(len(iz)), IZ_SLOTS=ints(iz), IJAC_NNZ=str(len(ijac_row)),
+        IZ_NAMES=", ".join(_cstr(L.slots[k].name.removeprefix("$w.")) for k in iz) or "0",
         IJAC_COLIND=ints(ijac_colind), IJAC_ROW=ints(ijac_row),
         X_NOMINAL=", ".join(_cnum(s.nominal or 1.0) for s in L.slots[L.off["X"]:L.off["X"] + L.n["X"]]) or "1.0",
     )

@@ -88,11 +88,27 @@ def reduce(dae: Dae) -> Dae:
     try:
         assign = _pantelides(dae, nodes, node_of, eqs)
     except _Singular:
-        return dae          # singular whatever is differentiated: causalize's balance check names it
-    if assign is None:
-        return dae
-    dummies = _select(dae, nodes, eqs)
-    return _rebuild(dae, nodes, eqs, dummies)
+        assign = None       # singular whatever is differentiated: causalize's balance check names it
+    if assign is not None:
+        dae = _rebuild(dae, nodes, eqs, _select(dae, nodes, eqs))
+    return fixed_starts(dae)
+
+
+def fixed_starts(dae: Dae) -> Dae:
+    """MLS 8.6: a continuous-time Real variable with ``fixed = true`` has the initial equation
+    ``v = start`` whether or not it is a state.  The states' starts are their initial values
+    already; an algebraic variable's (MSL's ``Inertia(a(fixed = true))``, a state candidate
+    the index reduction made a dummy) is added to the initial equations, which then determine
+    the states whose starts are not fixed.  Each variable once (``dae.fixed_algebraic``)."""
+    done = getattr(dae, "fixed_algebraic", set())
+    for sv in dae.scalars.values():
+        if (sv.kind == "alg" and sv.type == "Real" and sv.sym is not None and sv.name not in done
+                and sv.name == sv.base.name + (("[" + ",".join(str(i + 1) for i in sv.index) + "]") if sv.index else "")
+                and sv.base.fixed is True and sv.start is not None and sv.base.variability == "continuous"):
+            dae.initial_equations.append((sv.sym - sv.start, sv.base.loc))
+            done.add(sv.name)
+    dae.fixed_algebraic = done
+    return dae
 
 
 # ----------------------------------------------------------------------------- structure
@@ -318,11 +334,6 @@ def _rebuild(dae: Dae, nodes: list, eqs: list, dummies: set) -> Dae:
                 else:
                     if sv.kind == "state":
                         dae.der.pop(base, None)
-                        if sv.base.fixed is True and sv.start is not None:
-                            # MLS 8.6: a Real variable with fixed = true has the initial equation
-                            # v = start whether or not it is a state: the states chosen instead
-                            # (fixed = false) are determined by it
-                            dae.initial_equations.append((sv.sym - sv.start, sv.base.loc))
                         if base in reinit:
                             raise ExportError(f"reinit({base}, ...) of a variable that index reduction made "
                                               f"algebraic (a dummy state); give it stateSelect = "

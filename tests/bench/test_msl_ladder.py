@@ -387,6 +387,7 @@ def test_the_ladder_on_a_small_library_reaches_every_stage(tmp_path, capsys):
     assert {k: v["stage"] for k, v in rows.items()} == {
         "Decay": "pass", "Wrong": "compare", "Halt": "simulate", "Singular": "build", "Bad": "flatten"}
     assert float(rows["Decay"]["max_deviation"]) < 1e-3 and rows["Decay"]["worst_signal"] == "x"
+    assert float(rows["Decay"]["step"]) == 0.005            # the reference's grid, finer than Interval 0.01
     assert float(rows["Wrong"]["max_deviation"]) > 1e-2 and rows["Wrong"]["error"].startswith("x: outside the tube")
     assert "halted on purpose" in rows["Halt"]["error"] and "package.mo:30" in rows["Halt"]["error"]
     assert rows["Singular"]["error"].startswith(f"{lib}/Modelica/Fake/Examples/package.mo:18: structure error")

@@ -23,6 +23,8 @@ CasADi functions (all take ``(v[NV], t, initial)``):
 ``params``  calculated parameters
 ``init``    initial values of states and discrete variables (start expressions, initial
             equations), then the start values of the Newton unknowns
+``ires``/``ijac``  residuals/Jacobian of the initialisation problem that the runtime solves by
+            Newton (nonlinear, or reading nonlinear loops; see ``initial_values``)
 """
 from __future__ import annotations
 

@@ -622,6 +622,8 @@ def _translate_rumoca_error(exc, src: Sources, model: str, text: str) -> ExportE
         calls = [loc for loc in [_find_regex(files, r"(?<![\w.])" + re.escape(fn) + r"\s*\(", prefer=path)] if loc]
         return _err(f"call of function '{m.group(1)}': {m.group(2).strip()}",
                     calls[0] if calls else _class_loc(src, model), "type")
+    if _SHAPE in text_:
+        return _diagnose_shape(src, model, text)
     todae = _translate_todae(text_, src, model)
     if todae is not None:
         return todae
@@ -827,7 +829,9 @@ def _diagnose_unbalanced(src: Sources, model: str, text: str, rumoca_msg: str) -
     import rumoca
     try:
         flat = _rumoca_flat(src, model, text, partial=True)
-    except rumoca.RumocaError:
+    except rumoca.RumocaError as exc:
+        if _SHAPE in str(exc):          # the partial class meets a shape mismatch first: that one
+            return _diagnose_shape(src, model, text)
         return fallback
     except BaseException as exc:
         if _is_panic(exc):
@@ -839,6 +843,325 @@ def _diagnose_unbalanced(src: Sources, model: str, text: str, rumoca_msg: str) -
     except ExportError as exc:
         return exc
     return fallback
+
+
+# ----------------------------------------------------------------------------- spanless refusals
+#: rumoca 0.10.2's ToDae refusal without a place (measured): the two sides of an equation or a
+#: declaration's binding/start/nominal differ in array size, arrays of different sizes are
+#: combined, or an Integer variable is given a Real expression
+_SHAPE = "expression shape mismatch"
+
+_CLASS_HEAD = re.compile(
+    r"\s*(?:(?:partial|encapsulated|final|replaceable|redeclare|inner|outer|expandable|pure|impure|operator)\s+)*"
+    r"(?:model|block|class|connector|record|package|function|type)\s+([A-Za-z_]\w*)\b")
+_DECL_HEAD = re.compile(
+    r"(?:(?:parameter|constant|discrete|input|output|flow|stream|final|inner|outer|replaceable|redeclare)\s+)*"
+    r"([A-Za-z_][\w.]*)\s*(\[[^\]]*\])?\s+([A-Za-z_]\w*)\s*(\[[^\]]*\])?")
+
+
+@dataclass
+class _Stmt:
+    """A statement of a class's text: ``code[start:end]`` (without its ';' and without the
+    section keywords or ``when ... then`` heads before it)."""
+    start: int
+    end: int
+    decl: bool              # in an element section: a declaration, else an equation or statement
+
+
+def _depth0(code: str, start: int, end: int, want) -> int:
+    """Offset of the first character in ``code[start:end]`` outside brackets for which
+    ``want(code, i)`` holds, or -1."""
+    depth = 0
+    for i in range(start, end):
+        if depth == 0 and want(code, i):
+            return i
+        c = code[i]
+        if c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth -= 1
+    return -1
+
+
+def _statements(text: str) -> list:
+    """The declarations and equations (statements) of a Modelica text, in order."""
+    code = _strip_comments(text)
+    out = []
+    pos, n, decl = 0, len(code), True
+    while pos < n:
+        semi = _depth0(code, pos, n, lambda s, i: s[i] == ";")
+        if semi < 0:
+            break
+        k = pos
+        while True:                                   # the heads before the statement
+            rest = code[k:semi]
+            m = re.match(r"\s*(?:initial\s+)?(?:equation|algorithm)\b", rest)
+            if m:
+                k, decl = k + m.end(), False
+                continue
+            m = re.match(r"\s*(?:public|protected)\b", rest)
+            if m:
+                k, decl = k + m.end(), True
+                continue
+            m = _CLASS_HEAD.match(rest)
+            if m:
+                if re.match(r"\s*=", rest[m.end():]):  # a short class definition: not a statement
+                    k = semi
+                    break
+                k, decl = k + m.end(), True
+                d = re.match(r'\s*"[^"]*"', code[k:semi])
+                k += d.end() if d else 0
+                continue
+            m = re.match(r"\s*(?:when|elsewhen|elseif|if|while|for)\b", rest)
+            if m:
+                head = _depth0(code, k + m.end(), semi,
+                               lambda s, i: re.match(r"(?<![\w.])(?:then|loop)\b", s[i:i + 5]) is not None
+                               and (i == 0 or not (s[i - 1].isalnum() or s[i - 1] in "_.")))
+                if head < 0:
+                    k = semi
+                    break
+                k = head + (4 if code.startswith("then", head) else 4)
+                continue
+            m = re.match(r"\s*else\b", rest)
+            if m:
+                k += m.end()
+                continue
+            m = re.match(r"\s*(?:end\b|annotation\b|import\b|extends\b|external\b)", rest)
+            if m:
+                if re.match(r"\s*end\s+(?!(?:when|for|if|while)\b)\w", rest):
+                    decl = True                       # the end of a class: its enclosing class's elements
+                k = semi
+            break
+        s = code[k:semi]
+        if s.strip():
+            lead = len(s) - len(s.lstrip())
+            out.append(_Stmt(k + lead, semi, decl))
+        pos = semi + 1
+    return out
+
+
+def _blank(text: str, start: int, end: int) -> str:
+    """``text`` with ``text[start:end]`` replaced by spaces (its lines kept)."""
+    return text[:start] + re.sub(r"[^\n]", " ", text[start:end]) + text[end:]
+
+
+def _decl_parts(code: str, st: _Stmt) -> list:
+    """The parts of a declaration that may be blanked: (start, end, what) of each argument of its
+    modification (with a comma beside it) and of its binding ``= ...``; the whole tail first."""
+    m = _DECL_HEAD.match(code, st.start, st.end)
+    if not m:
+        return []
+    i = m.end()
+    parts = [(i, st.end, "")]
+    j = i + len(code[i:st.end]) - len(code[i:st.end].lstrip())
+    if j < st.end and code[j] == "(":
+        close = _depth0(code, j + 1, st.end, lambda s, k: s[k] == ")")
+        if close < 0:
+            return parts
+        args, a = [], j + 1
+        while a < close:
+            comma = _depth0(code, a, close, lambda s, k: s[k] == ",")
+            b = close if comma < 0 else comma
+            args.append((a, b))
+            a = b + 1
+        for x, (a, b) in enumerate(args):
+            what = code[a:b].strip()
+            if not what:
+                continue
+            lo, hi = (a, b + 1) if x + 1 < len(args) else ((args[x - 1][1], b) if x else (a, b))
+            parts.append((lo, hi, what))
+        j = close + 1
+    eq = _depth0(code, j, st.end, lambda s, k: s[k] == "=" and s[k + 1:k + 2] != "=")
+    if eq >= 0:                         # up to its description string or annotation
+        end = _depth0(code, eq, st.end, lambda s, k: s[k] == '"' or re.match(r"annotation\b", s[k:k + 11]) is not None
+                      and not (s[k - 1].isalnum() or s[k - 1] == "_"))
+        end = st.end if end < 0 else end
+        parts.append((eq, end, code[eq:end].strip()))
+    return parts
+
+
+def _shape_probe(src: Sources, model: str):
+    """A context giving ``probe(path, code) -> rumoca's error text, '' when the partial class
+    of ``model`` compiles with ``path`` holding ``code````; a file of a package is changed in a
+    temporary copy of the package made of links (the sources themselves are never touched)."""
+    import rumoca
+
+    @contextmanager
+    def ctx():
+        mirror = None
+        try:
+            if src.in_package:
+                mirror = Path(tempfile.mkdtemp(prefix="wearcosim-probe-"))
+                top = mirror / src.root.name
+                for f in src.root.rglob("*"):
+                    dst = top / f.relative_to(src.root)
+                    if f.is_dir():
+                        dst.mkdir(parents=True, exist_ok=True)
+                    else:
+                        dst.parent.mkdir(parents=True, exist_ok=True)
+                        dst.symlink_to(f.resolve())
+                rel = lambda p: top / Path(p).resolve().relative_to(src.root.resolve())
+                msrc = Sources(rel(src.path), True, top, [rel(f) for f in src.files], src.roots, [])
+            def probe(path: Path, code: str) -> str:
+                s = src
+                if mirror is not None:
+                    dst = rel(path)
+                    dst.unlink()
+                    dst.write_text(code, encoding="utf-8")
+                    s = msrc
+                try:
+                    _rumoca_flat(s, model, code, partial=True)
+                    return ""
+                except rumoca.RumocaError as exc:
+                    return str(exc) or "error"
+                except BaseException as exc:
+                    if _is_panic(exc):
+                        return "panic"
+                    raise
+                finally:
+                    if mirror is not None:
+                        dst.unlink()
+                        dst.symlink_to(Path(path).resolve())
+            yield probe
+        finally:
+            if mirror is not None:
+                import shutil
+                shutil.rmtree(mirror, ignore_errors=True)
+    return ctx()
+
+
+def _cleared(err: str) -> bool:
+    """A variant's answer that shows the mismatch gone: it compiles, or fails later in the same
+    stage (an error of an earlier stage -- a name left unresolved -- proves nothing)."""
+    return not err or (err.startswith("todae failed") and _SHAPE not in err)
+
+
+#: the longest a search for the place of a span-less error may take (seconds)
+_LOCATE_BUDGET = 60.0
+
+
+def _diagnose_shape(src: Sources, model: str, text: str) -> ExportError:
+    """rumoca 0.10.2 says ``expression shape mismatch`` (ToDae) without a place: the statement
+    it is about is found by compiling the model (as a partial class: no balance check) with one
+    declaration's modifications or one equation blanked out, in the order of the model's file
+    (then of the files of its package it refers to); the one whose removal makes the error go
+    away is reported, in the user's terms (see :func:`_shape_error`)."""
+    import time
+    mfile = (model_file_for(src.root, model) or src.path) if src.in_package else src.path
+    fallback = _err(f"{_SHAPE}: the sizes of two arrays in an equation or declaration do not agree, or an "
+                    f"Integer variable is given a Real expression (the front end, rumoca {RUMOCA_VERSION}, "
+                    f"names no place, and none was found in {Path(mfile).name} or the classes it uses)",
+                    _class_loc(src, model), "type")
+    t0 = time.monotonic()
+    with _shape_probe(src, model) as probe:
+        if _SHAPE not in probe(mfile, text if Path(mfile) == src.path else _read(Path(mfile))):
+            return fallback
+        for f in _referenced_files(src, Path(mfile)):
+            try:
+                ftext = text if f == src.path else _read_source(f)
+            except (OSError, ExportError):
+                continue
+            found = _shape_culprit(f, ftext, probe, lambda: time.monotonic() - t0 > _LOCATE_BUDGET)
+            if found is not None:
+                return _shape_error(found, ftext, _strip_comments(ftext), f, probe)
+            if time.monotonic() - t0 > _LOCATE_BUDGET:
+                break
+    return fallback
+
+
+def _referenced_files(src: Sources, mfile: Path) -> list:
+    """``mfile``, then the files of its package named after a class it refers to, and so on."""
+    if not src.in_package:
+        return [mfile]
+    by_stem: dict = {}
+    for f in src.files:
+        if f.name != "package.mo":
+            by_stem.setdefault(f.stem, []).append(Path(f))
+    order, k = [mfile], 0
+    while k < len(order):
+        try:
+            names = set(_IDENT.findall(_strip_comments(_read(order[k]))))
+        except OSError:
+            names = set()
+        k += 1
+        for n in sorted(names):
+            order += [g for g in by_stem.get(n, []) if g not in order]
+    return order
+
+
+def _shape_culprit(f: Path, ftext: str, probe, late) -> Optional[_Stmt]:
+    """The statement of file ``f`` (text ``ftext``) without which the shape mismatch goes away."""
+    code = _strip_comments(ftext)
+    tried = []                          # (statement, blanked range, rumoca's answer)
+    for st in _statements(ftext):
+        if late():
+            return None
+        # an equation goes with its ';' (an empty statement is a syntax error), a declaration
+        # keeps its name (a variable left undeclared would be an error of an earlier stage)
+        lo, hi = (st.start, st.end + 1) if not st.decl else (
+            (_decl_parts(code, st) or [(st.end, st.end, "")])[0][0], st.end)
+        if lo >= hi:
+            continue
+        err = probe(f, _blank(ftext, lo, hi))
+        if not err:                     # the model compiles without it
+            return st
+        tried.append((st, lo, hi, err))
+    found = next((st for st, _, _, err in tried if _cleared(err)), None)
+    if found is not None:               # it compiles up to another refusal of the same stage
+        return found
+    acc = ftext                         # several at once: blank them one after the other
+    for st, lo, hi, err in tried:
+        if _SHAPE not in err:
+            continue
+        if late():
+            return None
+        acc = _blank(acc, lo, hi)
+        if _cleared(probe(f, acc)):
+            return st
+    return None
+
+
+def _shape_error(st: _Stmt, ftext: str, code: str, mfile: Path, probe) -> ExportError:
+    """The error of the statement ``st`` found by :func:`_diagnose_shape`, in the user's terms."""
+    line = code.count("\n", 0, st.start) + 1
+    col = st.start - (code.rfind("\n", 0, st.start) + 1) + 1
+    loc = ir.Loc(str(mfile), line, col)
+    said = re.sub(r"\s+", " ", ftext[st.start:st.end]).strip()
+    tail = f" (rumoca: {_SHAPE})"
+    if st.decl:
+        m = _DECL_HEAD.match(code, st.start, st.end)
+        name = m.group(3)
+        dims = m.group(4) or m.group(2)
+        shape = f"{name}{m.group(4)}" if m.group(4) else (f"{m.group(1)}{dims} {name}" if dims else f"{name}, a scalar")
+        for lo, hi, what in _decl_parts(code, st)[1:]:
+            if _cleared(probe(mfile, _blank(ftext, lo, hi))):
+                what = re.sub(r"\s+", " ", ftext[lo:hi]).strip().strip(",").strip()
+                if what.startswith("="):
+                    return _err(f"the binding '{what[1:].strip()}' of '{name}' does not have the shape of "
+                                f"{shape}{tail}", loc, "type")
+                return _err(f"the modifier '{what}' of '{name}' does not have the shape of {shape}{tail}", loc, "type")
+        return _err(f"the declaration of '{name}' does not agree with its shape ({shape}): {said}{tail}", loc, "type")
+    m = re.match(r"\s*([A-Za-z_]\w*)\s*(:?=)(?!=)", code[st.start:st.end])
+    if m:
+        decl = _declared_type(code, m.group(1))
+        if decl == "Integer":
+            rhs = st.start + m.end()
+            wrapped = ftext[:rhs] + " integer(" + ftext[rhs:st.end] + ")" + ftext[st.end:]
+            if _cleared(probe(mfile, wrapped)):
+                return _err(f"'{m.group(1)}' is an Integer but '{ftext[rhs:st.end].strip()}' is a Real "
+                            f"expression: an Integer needs an Integer value (e.g. integer(...) of it){tail}",
+                            loc, "type")
+    return _err(f"the array sizes in this equation do not agree: {said}{tail}", loc, "type")
+
+
+def _declared_type(code: str, name: str) -> str:
+    """The type name of the (first) declaration of ``name`` in ``code``, or ''."""
+    for st in _statements(code):
+        if st.decl:
+            m = _DECL_HEAD.match(code, st.start, st.end)
+            if m and m.group(3) == name:
+                return m.group(1)
+    return ""
 
 
 # ----------------------------------------------------------------------------- conversion
@@ -1101,7 +1424,7 @@ def parse_experiment(model_file: Path, cls: Optional[str] = None) -> dict:
     if cls:
         a = re.search(r"\b(?:model|block|class)\s+" + re.escape(cls) + r"\b", src)
         b = re.search(r"\bend\s+" + re.escape(cls) + r"\s*;", src[a.end():]) if a else None
-        if a and b:
+        if a and b and _EXPERIMENT.search(src[a.start():a.end() + b.end()]):
             src = src[a.start():a.end() + b.end()]
     m = _EXPERIMENT.search(src)
     out = {}

@@ -6,7 +6,9 @@ Each model of ``fixtures/lines32`` is a small broken model as a user would write
 command line must print exactly one line ``error: <File>.mo:<line>[:col]: ...`` at the
 offending declaration or equation, exit with status 1, write no FMU and print no traceback.
 Every one of them was reported at the class line (or, in a package, at the model's head) on
-6afe800.
+6afe800.  The search behind it (``frontend._diagnose_spanless``) serves rumoca's other ToDae
+refusals without a place as well (``expression type mismatch``, ``unsupported Flat semantic
+owner``).
 """
 from __future__ import annotations
 
@@ -60,6 +62,21 @@ def test_shape_mismatch_is_reported_at_its_statement(model, line, words, tmp_pat
     name, got, err = _cli_error(LINES32 / f"{model}.mo", model, tmp_path)
     assert (name, got) == (f"{model}.mo", line), err
     assert "type error" in err and "shape mismatch" in err, err
+    for w in words:
+        assert w in err, (w, err)
+
+
+@pytest.mark.parametrize("model, line, words", [
+    # Q = if on then ... with on a Boolean[2]: 'expression type mismatch: expected Boolean, found Boolean'
+    ("HeaterVectorCondition", 9, ["type error", "Q = if on then 2*P else 0.0", "expression type mismatch"]),
+    # sum over 1:n with n = 0 (valid Modelica, refused by rumoca): 'unsupported Flat semantic owner'
+    ("BusNoLoads", 7, ["unsupported error", "total = sum(P[i] for i in 1:n)", "empty array"]),
+])
+def test_other_refusals_without_a_place_are_reported_at_their_statement(model, line, words, tmp_path):
+    """rumoca's other ToDae refusals without a span go through the same search, with rumoca's
+    own words and the statement."""
+    name, got, err = _cli_error(LINES32 / f"{model}.mo", model, tmp_path)
+    assert (name, got) == (f"{model}.mo", line), err
     for w in words:
         assert w in err, (w, err)
 

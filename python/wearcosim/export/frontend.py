@@ -12,7 +12,10 @@ name, type mismatch) rumoca 0.10.2 gives no location, so the offending identifie
 searched in the source files of the package (first use outside comments).  An unbalanced
 model is flattened again as a partial class (rumoca checks the balance of complete models
 only) and diagnosed by our own matching (``causalize.check_balance``), which names the
-variables and equations left over with their lines.
+variables and equations left over with their lines.  rumoca's ToDae refusals without a place
+(``expression shape mismatch``, ...) are located by compiling the partial class with one
+statement of the model's files blanked out at a time (``_diagnose_spanless``): the statement
+whose removal makes the refusal go away is the one reported.
 
 What is compiled: a file inside a package (a folder with ``package.mo``) is loaded with its
 package, as rumoca does; a file outside any package is compiled alone, with the WearCosim
@@ -622,11 +625,14 @@ def _translate_rumoca_error(exc, src: Sources, model: str, text: str) -> ExportE
         calls = [loc for loc in [_find_regex(files, r"(?<![\w.])" + re.escape(fn) + r"\s*\(", prefer=path)] if loc]
         return _err(f"call of function '{m.group(1)}': {m.group(2).strip()}",
                     calls[0] if calls else _class_loc(src, model), "type")
-    if _SHAPE in text_:
-        return _diagnose_shape(src, model, text)
     todae = _translate_todae(text_, src, model)
     if todae is not None:
         return todae
+    # other refusals of ToDae have no place either (expression shape mismatch, ...)
+    m = re.search(r"failed in ToDae: (.+)", text_)
+    if m and not re.search(r"\[[^\]\s]+\.mo:\d+", text_):
+        key = m.group(1).splitlines()[0].strip()
+        return _diagnose_spanless(src, model, text, _SHAPE if _SHAPE in key else key)
     if "type mismatch" in text_:
         return _err(first, _class_loc(src, model), "type")
     m = re.search(r"(?:line|Line) (\d+)", text_)
@@ -830,9 +836,9 @@ def _diagnose_unbalanced(src: Sources, model: str, text: str, rumoca_msg: str) -
     try:
         flat = _rumoca_flat(src, model, text, partial=True)
     except rumoca.RumocaError as exc:
-        if _SHAPE in str(exc):          # the partial class meets a shape mismatch first: that one
-            return _diagnose_shape(src, model, text)
-        return fallback
+        # the partial class meets another refusal first: that one, where it is located
+        err = _translate_rumoca_error(exc, src, model, text)
+        return fallback if err.loc == _class_loc(src, model) else err
     except BaseException as exc:
         if _is_panic(exc):
             return _translate_panic(exc, src, model)
@@ -1030,40 +1036,42 @@ def _shape_probe(src: Sources, model: str):
     return ctx()
 
 
-def _cleared(err: str) -> bool:
-    """A variant's answer that shows the mismatch gone: it compiles, or fails later in the same
-    stage (an error of an earlier stage -- a name left unresolved -- proves nothing)."""
-    return not err or (err.startswith("todae failed") and _SHAPE not in err)
+def _cleared(err: str, key: str = _SHAPE) -> bool:
+    """A variant's answer that shows rumoca's refusal ``key`` gone: it compiles, or fails later
+    in the same stage (an error of an earlier stage -- a name left unresolved -- proves nothing)."""
+    return not err or (err.startswith("todae failed") and key not in err)
 
 
 #: the longest a search for the place of a span-less error may take (seconds)
 _LOCATE_BUDGET = 60.0
 
 
-def _diagnose_shape(src: Sources, model: str, text: str) -> ExportError:
-    """rumoca 0.10.2 says ``expression shape mismatch`` (ToDae) without a place: the statement
-    it is about is found by compiling the model (as a partial class: no balance check) with one
-    declaration's modifications or one equation blanked out, in the order of the model's file
-    (then of the files of its package it refers to); the one whose removal makes the error go
-    away is reported, in the user's terms (see :func:`_shape_error`)."""
+def _diagnose_spanless(src: Sources, model: str, text: str, key: str = _SHAPE) -> ExportError:
+    """rumoca 0.10.2 refuses some models in its ToDae stage without a place (``key``: its
+    message, e.g. ``expression shape mismatch``): the statement it is about is found by
+    compiling the model (as a partial class: no balance check) with one declaration's
+    modifications or one equation blanked out, in the order of the model's file (then of the
+    files of its package it refers to); the one whose removal makes the refusal go away is
+    reported, in the user's terms (see :func:`_spanless_error`)."""
     import time
     mfile = (model_file_for(src.root, model) or src.path) if src.in_package else src.path
-    fallback = _err(f"{_SHAPE}: the sizes of two arrays in an equation or declaration do not agree, or an "
-                    f"Integer variable is given a Real expression (the front end, rumoca {RUMOCA_VERSION}, "
-                    f"names no place, and none was found in {Path(mfile).name} or the classes it uses)",
-                    _class_loc(src, model), "type")
+    what = (f"{_SHAPE}: the sizes of two arrays in an equation or declaration do not agree, or an Integer "
+            f"variable is given a Real expression" if key == _SHAPE else key)
+    fallback = _err(f"{what} (the front end, rumoca {RUMOCA_VERSION}, names no place, and none was found in "
+                    f"{Path(mfile).name} or the classes it uses)", _class_loc(src, model),
+                    "type" if "mismatch" in key else "unsupported" if "unsupported" in key else "compile")
     t0 = time.monotonic()
     with _shape_probe(src, model) as probe:
-        if _SHAPE not in probe(mfile, text if Path(mfile) == src.path else _read(Path(mfile))):
+        if key not in probe(mfile, text if Path(mfile) == src.path else _read(Path(mfile))):
             return fallback
         for f in _referenced_files(src, Path(mfile)):
             try:
                 ftext = text if f == src.path else _read_source(f)
             except (OSError, ExportError):
                 continue
-            found = _shape_culprit(f, ftext, probe, lambda: time.monotonic() - t0 > _LOCATE_BUDGET)
+            found = _spanless_culprit(f, ftext, probe, key, lambda: time.monotonic() - t0 > _LOCATE_BUDGET)
             if found is not None:
-                return _shape_error(found, ftext, _strip_comments(ftext), f, probe)
+                return _spanless_error(found, ftext, f, probe, key)
             if time.monotonic() - t0 > _LOCATE_BUDGET:
                 break
     return fallback
@@ -1089,8 +1097,11 @@ def _referenced_files(src: Sources, mfile: Path) -> list:
     return order
 
 
-def _shape_culprit(f: Path, ftext: str, probe, late) -> Optional[_Stmt]:
-    """The statement of file ``f`` (text ``ftext``) without which the shape mismatch goes away."""
+def _spanless_culprit(f: Path, ftext: str, probe, key: str, late) -> Optional[_Stmt]:
+    """The statement of file ``f`` (text ``ftext``) without which rumoca's refusal ``key`` goes
+    away: the first whose removal lets the model compile, else the first whose removal leaves
+    another refusal of the same stage, else (several statements at once) the one whose removal
+    after the earlier ones clears it."""
     code = _strip_comments(ftext)
     tried = []                          # (statement, blanked range, rumoca's answer)
     for st in _statements(ftext):
@@ -1106,27 +1117,34 @@ def _shape_culprit(f: Path, ftext: str, probe, late) -> Optional[_Stmt]:
         if not err:                     # the model compiles without it
             return st
         tried.append((st, lo, hi, err))
-    found = next((st for st, _, _, err in tried if _cleared(err)), None)
+    found = next((st for st, _, _, err in tried if _cleared(err, key)), None)
     if found is not None:               # it compiles up to another refusal of the same stage
         return found
     acc = ftext                         # several at once: blank them one after the other
     for st, lo, hi, err in tried:
-        if _SHAPE not in err:
+        if key not in err:
             continue
         if late():
             return None
         acc = _blank(acc, lo, hi)
-        if _cleared(probe(f, acc)):
+        if _cleared(probe(f, acc), key):
             return st
     return None
 
 
-def _shape_error(st: _Stmt, ftext: str, code: str, mfile: Path, probe) -> ExportError:
-    """The error of the statement ``st`` found by :func:`_diagnose_shape`, in the user's terms."""
+def _spanless_error(st: _Stmt, ftext: str, mfile: Path, probe, key: str) -> ExportError:
+    """The error of the statement ``st`` found by :func:`_diagnose_spanless`, in the user's
+    terms: for a shape mismatch, the modifier or binding of a declaration, or an Integer given a
+    Real, when blanking it or wrapping the right-hand side in integer() clears it."""
+    code = _strip_comments(ftext)
     line = code.count("\n", 0, st.start) + 1
     col = st.start - (code.rfind("\n", 0, st.start) + 1) + 1
     loc = ir.Loc(str(mfile), line, col)
     said = re.sub(r"\s+", " ", ftext[st.start:st.end]).strip()
+    if key != _SHAPE:
+        kind = "declaration" if st.decl else "equation"
+        return _err(f"the front end (rumoca {RUMOCA_VERSION}) refuses this {kind}: {said} ({key})", loc,
+                    "type" if "mismatch" in key else "unsupported" if "unsupported" in key else "compile")
     tail = f" (rumoca: {_SHAPE})"
     if st.decl:
         m = _DECL_HEAD.match(code, st.start, st.end)

@@ -199,6 +199,11 @@ def _mutate(kind, m, lines, eq0, end, decls, vars_, rng):
         if new == lines[i]:                 # nothing to damage there (no " = " in a reinit)
             new = lines[i][:-1]
             how = "semicolon"
+        if how == "semicolon" and lines[i + 1].lstrip().startswith("annotation("):
+            # an equation may carry an annotation (MLS 8.3): without its ';' the last equation
+            # and the class's annotation are still valid Modelica -- damage its parenthesis
+            k = lines[i].rindex(")")
+            new, how = lines[i][:k] + lines[i][k + 1:], "paren"
         return Mutant(kind, _with(lines, i, new), [i + 1, i + 2], f"{how} damaged on line {i + 1}")
     if kind in ("unknown-function", "wrong-arg-count"):
         cands = _call_sites(m, body, lines)

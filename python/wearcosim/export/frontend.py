@@ -1061,19 +1061,22 @@ def _diagnose_spanless(src: Sources, model: str, text: str, key: str = _SHAPE) -
                     f"{Path(mfile).name} or the classes it uses)", _class_loc(src, model),
                     "type" if "mismatch" in key else "unsupported" if "unsupported" in key else "compile")
     t0 = time.monotonic()
-    with _shape_probe(src, model) as probe:
-        if key not in probe(mfile, text if Path(mfile) == src.path else _read(Path(mfile))):
-            return fallback
-        for f in _referenced_files(src, Path(mfile)):
-            try:
-                ftext = text if f == src.path else _read_source(f)
-            except (OSError, ExportError):
-                continue
-            found = _spanless_culprit(f, ftext, probe, key, lambda: time.monotonic() - t0 > _LOCATE_BUDGET)
-            if found is not None:
-                return _spanless_error(found, ftext, f, probe, key)
-            if time.monotonic() - t0 > _LOCATE_BUDGET:
-                break
+    try:
+        with _shape_probe(src, model) as probe:
+            if key not in probe(mfile, text if Path(mfile) == src.path else _read(Path(mfile))):
+                return fallback
+            for f in _referenced_files(src, Path(mfile)):
+                try:
+                    ftext = text if f == src.path else _read_source(f)
+                except (OSError, ExportError):
+                    continue
+                found = _spanless_culprit(f, ftext, probe, key, lambda: time.monotonic() - t0 > _LOCATE_BUDGET)
+                if found is not None:
+                    return _spanless_error(found, ftext, f, probe, key)
+                if time.monotonic() - t0 > _LOCATE_BUDGET:
+                    break
+    except OSError:                     # no room for the package's temporary copy: rumoca's words
+        pass
     return fallback
 
 

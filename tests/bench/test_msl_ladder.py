@@ -315,6 +315,11 @@ def test_tables_summary_and_causes(tmp_path):
     assert "P.A.y,flatten" in rows[2] and "/m/M.mo:3: unsupported error" in rows[2]
     assert "all,6,3,3,2,1,16.7,1" in (tmp_path / "o" / "summary.csv").read_text()
     assert "P.B" in msl.format_summary(recs)
+    assert msl.read_table(tmp_path / "o" / "ladder.csv") == recs           # the table read back
+    assert msl.error_cause("mass1.v: outside the tube (0.2 of its range) at t = 0.5 (+2 more signals)") == \
+        "a signal outside the tube"
+    assert msl.error_cause("no reference CSV in /r/X") == "no reference CSV"
+    assert msl.markdown(recs, title=None).startswith("| package | examples |")
 
 
 # --------------------------------------------------------------------------- command line

@@ -772,7 +772,7 @@ def _first_error(p: Proc, timeout: float, what: str) -> str:
 # --------------------------------------------------------------------------- tables
 
 _COLUMNS = ("package", "example", "stage", "build_wall_s", "build_cpu_s", "simulate_wall_s", "max_deviation",
-            "worst_signal", "signals", "error", "experiment", "step")
+            "worst_signal", "signals", "error", "experiment", "step", "has_csv")
 
 
 def summary(records: Sequence[Record]) -> list[dict[str, Any]]:
@@ -796,8 +796,16 @@ def summary(records: Sequence[Record]) -> list[dict[str, Any]]:
 
 def error_cause(error: str) -> str:
     """An error line without its place (``file:line[:col]: ``) and with numbers in its
-    message replaced by ``#``, to group examples that stop for the same reason."""
-    s = re.sub(r"^(?:\S+?\.mo:\d+(?::\d+)?:\s*)", "", error.strip())
+    message replaced by ``#``, to group examples that stop for the same reason; a
+    comparison's failure is its kind (a signal outside the tube, not finite, not a variable of
+    the FMU; no reference CSV) without the signal's name."""
+    e = error.strip()
+    if e.startswith("no reference CSV"):
+        return "no reference CSV"
+    m = re.match(r"^\S+: (outside the tube|not finite|not a variable of the FMU)", e)
+    if m:
+        return "a signal " + m.group(1)
+    s = re.sub(r"^(?:\S+?\.mo:\d+(?::\d+)?:\s*)", "", e)
     s = re.sub(r"\S+\.mo:\d+(?::\d+)?", "<file:line>", s)
     return re.sub(r"(?<![\w.])[-+]?\d+(?:\.\d+)?(?:e[-+]?\d+)?(?![\w])", "#", s)
 
@@ -822,15 +830,15 @@ def _md(s: str) -> str:
     return s.replace("|", "\\|").replace("\n", " ")
 
 
-def markdown(records: Sequence[Record], library: Path | None = None, title: str = "MSL ladder",
+def markdown(records: Sequence[Record], library: Path | str | None = None, title: str | None = "MSL ladder",
              meta: Sequence[str] = ()) -> str:
     """The summary, the most frequent first errors and the table, as Markdown (paths below
-    ``library`` written relative to it)."""
+    ``library`` written relative to it; no heading when ``title`` is None)."""
     lib = f"{Path(library).resolve()}/" if library is not None else None
 
     def rel(s: str) -> str:
         return s.replace(lib, "") if lib else s
-    out = [f"# {title}", ""] + [f"- {m}" for m in meta] + ([""] if meta else [])
+    out = ([f"# {title}", ""] if title else []) + [f"- {m}" for m in meta] + ([""] if meta else [])
     out += ["| package | examples | front end | built | simulated | passed | % | no reference CSV |",
             "|---|---:|---:|---:|---:|---:|---:|---:|"]
     for s in summary(records):
@@ -870,6 +878,24 @@ def write_outputs(records: Sequence[Record], out: Path, library: Path | None = N
         t.write_text(buf.getvalue(), encoding="utf-8")
     with atomic_path(out / "ladder.md") as t:
         t.write_text(markdown(records, library, meta=meta), encoding="utf-8")
+
+
+def read_table(path: Path) -> list[Record]:
+    """The records of a ``ladder.csv`` (to tabulate a finished run again; a table without
+    the ``has_csv`` column is read from the errors)."""
+    with open(path, newline="", encoding="utf-8") as f:
+        rows = list(csv.DictReader(f))
+    out = []
+    for r in rows:
+        def num(k: str) -> float | None:
+            v = r.get(k, "")
+            return float(v) if v not in ("", None) else None
+        out.append(Record(r["package"], r["example"], r["stage"], num("build_wall_s"), num("build_cpu_s"),
+                          num("simulate_wall_s"), num("max_deviation"), r.get("worst_signal", ""),
+                          r.get("signals", ""), r.get("error", ""), r.get("experiment", ""), num("step"),
+                          r["has_csv"] == "True" if r.get("has_csv") else
+                          not r.get("error", "").startswith("no reference CSV")))
+    return out
 
 
 def format_summary(records: Sequence[Record]) -> str:

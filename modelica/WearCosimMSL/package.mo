@@ -20,8 +20,10 @@ usable, loadable and checkable without the MSL.</p>
 <li><a href=\"modelica://WearCosimMSL.Rotational\">Rotational</a>: gear hubs and rotor spin to
 <code>Modelica.Mechanics.Rotational</code> flanges, in both causalities (the WearCosim body moves the flange,
 or an MSL body moves the hub).</li>
-<li><a href=\"modelica://WearCosimMSL.Examples\">Examples</a>: MSL drive trains around WearCosim gear pairs
-and rotors, each checked against an independent SciPy model and a closed form (tests/library/test_interop_msl.py).</li>
+<li><a href=\"modelica://WearCosimMSL.Translational\">Translational</a>: the revolute joint with clearance between planar bodies made of
+<code>Translational</code> masses and <code>Rotational</code> inertias (MultiBody frames wait for MultiBody to build).</li>
+<li><a href=\"modelica://WearCosimMSL.Examples\">Examples</a>: MSL drive trains around WearCosim gear pairs,
+rotors and the clearance joint, each checked against an independent SciPy model and a closed form (tests/library/test_interop_msl.py).</li>
 </ul>
 <p>Sign conventions: both libraries count a flow as positive <i>into</i> the component that owns the connector.
 A Rotational flange carries the absolute angle <code>phi</code> and the cut torque <code>tau</code>; a WearCosim hub

@@ -1,5 +1,5 @@
 within WearCosimMSL;
-package Examples "MSL drive trains around WearCosim gear pairs and rotors (need the MSL 4.0.0 on the library path)"
+package Examples "MSL drive trains around WearCosim gear pairs, rotors and the clearance joint (need the MSL 4.0.0 on the library path)"
   extends WearCosim.Icons.Package;
   annotation (Documentation(info = "<html>
 <p>Runnable examples with <code>experiment</code> annotations, built by

@@ -57,6 +57,10 @@ def _cli_error(path: Path, model: str, tmp_path: Path) -> tuple:
     ("SliceSizes", 6, ["target[1:2] = {0.1, 0.2, 0.3}"]),
     # reinit(v, {..., 0.0}) of a 3-vector
     ("ReinitSize", 10, ["reinit(v, {-e*pre(v[1]), 0.0})"]),
+    # gear = pre(gear) + 0.5 in a when/elsewhen chain: removing the equation is an error of its
+    # own (the branches must assign the same variables), gear = pre(gear) instead compiles; the
+    # function's statements are not it (removing r := 1.0 leaves another refusal)
+    ("GearSelector", 18, ["'gear' is an Integer", "'pre(gear) + 0.5'"]),
 ])
 def test_shape_mismatch_is_reported_at_its_statement(model, line, words, tmp_path):
     name, got, err = _cli_error(LINES32 / f"{model}.mo", model, tmp_path)
@@ -79,6 +83,16 @@ def test_other_refusals_without_a_place_are_reported_at_their_statement(model, l
     assert (name, got) == (f"{model}.mo", line), err
     for w in words:
         assert w in err, (w, err)
+
+
+def test_two_mismatches_at_once_are_reported_at_one_of_them(tmp_path):
+    """z[3](start = {0.1, 0.3}) and der(z) = transpose(A)*z with A 2x2: no single statement's
+    removal lets the model compile; the search removes them one after the other and reports one
+    of the two -- not der(v) = -9.81, whose removal only trades the refusal for another (the
+    reinit of v, no longer a state; that one was reported by 8ebbdd2)."""
+    name, line, err = _cli_error(LINES32 / "BallAndRotor.mo", "BallAndRotor", tmp_path)
+    assert name == "BallAndRotor.mo" and line in (5, 12), err
+    assert "der(z) = transpose(A)*z" in err or "'start = {0.1, 0.3}'" in err, err
 
 
 def test_unbalanced_model_with_a_start_vector_too_short_is_reported_at_the_declaration(tmp_path):

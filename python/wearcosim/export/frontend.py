@@ -1102,11 +1102,14 @@ def _referenced_files(src: Sources, mfile: Path) -> list:
 
 def _spanless_culprit(f: Path, ftext: str, probe, key: str, late) -> Optional[_Stmt]:
     """The statement of file ``f`` (text ``ftext``) without which rumoca's refusal ``key`` goes
-    away: the first whose removal lets the model compile, else the first whose removal leaves
-    another refusal of the same stage, else (several statements at once) the one whose removal
-    after the earlier ones clears it."""
+    away: the first whose removal (or, for an equation whose removal is an error of its own --
+    a when-branch left without its variable --, whose right-hand side replaced by ``pre()`` of
+    its left-hand side or by the left-hand side itself) lets the model compile; else, for
+    several such statements at once, the one whose removal after the earlier ones does.  Only a
+    model that compiles counts: another refusal may be caused by the removal itself (der(v)
+    removed, a reinit(v, ...) of v is refused)."""
     code = _strip_comments(ftext)
-    tried = []                          # (statement, blanked range, rumoca's answer)
+    same = []                           # statements whose removal leaves the refusal: (st, lo, hi)
     for st in _statements(ftext):
         if late():
             return None
@@ -1119,18 +1122,23 @@ def _spanless_culprit(f: Path, ftext: str, probe, key: str, late) -> Optional[_S
         err = probe(f, _blank(ftext, lo, hi))
         if not err:                     # the model compiles without it
             return st
-        tried.append((st, lo, hi, err))
-    found = next((st for st, _, _, err in tried if _cleared(err, key)), None)
-    if found is not None:               # it compiles up to another refusal of the same stage
-        return found
-    acc = ftext                         # several at once: blank them one after the other
-    for st, lo, hi, err in tried:
-        if key not in err:
+        if key in err:
+            same.append((st, lo, hi))
             continue
+        m = None if st.decl else re.match(r"\s*(.*?)\s*(?<![:<>=!])=(?!=)", code[st.start:st.end], re.S)
+        if m and m.group(1):
+            lhs = m.group(1)
+            alts = ([f"{lhs} = pre({lhs})"] if re.fullmatch(r"[A-Za-z_][\w.]*(?:\[[^\]]*\])?", lhs) else []) \
+                + [f"{lhs} = {lhs}"]
+            for alt in alts:
+                if not probe(f, ftext[:st.start] + alt + ftext[st.end:]):
+                    return st
+    acc = ftext                         # several at once: blank them one after the other
+    for st, lo, hi in same:
         if late():
             return None
         acc = _blank(acc, lo, hi)
-        if _cleared(probe(f, acc), key):
+        if not probe(f, acc):
             return st
     return None
 
@@ -1154,13 +1162,16 @@ def _spanless_error(st: _Stmt, ftext: str, mfile: Path, probe, key: str) -> Expo
         name = m.group(3)
         dims = m.group(4) or m.group(2)
         shape = f"{name}{m.group(4)}" if m.group(4) else (f"{m.group(1)}{dims} {name}" if dims else f"{name}, a scalar")
-        for lo, hi, what in _decl_parts(code, st)[1:]:
-            if _cleared(probe(mfile, _blank(ftext, lo, hi))):
-                what = re.sub(r"\s+", " ", ftext[lo:hi]).strip().strip(",").strip()
-                if what.startswith("="):
-                    return _err(f"the binding '{what[1:].strip()}' of '{name}' does not have the shape of "
-                                f"{shape}{tail}", loc, "type")
-                return _err(f"the modifier '{what}' of '{name}' does not have the shape of {shape}{tail}", loc, "type")
+        parts = _decl_parts(code, st)[1:]
+        answers = [probe(mfile, _blank(ftext, lo, hi)) for lo, hi, _ in parts]
+        # the part whose removal lets the model compile, else one that leaves another refusal
+        for lo, hi, what in [p for p, a in zip(parts, answers) if not a] or \
+                [p for p, a in zip(parts, answers) if _cleared(a)]:
+            what = re.sub(r"\s+", " ", ftext[lo:hi]).strip().strip(",").strip()
+            if what.startswith("="):
+                return _err(f"the binding '{what[1:].strip()}' of '{name}' does not have the shape of "
+                            f"{shape}{tail}", loc, "type")
+            return _err(f"the modifier '{what}' of '{name}' does not have the shape of {shape}{tail}", loc, "type")
         return _err(f"the declaration of '{name}' does not agree with its shape ({shape}): {said}{tail}", loc, "type")
     m = re.match(r"\s*([A-Za-z_]\w*)\s*(:?=)(?!=)", code[st.start:st.end])
     if m:

@@ -73,3 +73,51 @@ def logging_slave(fmu, unzipdir, instance_name: str = "s", logging_on: bool = Tr
     s.instantiate(callbacks=cb, loggingOn=logging_on)
     s._wc_callbacks = cb            # kept alive as long as the instance
     return s, md, {v.name: v.valueReference for v in md.modelVariables}, logs
+
+
+def msl_root():
+    """The folder holding the Modelica Standard Library's ``Modelica/`` (third-party, never in the
+    repository): WEARCOSIM_MSL, then the folders of MODELICAPATH, then ``shared/msl`` beside the
+    checkout (the development machines' copy); None when absent."""
+    import os
+    cands = [os.environ.get("WEARCOSIM_MSL")] + os.environ.get("MODELICAPATH", "").split(os.pathsep) + \
+        [str(ROOT.parent / "shared" / "msl")]
+    for c in cands:
+        if c and (Path(c) / "Modelica" / "package.mo").is_file():
+            return Path(c)
+    return None
+
+
+def msl_references():
+    """The MSL's reference results (``Modelica/...`` folders of CSV + comparisonSignals.txt):
+    WEARCOSIM_MSL_REFERENCES, or ``msl-reference`` beside the MSL; None when absent."""
+    import os
+    msl = msl_root()
+    for c in [os.environ.get("WEARCOSIM_MSL_REFERENCES"), msl and str(msl.parent / "msl-reference")]:
+        if c and (Path(c) / "Modelica").is_dir():
+            return Path(c)
+    return None
+
+
+MSL_ABSENT = "the Modelica Standard Library 4.0.0 is not on WEARCOSIM_MSL or MODELICAPATH"
+
+
+def library_classes(package: Path, named_as_file: bool = False) -> dict:
+    """{dotted name: (kind, partial, file, text)} of every class of a one-class-per-file
+    library folder, from each file's class header (comments stripped); ``named_as_file``: each
+    header must declare the class its file is named after."""
+    import re
+    from wearcosim.export.frontend import _strip_comments
+    header = re.compile(r"^(?P<partial>partial\s+)?(?:expandable\s+)?(?:operator\s+)?"
+                        r"(?P<kind>model|block|connector|record|function|package|type|class)\s+(?P<name>\w+)", re.M)
+    out = {}
+    for f in sorted(Path(package).rglob("*.mo")):
+        text = f.read_text()
+        m = header.search(_strip_comments(text))
+        assert m, f"{f}: no class header"
+        rel = f.relative_to(Path(package).parent).with_suffix("")
+        parts = rel.parts[:-1] if f.name == "package.mo" else rel.parts
+        if named_as_file:
+            assert m["name"] == parts[-1], f"{f}: declares {m['name']} (one class per file, named as the file)"
+        out[".".join(parts)] = (m["kind"], bool(m["partial"]), f, text)
+    return out

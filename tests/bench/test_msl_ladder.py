@@ -9,7 +9,6 @@ No timing is asserted."""
 from __future__ import annotations
 
 import math
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -17,9 +16,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from wctest import MSL_ABSENT, msl_references, msl_root
 from wearcosim.bench import msl
-
-ROOT = Path(__file__).resolve().parents[2]
 
 
 # --------------------------------------------------------------------------- comparison
@@ -413,31 +411,14 @@ def _csv_rows(path):
         return list(csv.DictReader(f))
 
 
-def _msl():
-    for c in [os.environ.get("WEARCOSIM_MSL")] + os.environ.get("MODELICAPATH", "").split(os.pathsep) + \
-             [str(ROOT.parent / "shared" / "msl")]:
-        if c and (Path(c) / "Modelica" / "package.mo").is_file():
-            return Path(c)
-    return None
-
-
-def _msl_references():
-    msl_dir = _msl()
-    for c in [os.environ.get("WEARCOSIM_MSL_REFERENCES"), msl_dir and str(msl_dir.parent / "msl-reference")]:
-        if c and (Path(c) / "Modelica").is_dir():
-            return Path(c)
-    return None
-
-
-@pytest.mark.skipif(_msl() is None or _msl_references() is None,
-                    reason="the Modelica Standard Library 4.0.0 (WEARCOSIM_MSL, MODELICAPATH or ../shared/msl) or "
-                           "its reference results (WEARCOSIM_MSL_REFERENCES or msl-reference beside it) are absent")
+@pytest.mark.skipif(msl_root() is None or msl_references() is None,
+                    reason=MSL_ABSENT + ", or its reference results are not on WEARCOSIM_MSL_REFERENCES")
 def test_the_ladder_on_two_msl_examples(tmp_path, capsys):
     """Translational.Examples.SignConvention builds and matches its reference; Analog's
     ChuaCircuit builds and simulates, but MSL 4.0.0's reference folder has no CSV for it (only
     comparisonSignals.txt), so it stops at compare, saying so."""
     out = tmp_path / "out"
-    rc, so, se = _main(capsys, "--library", str(_msl()), "--references", str(_msl_references()), "--out", str(out),
+    rc, so, se = _main(capsys, "--library", str(msl_root()), "--references", str(msl_references()), "--out", str(out),
                        "--jobs", "2", "--packages", "Modelica.Mechanics.Translational.Examples.SignConvention",
                        "Modelica.Electrical.Analog.Examples.ChuaCircuit")
     assert rc == 0, se

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from wctest import fixture_path, unzipped
+from wctest import MSL_ABSENT, fixture_path, msl_root, unzipped
 from wearcosim.export import frontend
 from wearcosim.export.build import build_fmu
 
@@ -89,24 +89,14 @@ def test_a_class_of_a_library_in_msl_layout_is_built_by_its_name(tmp_path):
     assert float(ex.stopTime) == 4.0
 
 
-def _msl():
-    import os
-    for c in [os.environ.get("WEARCOSIM_MSL")] + os.environ.get("MODELICAPATH", "").split(os.pathsep) + \
-             [str(Path(__file__).resolve().parents[3] / "shared" / "msl")]:
-        if c and (Path(c) / "Modelica" / "package.mo").is_file():
-            return Path(c)
-    return None
-
-
-@pytest.mark.skipif(_msl() is None, reason="the Modelica Standard Library 4.0.0 is not on WEARCOSIM_MSL, "
-                                           "MODELICAPATH or ../shared/msl")
+@pytest.mark.skipif(msl_root() is None, reason=MSL_ABSENT)
 def test_an_msl_example_is_built_by_its_name_and_matches_its_reference(tmp_path):
     """`wearcosim build --library <MSL> Modelica.Mechanics.Rotational.Examples.First` (before:
     not found; through a wrapper file: structurally singular, then Modelica.Math.sin refused);
     the MSL 4.0.0 reference's comparison signals to 1e-3 of their range."""
     import csv
     from fmpy import simulate_fmu
-    msl = _msl()
+    msl = msl_root()
     p = _cli(["--library", str(msl), "Modelica.Mechanics.Rotational.Examples.First", "--out", str(tmp_path)])
     assert p.returncode == 0, p.stderr
     ref = msl.parent / "msl-reference" / "Modelica" / "Mechanics" / "Rotational" / "Examples" / "First" / "First.csv"

@@ -26,30 +26,18 @@ import os
 import re
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 
-from wctest import ROOT, unzipped
+from wctest import MSL_ABSENT, ROOT, library_classes, msl_root, unzipped
 
 LIB = ROOT / "modelica" / "WearCosimMSL"
 EXAMPLES = ("MotorGearLoad", "InertiasThroughMesh", "RotorDrivesMachine", "JournalInBearing")
 
 
-def _msl():
-    """The folder holding the MSL's ``Modelica/`` (WEARCOSIM_MSL, MODELICAPATH, ../shared/msl)."""
-    cands = [os.environ.get("WEARCOSIM_MSL")] + os.environ.get("MODELICAPATH", "").split(os.pathsep) + \
-        [str(ROOT.parent / "shared" / "msl")]
-    for c in cands:
-        if c and (Path(c) / "Modelica" / "package.mo").is_file():
-            return Path(c)
-    return None
-
-
-MSL = _msl()
-needs_msl = pytest.mark.skipif(MSL is None, reason="the Modelica Standard Library 4.0.0 is not on WEARCOSIM_MSL, "
-                                                   "MODELICAPATH or <repo>/../shared/msl")
+MSL = msl_root()
+needs_msl = pytest.mark.skipif(MSL is None, reason=MSL_ABSENT)
 
 
 # ------------------------------------------------------------------ the package (no MSL needed)
@@ -58,27 +46,11 @@ def _strip(text):
     return _strip_comments(text)
 
 
-_HEADER = re.compile(r"^(?P<partial>partial\s+)?(?P<kind>model|block|connector|record|function|package|type)\s+(?P<name>\w+)", re.M)
-
-
-def _classes(root):
-    out = {}
-    for f in sorted(root.rglob("*.mo")):
-        text = f.read_text()
-        m = _HEADER.search(_strip(text))
-        assert m, f"{f}: no class header"
-        rel = f.relative_to(root.parent).with_suffix("")
-        parts = rel.parts[:-1] if f.name == "package.mo" else rel.parts
-        assert m["name"] == parts[-1], f"{f}: declares {m['name']} (one class per file, named as the file)"
-        out[".".join(parts)] = (m["kind"], bool(m["partial"]), text)
-    return out
-
-
 def test_package_follows_the_library_conventions():
     """One class per file, package.order = the folder's classes, a description string and a
     Documentation for every class, an Icon (own or WearCosim's) for every model, an experiment
     annotation for every example, and the dependency declared (MLS 18.8: uses on the top level)."""
-    classes = _classes(LIB)
+    classes = library_classes(LIB, named_as_file=True)
     assert set(classes) >= {"WearCosimMSL", "WearCosimMSL.Rotational.HubToFlange", "WearCosimMSL.Rotational.FlangeToHub",
                             "WearCosimMSL.Rotational.SpinToFlange", "WearCosimMSL.Translational.RevoluteClearanceXY"} | {f"WearCosimMSL.Examples.{e}" for e in EXAMPLES}
     for order in LIB.rglob("package.order"):
@@ -86,7 +58,7 @@ def test_package_follows_the_library_conventions():
         present = {f.stem for f in order.parent.glob("*.mo") if f.name != "package.mo"} | \
                   {d.name for d in order.parent.iterdir() if (d / "package.mo").is_file()}
         assert sorted(listed) == sorted(present), order
-    for name, (kind, partial, text) in classes.items():
+    for name, (kind, partial, _, text) in classes.items():
         header = text.split("\n")[1] if text.startswith("within") else text.split("\n")[0]
         assert re.search(r"\b" + name.split(".")[-1] + r'\s*"[^"]+"', header), f"{name}: no description string"
         assert "Documentation(" in text, f"{name}: no Documentation"
@@ -94,7 +66,7 @@ def test_package_follows_the_library_conventions():
             assert "Icon(" in text or "extends WearCosim.Icons." in text, f"{name}: no Icon"
         if ".Examples." in name:
             assert "experiment(" in text, f"{name}: no experiment annotation"
-    top = classes["WearCosimMSL"][2]
+    top = classes["WearCosimMSL"][3]
     assert 'uses(Modelica(version = "4.0.0"), WearCosim(version = "0.1.0"))' in top
 
 
@@ -112,7 +84,7 @@ def fmus(tmp_path_factory):
     """The three examples, built once by the documented command
     ``wearcosim build --library <MSL> WearCosimMSL.Examples.<name> ...``."""
     if MSL is None:
-        pytest.skip("no MSL")
+        pytest.skip(MSL_ABSENT)
     out = tmp_path_factory.mktemp("interop_msl")
     env = dict(os.environ, PYTHONPATH=str(ROOT / "python"))
     p = subprocess.run([sys.executable, "-m", "wearcosim.cli", "build", "--library", str(MSL),

@@ -9,15 +9,10 @@
 * every example has an ``experiment`` annotation.
 """
 import re
-from pathlib import Path
 
 import pytest
 
-from wctest import PACKAGE
-
-_KW = r"(?:model|block|connector|record|function|package|type|class)"
-_HEADER = re.compile(r"^(?P<partial>partial\s+)?(?:expandable\s+)?(?:operator\s+)?(?P<kind>" + _KW + r")\s+(?P<name>\w+)",
-                     re.M)
+from wctest import PACKAGE, library_classes
 
 
 def _strip(text):
@@ -26,20 +21,7 @@ def _strip(text):
     return _strip_comments(text)
 
 
-def _classes():
-    """{dotted name: (kind, partial, file, text)} of every class of the library (one per file)."""
-    out = {}
-    for f in sorted(PACKAGE.rglob("*.mo")):
-        text = f.read_text()
-        m = _HEADER.search(_strip(text))
-        assert m, f"{f}: no class header"
-        rel = f.relative_to(PACKAGE.parent).with_suffix("")
-        parts = rel.parts[:-1] if f.name == "package.mo" else rel.parts
-        out[".".join(parts)] = (m["kind"], bool(m["partial"]), f, text)
-    return out
-
-
-CLASSES = _classes()
+CLASSES = library_classes(PACKAGE)
 
 
 def _extends(text):

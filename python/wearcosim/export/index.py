@@ -99,15 +99,12 @@ def fixed_starts(dae: Dae) -> Dae:
     ``v = start`` whether or not it is a state.  The states' starts are their initial values
     already; an algebraic variable's (MSL's ``Inertia(a(fixed = true))``, a state candidate
     the index reduction made a dummy) is added to the initial equations, which then determine
-    the states whose starts are not fixed.  Each variable once (``dae.fixed_algebraic``)."""
-    done = getattr(dae, "fixed_algebraic", set())
+    the states whose starts are not fixed.  The derivatives the reduction added (``der(x)``)
+    are not declared variables and have no start of their own."""
     for sv in dae.scalars.values():
-        if (sv.kind == "alg" and sv.type == "Real" and sv.sym is not None and sv.name not in done
-                and sv.name == sv.base.name + (("[" + ",".join(str(i + 1) for i in sv.index) + "]") if sv.index else "")
+        if (sv.kind == "alg" and sv.type == "Real" and sv.sym is not None and not sv.name.startswith("der(")
                 and sv.base.fixed is True and sv.start is not None and sv.base.variability == "continuous"):
             dae.initial_equations.append((sv.sym - sv.start, sv.base.loc))
-            done.add(sv.name)
-    dae.fixed_algebraic = done
     return dae
 
 
@@ -230,18 +227,23 @@ def _derive_eq(dae: Dae, nodes: list, node_of: dict, eqs: list, l: int) -> int:
 
 
 # ----------------------------------------------------------------------------- state selection
-def _preference(dae: Dae, nodes: list, j: int, reinit: set) -> tuple:
-    """Sort key of derivative node ``j`` as a dummy: lowest first."""
+def _preference(dae: Dae, nodes: list, j: int, reinit: dict, rank: dict) -> tuple:
+    """Sort key of derivative node ``j`` as a dummy: lowest first (``rank``: the scalars'
+    declaration order)."""
     p = nodes[nodes[j].parent]
     if p.order > 0:
         return (-1, 0, 0)                  # the derivative of a derivative: never wanted as a state
     sv = dae.scalars[p.base]
-    sel = STATE_SELECT.get(getattr(sv.base, "state_select", "default") or "default", 2)
+    sel = STATE_SELECT.get(sv.base.state_select, 2)
     if p.base in reinit:
         sel = max(sel, 4)
     score = (0.5 if sv.kind == "state" and sv.base.fixed is True else 0.0) + (0.25 if sv.kind == "state" else 0.0)
-    order = list(dae.scalars).index(p.base)
-    return (sel, score, -order)
+    return (sel, score, -rank[p.base])
+
+
+def _reinit_targets(dae: Dae) -> dict:
+    """{variable: the location of a reinit() of it}."""
+    return {we[1]: we[4] for w in dae.whens for _, ws in w.branches for we in ws if we[0] == "reinit"}
 
 
 def _point(dae: Dae, syms: list, generic: bool) -> list:
@@ -267,7 +269,7 @@ def _rank(M: np.ndarray) -> int:
     return int(np.sum(sv > max(M.shape) * 1e3 * np.finfo(float).eps * sv[0]))
 
 
-def _choose(dae: Dae, nodes: list, eqs: list, g: list, z: list, reinit: set) -> list:
+def _choose(dae: Dae, nodes: list, eqs: list, g: list, z: list, reinit: dict, rank: dict) -> list:
     """The derivatives of ``z`` made dummies for the equations ``g``: ``len(g)`` columns of
     dg/dz, nonsingular, in the order of preference."""
     R = ca.vertcat(*[eqs[i].res for i in g])
@@ -283,7 +285,7 @@ def _choose(dae: Dae, nodes: list, eqs: list, g: list, z: list, reinit: set) -> 
         except Exception:      # noqa: BLE001 -- a point outside a function's domain
             continue
         mats.append(M)
-    order = sorted(range(len(z)), key=lambda c: _preference(dae, nodes, z[c], reinit))
+    order = sorted(range(len(z)), key=lambda c: _preference(dae, nodes, z[c], reinit, rank))
     for use in (mats, mats[-1:]):
         chosen = []
         for c in order:
@@ -298,12 +300,12 @@ def _choose(dae: Dae, nodes: list, eqs: list, g: list, z: list, reinit: set) -> 
 
 
 def _select(dae: Dae, nodes: list, eqs: list) -> set:
-    reinit = {we[1] for w in dae.whens for _, ws in w.branches for we in ws if we[0] == "reinit"}
+    reinit, rank = _reinit_targets(dae), {name: k for k, name in enumerate(dae.scalars)}
     dummies: set[int] = set()
     g = [i for i, e in enumerate(eqs) if e.order >= 1 and e.der is None]
     z = sorted({j for i in g for j in eqs[i].adj if nodes[j].der is None and nodes[j].order >= 1})
     while g:
-        chosen = _choose(dae, nodes, eqs, g, z, reinit)
+        chosen = _choose(dae, nodes, eqs, g, z, reinit, rank)
         dummies.update(chosen)
         g = [eqs[i].parent for i in g if eqs[i].order >= 2]
         z = [nodes[j].parent for j in chosen if nodes[j].order >= 2]
@@ -320,7 +322,7 @@ def _rebuild(dae: Dae, nodes: list, eqs: list, dummies: set) -> Dae:
                 k = nodes[k].der
                 chain.append(k)
             chains[n.base] = chain
-    reinit = {we[1]: we[4] for w in dae.whens for _, ws in w.branches for we in ws if we[0] == "reinit"}
+    reinit = _reinit_targets(dae)
     new_scalars = {}
     for base, chain in chains.items():
         sv = dae.scalars[base]

@@ -25,7 +25,7 @@ import numpy as np
 
 from . import ir
 from .errors import ExportError
-from .events import EventRegistry
+from .events import EventRegistry, assigns_state_error, twice_in_one_branch_error, two_when_equations_error
 from .symbolic import Evaluator, _numeric, as_sx, gather_index, is_num, select_chain, to_num
 
 
@@ -553,21 +553,15 @@ def build(model: ir.Model) -> Dae:
                         if we.kind == "reinit" and kind != "state":
                             raise ExportError(f"reinit() of '{tname}', which is not a state", we.loc, "structure")
                         if we.kind == "assign" and kind == "state":
-                            raise ExportError(f"when-equation assigns the state '{tname}' (it appears under der()): "
-                                              f"a state changes at an event only by re-initialisation; write "
-                                              f"reinit({tname}, ...) instead of {tname} = ...", we.loc, "structure")
+                            raise assigns_state_error(tname, we.loc)
                         if we.kind == "assign" and kind != "disc":
                             raise ExportError(f"when-equation assigns '{tname}' ({kind})", we.loc, "structure")
                         if we.kind == "reinit":
                             prev = reinit_at.get(tname)
-                            if prev is not None and (prev[0] != wi or prev[1] == bi):
-                                where = f"{_line(prev[2])} and {_line(we.loc)}"
-                                raise ExportError(
-                                    f"reinit({tname}, ...) in two when-equations ({where}): a variable may be "
-                                    f"re-initialised in one when-equation only (MLS 8.3.6); put both in the "
-                                    f"branches of one when/elsewhen chain" if prev[0] != wi else
-                                    f"'{tname}' is re-initialised twice in one branch of a when-clause ({where})",
-                                    we.loc, "structure")
+                            if prev is not None and prev[0] != wi:
+                                raise two_when_equations_error(tname, prev[2], we.loc)
+                            if prev is not None and prev[1] == bi:
+                                raise twice_in_one_branch_error(tname, prev[2], we.loc)
                             reinit_at[tname] = (wi, bi, we.loc)
                         out.append((we.kind, tname, vv, "", we.loc))
                 elif we.kind == "terminate":
@@ -593,12 +587,6 @@ def _by_initial(v: ir.Var) -> bool:
     """A Real parameter with fixed=false and no binding equation: computed by the initial
     equations (MLS 8.6)."""
     return v.variability == "parameter" and v.type == "Real" and v.fixed is False and v.binding is None
-
-
-def _line(loc) -> str:
-    from pathlib import Path
-    f = getattr(loc, "file", "?")
-    return f"line {loc.line}" if f in ("", "?") else f"{Path(f).name}:{loc.line}"
 
 
 def _zeros(v: ir.Var):

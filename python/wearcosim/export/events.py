@@ -208,17 +208,10 @@ def diagnose_when_refusal(rumoca_text: str, files: "Iterable[str | Path]",
                 for i, a in enumerate(ss):
                     for b in ss[i + 1:]:
                         if (a.loc.file, a.clause) != (b.loc.file, b.clause):
-                            return ExportError(
-                                f"reinit({base}, ...) in two when-equations ({_at(a.loc)} and "
-                                f"{_at(b.loc)}): a variable may be re-initialised in one when-equation "
-                                f"only (MLS 8.3.6); put both in the branches of one when/elsewhen chain",
-                                b.loc, "structure")
+                            return two_when_equations_error(base, a.loc, b.loc)
                         if a.branch == b.branch:
                             what = "re-initialised" if a.kind == b.kind == "reinit" else "assigned"
-                            return ExportError(
-                                f"'{base}' is {what} twice in one branch of a when-clause ({_at(a.loc)} "
-                                f"and {_at(b.loc)}): each variable has one equation per branch",
-                                b.loc, "structure")
+                            return twice_in_one_branch_error(base, a.loc, b.loc, what)
         return None
     m = re.search(r"`when assignment`: `([^`]+)` is not a discrete coordinate", rumoca_text)
     if m:
@@ -228,10 +221,7 @@ def diagnose_when_refusal(rumoca_text: str, files: "Iterable[str | Path]",
         for f in files:
             for s in _sites(f):
                 if s.kind == "assign" and s.base == base:
-                    return ExportError(
-                        f"when-equation assigns the state '{m.group(1)}' (it appears under der()): a state "
-                        f"changes at an event only by re-initialisation; write reinit({base}, ...) instead "
-                        f"of {base} = ...", s.loc, "structure")
+                    return assigns_state_error(m.group(1), s.loc)
     return None
 
 
@@ -242,5 +232,30 @@ def _sites(f):
         return []
 
 
-def _at(loc) -> str:
-    return f"line {loc.line}" if loc.file == "?" else f"{Path(loc.file).name}:{loc.line}"
+def place(loc: Any) -> str:
+    """``File.mo:line`` of a location (``line N`` when it has no file)."""
+    f = getattr(loc, "file", "?")
+    return f"line {loc.line}" if f in ("", "?") else f"{Path(f).name}:{loc.line}"
+
+
+def two_when_equations_error(name: str, first: Any, second: Any) -> "ExportError":
+    """reinit() of ``name`` in two when-equations (MLS 8.3.6), at the second."""
+    from .errors import ExportError
+    return ExportError(f"reinit({name}, ...) in two when-equations ({place(first)} and {place(second)}): a variable "
+                       f"may be re-initialised in one when-equation only (MLS 8.3.6); put both in the branches of one "
+                       f"when/elsewhen chain", second, "structure")
+
+
+def twice_in_one_branch_error(name: str, first: Any, second: Any, what: str = "re-initialised") -> "ExportError":
+    """``name`` re-initialised (or assigned) twice in one branch of a when-clause, at the second."""
+    from .errors import ExportError
+    return ExportError(f"'{name}' is {what} twice in one branch of a when-clause ({place(first)} and "
+                       f"{place(second)}): each variable has one equation per branch", second, "structure")
+
+
+def assigns_state_error(name: str, loc: Any) -> "ExportError":
+    """A when-equation ``x = ...`` of a state ``x`` (a state changes at an event only by reinit)."""
+    from .errors import ExportError
+    return ExportError(f"when-equation assigns the state '{name}' (it appears under der()): a state changes at an "
+                       f"event only by re-initialisation; write reinit({name}, ...) instead of {name} = ...",
+                       loc, "structure")

@@ -42,12 +42,9 @@ def model_path(package_dir: Path, model: str) -> Path:
     if p is None and (package_dir / "package.mo").is_file() and top != frontend.package_name(package_dir):
         # a class of another library (Modelica.Mechanics.Rotational.Examples.First): its package
         # from --library / MODELICAPATH (MLS 13.3.3; a folder name may carry the version)
-        for folder in frontend.modelica_path():
-            lib = frontend._top_packages(folder).get(top)
-            if lib is not None and lib.is_dir():
-                p = frontend.model_file_for(lib, model)
-                if p is not None:
-                    return p
+        lib = frontend.library_packages().get(top)
+        if lib is not None and lib.is_dir():
+            p = frontend.model_file_for(lib, model)
     if p is None:
         raise frontend.unknown_class_error(model, frontend.package_classes(Path(package_dir)),
                                            f"{package_dir} (one class per file)", None)

@@ -213,15 +213,22 @@ def _package_tree(pkg: Path) -> list:
 _IDENT = re.compile(r"(?<![\w.])([A-Za-z_]\w*)")
 
 
+def library_packages() -> dict:
+    """The top-level library packages on :func:`modelica_path`: name -> folder or file, the
+    first folder that holds a package winning (MLS 13.3.3)."""
+    found: dict = {}
+    for folder in modelica_path():
+        for name, p in _top_packages(folder).items():
+            found.setdefault(name, p)
+    return found
+
+
 def referenced_libraries(texts: Iterable[str], own: Optional[str] = None) -> list[str]:
     """Library packages (folders or files) that the sources in ``texts`` refer to by their
     top-level name, and, transitively, the ones those refer to.  The first folder of
     :func:`modelica_path` that holds a package wins; ``own`` (the name of the package being
     compiled) is never taken from the path.  Unrelated packages are not read at all."""
-    found = {}
-    for folder in modelica_path():
-        for name, p in _top_packages(folder).items():
-            found.setdefault(name, p)
+    found = library_packages()
     found.pop(own, None)
     chosen = {}
     pending = list(texts)

@@ -281,7 +281,8 @@ def causalize(dae: Dae) -> Causal:
         # unbalanced: diagnosed on the model as written (index reduction adds one equation
         # and one unknown per differentiated constraint, it never changes the balance)
         check_balance(dae, dae.equations, names, syms)
-    dae = _index.reduce(dae)
+    # then the fixed starts of the variables that are algebraic after the reduction (MLS 8.6)
+    dae = _index.fixed_starts(_index.reduce(dae))
     names, syms = unknowns_of(dae)
     residuals = dae.equations
     inc, var_of_eq = check_balance(dae, residuals, names, syms)

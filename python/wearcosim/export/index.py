@@ -91,7 +91,7 @@ def reduce(dae: Dae) -> Dae:
         assign = None       # singular whatever is differentiated: causalize's balance check names it
     if assign is not None:
         dae = _rebuild(dae, nodes, eqs, _select(dae, nodes, eqs))
-    return fixed_starts(dae)
+    return dae
 
 
 def fixed_starts(dae: Dae) -> Dae:

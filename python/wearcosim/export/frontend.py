@@ -1611,7 +1611,7 @@ def model_file_for(root: Path, model: str) -> Optional[Path]:
     for k in range(len(rest) - 1, 0, -1):
         for q in (base.joinpath(*rest[:k]).with_suffix(".mo"), base.joinpath(*rest[:k]) / "package.mo"):
             if q.is_file() and re.search(r"\b(?:model|block|class|package|connector|record|function|type)\s+"
-                                         + re.escape(rest[k]) + r"\b", _read(q)):
+                                         + re.escape(rest[k]) + r"\b", _strip_comments(_read(q))):
                 return q
     return None
 

@@ -33,7 +33,9 @@
  *    accumulated from solver step sizes.  The communication point must equal the
  *    FMU time within 1e-9*max(1,|t|).
  *  - CS events: after every accepted solver step the event indicators are evaluated
- *    at the step end; on a sign change (z_old != 0, z_old*z_new <= 0) the earliest
+ *    at the step end, and at every communication point inside a step (cs_check_point: a
+ *    sign change and back within one long step is otherwise invisible; ME importers check
+ *    at their output points too); on a sign change (z_old != 0, z_old*z_new <= 0) the earliest
  *    root over all indicators is bracketed on the solver's dense output with an
  *    Illinois-modified regula falsi (bisection fallback), to a time tolerance of
  *    1e-12*max(1,|t|).  The state is set to the interpolant at the right end of the
@@ -2299,19 +2301,16 @@ static int eval_interp(RtCtx *c, double t, double *zout)
     return 0;
 }
 
-/* Locate the earliest root in (t_old, t] of the last accepted step (zOld at t_old,
- * z at t): the right end of the final bracket is returned in *tev (the caller evaluates
- * the model there when it handles the event).  0 ok, else model error code. */
-static int locate_event(RtCtx *c, double *tev)
+/* Locate the earliest root in (tl, tr] of the last accepted step, with the indicators'
+ * values c->zl at tl and c->zr at tr (the caller fills them): the right end of the final
+ * bracket is returned in *tev (the caller evaluates the model there when it handles the
+ * event).  0 ok, else model error code. */
+static int locate_root(RtCtx *c, double tl, double tr, double *tev)
 {
-    RtOde *s = c->ode;
-    double tl = s->t_old, tr = s->t;
     const double ttol = 1e-12 * (fabs(tr) > 1.0 ? fabs(tr) : 1.0);
     double wl = 1.0, wr = 1.0;
     int lastSide = 0, sinceHalf = 0, it, k, rc;
     double width = tr - tl;
-    memcpy(c->zl, c->zOld, (size_t)N_Z * sizeof(double));
-    memcpy(c->zr, c->z, (size_t)N_Z * sizeof(double));
     c->quiet++;
     for (it = 0; it < RT_ROOT_MAXIT && tr - tl > ttol; it++) {
         double tm = tr;
@@ -2347,6 +2346,39 @@ static int locate_event(RtCtx *c, double *tev)
     c->quiet--;
     *tev = tr;
     return 0;
+}
+
+/* the earliest root in (t_old, t] of the last accepted step (zOld at t_old, z at t) */
+static int locate_event(RtCtx *c, double *tev)
+{
+    memcpy(c->zl, c->zOld, (size_t)N_Z * sizeof(double));
+    memcpy(c->zr, c->z, (size_t)N_Z * sizeof(double));
+    return locate_root(c, c->ode->t_old, c->ode->t, tev);
+}
+
+/* A communication point tEnd strictly inside the last accepted step, whose end points have
+ * the same signs (zOld): the indicators there as well.  An indicator that changes sign and
+ * back within one step is invisible at its ends (sin(phi) < -0.7 while phi runs through 3
+ * rad in a step that a linear phi lets grow to RT_AHEAD communication steps); an importer
+ * of the ME FMU checks the indicators at every output point, so CS does no less: a sign
+ * change at tEnd is an event, located in (tl, tEnd] with tl the later of the step's start
+ * and the last point checked (this fmi2DoStep's start).  Returns 1 with *tev if found, 0
+ * if not, < 0 a model error code. */
+static int check_inside(RtCtx *c, double tl, double tEnd, double *tev)
+{
+    int rc = eval_interp(c, tEnd, c->zr);
+    if (rc != 0) return rc < 0 ? rc : -1;
+    if (!crossing(c->zOld, c->zr)) return 0;
+    {   /* the values at tl for the secant (signs as in zOld: a zero keeps the sign) */
+        double *zt = c->zm;
+        memcpy(c->zl, c->zOld, (size_t)N_Z * sizeof(double));
+        rc = eval_interp(c, tl, zt);
+        if (rc != 0) return rc < 0 ? rc : -1;
+        zmemory(c->zl, zt, 1);   /* (zm is locate_root's scratch from here on) */
+    }
+    rc = locate_root(c, tl, tEnd, tev);
+    if (rc != 0) return rc < 0 ? rc : -1;
+    return 1;
 }
 
 /* after a failure: put the last accepted point (or, with use_old, the start of the
@@ -2415,6 +2447,29 @@ static fmi2Status cs_event(RtCtx *c, const char *fn, double tev)
     zmemory(c->zOld, c->z, 0);
     band_setup(c, flags & MDL_EV_REINIT);
     return fmi2OK;
+}
+
+/* The communication point tEnd lies strictly inside the last accepted step (its end, or
+ * an event located in it, beyond tEnd): the indicators there (check_inside), from the later
+ * of the step's start and tBegin (this fmi2DoStep's start, checked before).  1: an event
+ * before tEnd, now c->aheadTev; 0: none; < 0: model error (the last accepted point is put
+ * back). */
+static int cs_check_point(RtCtx *c, double tBegin, double tEnd)
+{
+    RtOde *s = c->ode;
+    double tev = tEnd;
+    int rc;
+    if (N_Z == 0 || !(s->t > tEnd)) return 0;
+    rc = check_inside(c, s->t_old > tBegin ? s->t_old : tBegin, tEnd, &tev);
+    if (rc < 0) {
+        cs_restore_accepted(c, 1);
+        return rc;
+    }
+    if (rc == 1) {
+        c->aheadEvent = 1;
+        c->aheadTev = tev;
+    }
+    return rc;
 }
 
 /* wall-clock seconds (monotonic where available) */
@@ -2625,7 +2680,14 @@ static fmi2Status cs_integrate(RtCtx *c, const char *fn, double tEnd)
             /* the last accepted step [t_old, t] covers c->time */
             if (c->aheadEvent) {
                 const double tev = c->aheadTev;
-                if (tev > tEnd) break;                  /* handled by a later fmi2DoStep */
+                if (tev > tEnd) {                       /* handled by a later fmi2DoStep */
+                    rc = cs_check_point(c, tBegin, tEnd);   /* unless one comes earlier */
+                    if (rc < 0) return cs_discard(c, fn, "model evaluation failed while "
+                                                  "checking the event indicators at t=%.17g",
+                                                  tEnd);
+                    if (rc == 1) continue;
+                    break;
+                }
                 /* the state just after the root (v may hold a communication point
                    delivered since the location) */
                 cs_x_at(c, tev);
@@ -2640,7 +2702,13 @@ static fmi2Status cs_integrate(RtCtx *c, const char *fn, double tEnd)
                 if (tEnd - tev <= 1e-13 * (fabs(tEnd) > 1.0 ? fabs(tEnd) : 1.0)) break;
                 continue;
             }
-            if (s->t >= tEnd) break;                    /* tEnd lies in this step */
+            if (s->t >= tEnd) {                         /* tEnd lies in this step */
+                rc = cs_check_point(c, tBegin, tEnd);
+                if (rc < 0) return cs_discard(c, fn, "model evaluation failed while checking "
+                                              "the event indicators at t=%.17g", tEnd);
+                if (rc == 1) continue;                  /* an event before tEnd */
+                break;
+            }
             c->time = s->t;                             /* step consumed */
             c->ahead = 0;
         } else {

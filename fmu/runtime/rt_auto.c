@@ -305,6 +305,22 @@ static int auto_step(RtOde *s, double t_bound)
     nacc = s->naccept;
     nf = s->nfev;
     rc = sub_step(s, m, t_bound);
+    if (rc == RT_ODE_HMIN && m == &rt_ode_adams) {
+        /* Adams runs at ADAMS_TOL of the tolerances: across a jump of the right-hand side
+           that no event reports (noEvent), its order-1 step needs h |jump| below that
+           tolerance, which can be below hmin (rtol 1e-9: 1e-12 and atol 1e-15, a jump of 1
+           at t ~ 0.3).  DOPRI5 at the user's tolerance passes it: hand over from the last
+           accepted point (Adams comes back when DOPRI5 finds the problem easy, dp_back) */
+        switch_to(s, &rt_ode_dopri5, "Adams step size underflow at 1e-3 of the tolerance "
+                  "(a discontinuity without an event)");
+        s->dp_back = 1;
+        s->h = 0.0;
+        s->msg[0] = '\0';
+        m = s->sub;
+        nacc = s->naccept;
+        nf = s->nfev;
+        rc = sub_step(s, m, t_bound);
+    }
     if (rc != RT_ODE_OK || s->naccept == nacc) return rc;   /* failed or nothing to do */
     s->last_sub = m;
     if (s->pr_cand) {   /* a probe's span pending: this method's cost over it (the part of

@@ -32,10 +32,6 @@ DOCUMENTED_REFUSALS = [
     (r"subscript computed with .* inside a for-equation", "mod()/rem() of a for-index in a subscript (documented as refused)"),
     (r"when-equation assigning .* supports when-equations on scalar", "when-equation assigning an array element (documented as refused)"),
     (r"comprehension or reduction whose range is not a constant", "reduction over a loop-dependent range (documented as refused)"),
-    # the exporter's own limit (codegen: the initial system must be linear in the free states),
-    # refused with the line; docs/exporter.md does not list it yet
-    (r"nonlinear initial equations are not supported",
-     "nonlinear initial equations (the exporter refuses them at their line; not yet in docs/exporter.md)"),
 ]
 
 RTOL = {"CoSimulation": 1e-5, "ModelExchange": 1e-4, "rumoca": 1e-4}

@@ -4,12 +4,17 @@ Everything the command line does, from a script or a notebook::
 
     import wearcosim as wc
 
-    fmu = wc.build("WearCosim.Examples.HybridMechanism.DrySpeed32pi", out="fmus")
-    sc = wc.Scenario.load("cosim/demo_hybrid_dry_32pi.toml").replace(wear={"cycles": 2})
-    res = wc.run(sc, out="results")
+    wc.Scenario.examples()     # the scenarios that come with the package, by name
+    sc = wc.Scenario.example("demo_hybrid_dry_32pi").replace(wear={"cycles": 2})
+    res = wc.run(sc, out="results")      # builds the FMU the scenario names into ./fmu/build
     res.final                  # worn depth per sector after the run (m)
-    res.to_xarray()            # xarray.Dataset with named dimensions and units (needs xarray)
+    res.to_xarray()            # xarray.Dataset with named dimensions and units
+                               # (pip install "wearcosim[xarray]")
     res.plot()                 # the run's figures beside the results file
+    fmu = wc.build("WearCosim.Examples.HybridMechanism.DrySpeed32pi", out="fmus")
+
+``Scenario.example(name)`` works from any folder, with a checkout or an installed wheel
+(which carries the ``cosim/`` scenarios); ``Scenario.load(path)`` reads a file of one's own.
 
 Errors a user can cause raise :class:`wearcosim.master.scenario.ScenarioError`,
 :class:`wearcosim.master.loop.MasterError` (a physical guard: its subclass
@@ -28,6 +33,27 @@ import numpy as np
 from .master.scenario import Scenario
 
 PathLike = str | os.PathLike
+
+
+def _example(cls, name: str) -> Scenario:
+    """The packaged scenario ``name`` (one of :meth:`Scenario.examples`, e.g.
+    ``"demo_hybrid_dry_32pi"`` or ``"seed/speed_4pi"``), from any folder: the checkout's
+    ``cosim/`` or the installed wheel's copy.  Relative paths in it are taken from its folder;
+    a model it names is built on demand into ``./fmu/build`` (``build_dir`` of :func:`run`).
+    An unknown name raises ScenarioError with the close matches."""
+    from .resources import example_path
+    return cls.load(example_path(name))
+
+
+def _examples() -> list[str]:
+    """Names of the packaged scenarios (for :meth:`Scenario.example`), sorted."""
+    from .resources import examples
+    return examples()
+
+
+# the packaged scenarios, reachable from the class users already have (wc.Scenario)
+Scenario.example = classmethod(_example)          # type: ignore[attr-defined]
+Scenario.examples = staticmethod(_examples)       # type: ignore[attr-defined]
 
 __all__ = ["Results", "Scenario", "build", "run", "study", "load_results"]
 
@@ -167,11 +193,13 @@ class Results:
     def to_xarray(self) -> Any:
         """An ``xarray.Dataset``: ``depth(cycles, sector)``, ``final(sector)``, the series
         over ``time`` and the summaries over ``cycle``, with ``units`` attributes; the run's
-        facts as dataset attributes.  Needs xarray (``pip install xarray``)."""
+        facts as dataset attributes.  Needs the ``xarray`` extra
+        (``pip install "wearcosim[xarray]"``: xarray, and h5netcdf for ``to_netcdf``)."""
         try:
             import xarray as xr
         except ImportError:
-            raise ImportError("Results.to_xarray needs xarray: pip install xarray") from None
+            raise ImportError("Results.to_xarray needs xarray, which a plain install of wearcosim does not "
+                              "include: pip install \"wearcosim[xarray]\" (or: pip install xarray h5netcdf)") from None
         import h5py
         with h5py.File(self.path, "r") as f:          # the units attributes, read in one pass
             unit_of = {(g, k): str(f[g][k].attrs["units"]) for g in ("series", "summary") if g in f

@@ -1,8 +1,9 @@
-"""Command line: ``wearcosim build | check | simulate | run | plot | study | demo | system``.
+"""Command line: wearcosim build | check | info | simulate | run | plot | study | demo | system.
 
 One error path: every error a user can cause (a bad scenario, FMU, model, path, a full
-disk, ...) ends the command with one line ``error: ...`` on stderr and exit status 1 (2 for
-wrong command-line usage, 130 when interrupted, 143 on SIGTERM/SIGHUP); ``--debug`` shows the traceback instead.
+disk, ...) ends the command with one line "error: ..." on stderr and exit status 1 (2 for
+wrong command-line usage, 130 when interrupted, 143 on SIGTERM/SIGHUP); --debug shows the
+traceback instead.
 """
 from __future__ import annotations
 
@@ -95,34 +96,226 @@ def cmd_check(args: argparse.Namespace) -> int:
     return rc
 
 
+def _open_fmu(fmu: str):
+    """(extracted folder, model description) of ``fmu``, opened as 'run' and 'check' open it
+    (size/count limits, no unsafe paths, schema-validated XML without external entities; one
+    error path: FMUOpenError naming it).  The caller removes the folder (remove_temp_dir)."""
+    from .fmi.archive import FMUOpenError, remove_temp_dir, safe_extract
+    from .fmi.runner import read_md
+    if not Path(fmu).is_file():
+        raise FMUOpenError(fmu, "no such FMU")
+    unzipped = safe_extract(fmu)
+    try:
+        return unzipped, read_md(fmu, unzipped)
+    except BaseException:
+        remove_temp_dir(unzipped)
+        raise
+
+
+# ------------------------------------------------------------------ info (as 'fmpy info')
+
+#: the causalities 'info' lists by default ('fmpy info' lists inputs and outputs; the
+#: parameters are what --start-values sets, so they are listed too)
+INFO_CAUSALITIES = ("parameter", "input", "output")
+ALL_CAUSALITIES = ("parameter", "calculatedParameter", "input", "output", "local", "independent")
+
+
+def unit_of(v) -> str:
+    """The unit of a model variable (its own, else its declared type's); '' if none."""
+    u = getattr(v, "unit", None) or (getattr(v.declaredType, "unit", None) if getattr(v, "declaredType", None) else None)
+    return u or ""
+
+
+def info_text(fmu: str, causalities=INFO_CAUSALITIES) -> str:
+    """What ``wearcosim info`` prints: FMPy's model info and default experiment
+    (:func:`fmpy.util.fmu_info`), then a table of the variables of ``causalities`` with type,
+    causality, variability, start value, unit and description (names in full)."""
+    from fmpy.util import fmu_info
+    from .fmi.archive import remove_temp_dir
+    unzipped, md = _open_fmu(fmu)
+    try:
+        head = fmu_info(str(unzipped), causalities=[])   # the same text as 'fmpy info'
+    finally:
+        remove_temp_dir(unzipped)
+    cut = head.find("\nVariables (")
+    lines = [(head[:cut] if cut >= 0 else head).rstrip()]
+    rows = []
+    for v in md.modelVariables:
+        if v.causality not in causalities:
+            continue
+        rows.append([v.name, v.type, v.causality, v.variability, "" if v.start is None else str(v.start),
+                     unit_of(v), " ".join((v.description or "").split())])
+    lines += ["", f"Variables ({', '.join(causalities)}): {len(rows)} of {len(md.modelVariables)}", ""]
+    header = ["Name", "Type", "Causality", "Variability", "Start", "Unit", "Description"]
+    widths = [max([len(h)] + [len(r[i]) for r in rows]) for i, h in enumerate(header)]
+    fmt = lambda r: "  " + "  ".join(c.ljust(w) if i != 4 else c.rjust(w)  # noqa: E731
+                                     for i, (c, w) in enumerate(zip(r, widths))).rstrip()
+    lines.append(fmt(header))
+    lines += [fmt(r) for r in rows]
+    return "\n".join(lines).lstrip("\n") + "\n"
+
+
+def cmd_info(args: argparse.Namespace) -> int:
+    causalities = ALL_CAUSALITIES if args.all else tuple(args.causality or INFO_CAUSALITIES)
+    sys.stdout.write(info_text(args.fmu, causalities))
+    return 0
+
+
+# ------------------------------------------------------------------ simulate (as 'fmpy simulate')
+
+_C_INT = (-2**31, 2**31 - 1)
+
+
+def settable(v) -> bool:
+    """May ``v`` be given a start value before initialisation (FMI 2.0, 3.2.3: variability not
+    constant, and a parameter, an input, or initial exact/approx)?"""
+    if v.variability == "constant" or v.causality == "independent":
+        return False
+    return v.causality in ("parameter", "input") or v.initial in ("exact", "approx")
+
+
+def _bounds(v, x, shown: str, where: str):
+    for key, ok in (("min", lambda b: x >= b), ("max", lambda b: x <= b)):
+        b = getattr(v, key, None)
+        if b is not None and not ok(float(b)):
+            raise ValueError(f"{where} {v.name} {shown}: outside the variable's {key} {b}")
+
+
+def start_value(v, text: str, where: str = "--start-values"):
+    """``text`` as a start value of model variable ``v``: a float (Real), an int (Integer,
+    Enumeration: a number or an item's name), a bool (Boolean: true/false/1/0) or the string
+    itself; a ValueError in one line naming the variable otherwise."""
+    t = v.type
+    if t == "Real":
+        try:
+            x = float(text)
+        except ValueError:
+            raise ValueError(f"{where} {v.name} {text!r}: a Real needs a number") from None
+        if x != x or x in (float("inf"), float("-inf")):
+            raise ValueError(f"{where} {v.name} {text!r}: a Real needs a finite number")
+        _bounds(v, x, text, where)
+        return x
+    if t in ("Integer", "Enumeration"):
+        items = [it.name for it in getattr(v.declaredType, "items", None) or []] if t == "Enumeration" else []
+        if text in items:
+            return int(v.declaredType.items[items.index(text)].value)
+        try:
+            x = int(text.strip(), 10)
+        except ValueError:
+            extra = f" or one of {', '.join(items)}" if items else ""
+            raise ValueError(f"{where} {v.name} {text!r}: an {t} needs a whole number{extra}") from None
+        if not _C_INT[0] <= x <= _C_INT[1]:
+            raise ValueError(f"{where} {v.name} {text!r}: outside the range of an {t} (a C int)")
+        _bounds(v, x, text, where)
+        return x
+    if t == "Boolean":
+        word = text.strip().lower()
+        if word in ("true", "1"):
+            return True
+        if word in ("false", "0"):
+            return False
+        raise ValueError(f"{where} {v.name} {text!r}: a Boolean needs true or false")
+    if t == "String":
+        return text
+    raise ValueError(f"{where} {v.name}: variables of type {t} cannot be given a start value here")
+
+
+def start_values(pairs, md, fmu: str) -> dict:
+    """{name: value} of ``--start-values NAME VALUE ...`` checked against the model
+    description ``md`` of ``fmu``: the names exist and may be set, each is given once, the
+    values have the variable's type and lie inside its min/max."""
+    import difflib
+    if not pairs:
+        return {}
+    if len(pairs) % 2:
+        raise UsageError(f"--start-values takes NAME VALUE pairs; {pairs[-1]!r} has no value")
+    by_name = {v.name: v for v in md.modelVariables}
+    out = {}
+    for name, text in zip(pairs[::2], pairs[1::2]):
+        v = by_name.get(name)
+        if v is None:
+            close = difflib.get_close_matches(name, [n for n, w in by_name.items() if settable(w)], n=3)
+            hint = f"; did you mean {' or '.join(close)}?" if close else " (wearcosim info lists them)"
+            raise ValueError(f"--start-values: {fmu}: no variable {name!r}{hint}")
+        if name in out:
+            raise ValueError(f"--start-values: {name} given twice")
+        if not settable(v):
+            raise ValueError(f"--start-values: {name} is a {v.variability} {v.causality} variable "
+                             f"(initial={v.initial or 'calculated'}): only parameters, inputs and variables with "
+                             f"initial=exact/approx take start values")
+        out[name] = start_value(v, text)
+    return out
+
+
+def pretty_unit(unit: str) -> str:
+    """A Modelica unit string for an axis label: 'm/s2' -> 'm/s²', 'N.m' -> 'N·m',
+    'kg.m2' -> 'kg·m²', 'um' -> 'µm'; '1' or '' -> ''."""
+    import re
+    if unit in ("", "1"):
+        return ""
+    sup = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+    u = re.sub(r"(?<=[A-Za-z])(-?\d+)", lambda m: m.group(1).translate(sup), unit)
+    u = re.sub(r"(?<=[\w⁰¹²³⁴⁵⁶⁷⁸⁹])\.(?=[A-Za-z])", "·", u)
+    return re.sub(r"\bu(?=[A-Za-z])", "µ", u)
+
+
+def axis_label(name: str, unit: str) -> str:
+    u = pretty_unit(unit)
+    return f"{name} [{u}]" if u else name
+
+
+def plot_with_units(res, path, units: dict, title: str = "", names=None):
+    """Stacked time series of ``names`` (default: the first six recorded) with their units on
+    the axes (``units``: name -> the model description's unit), saved to ``path``."""
+    from .plots.timeseries import _plt, save
+    plt = _plt()
+    names = names or [n for n in res.dtype.names if n != "time"][:6]
+    fig, axes = plt.subplots(len(names), 1, sharex=True, figsize=(7, 1.8 * len(names) + 0.6), squeeze=False)
+    for ax, n in zip(axes[:, 0], names):
+        ax.plot(res["time"], res[n], lw=1)
+        ax.set_ylabel(axis_label(n, units.get(n, "")))
+        ax.grid(alpha=0.3)
+    axes[-1, 0].set_xlabel("time t [s]")
+    if title:
+        axes[0, 0].set_title(title)
+    try:
+        save(fig, path)
+    finally:
+        plt.close(fig)
+    return path
+
+
 def cmd_simulate(args: argparse.Namespace) -> int:
     import numpy as np
     from fmpy import simulate_fmu
-    from .fmi.archive import FMUOpenError, remove_temp_dir, safe_extract
+    from .fmi.archive import FMUOpenError, remove_temp_dir
     from .fmi.check import binary_problems
-    from .fmi.runner import read_md
     from .system.run import run_problem
-    opts = {"stop": "--stop", "step": "--step", "max_points": "--max-points"}
+    opts = {"stop": "--stop", "step": "--step", "max_points": "--max-points", "tolerance": "--relative-tolerance"}
     limit = _max_points(args)
     # the options before the FMU is opened, naming them (not the FMI call they would break)
     why = run_problem(args.stop if args.stop is not None else 1.0, args.step if args.step is not None else 1.0,
-                      None, None, limit, opts)
+                      None, args.relative_tolerance, limit, opts)
     if why and "output points" not in why:
         return _err(why)
-    if not Path(args.fmu).is_file():
-        raise FMUOpenError(args.fmu, "no such FMU")
+    if args.start_values and len(args.start_values) % 2:
+        return _err(f"--start-values takes NAME VALUE pairs; {args.start_values[-1]!r} has no value")
+    for opt in ("csv", "output_file", "plot"):
+        given = getattr(args, opt)
+        if given and Path(given).is_dir():
+            return _err(f"--{opt.replace('_', '-')} {given}: is a folder")
     kw = {}
     if args.stop is not None:
         kw["stop_time"] = args.stop
     if args.step is not None:
         kw["output_interval"] = args.step
+    if args.relative_tolerance is not None:
+        kw["relative_tolerance"] = args.relative_tolerance
     fmi_type = "ModelExchange" if args.me else "CoSimulation"
     if args.me:
         kw["solver"] = "CVode"
-    # the FMU is opened as 'run' and 'check' open it (one error path: FMUOpenError naming it)
-    unzipped = safe_extract(args.fmu)             # size/count limits, no unsafe paths; removed below
+    unzipped, md = _open_fmu(args.fmu)            # removed below
     try:
-        md = read_md(args.fmu, unzipped)          # schema-validated; no external entities
         missing = binary_problems(args.fmu)
         if missing:
             raise FMUOpenError(args.fmu, missing[0])
@@ -132,6 +325,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
             if bad:
                 raise ValueError(f"{args.fmu}: no variable {bad[0]!r}")
             kw["output"] = list(args.variables)
+        kw["start_values"] = start_values(args.start_values, md, args.fmu)
         if (md.modelExchange if args.me else md.coSimulation) is None:
             raise ValueError(f"{args.fmu}: no {'Model Exchange' if args.me else 'Co-Simulation'} interface")
         if args.step is not None:                 # FMPy spreads its own default over at most 1000 points
@@ -151,16 +345,18 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     finally:
         remove_temp_dir(unzipped)
     names = res.dtype.names
+    from .atomic import atomic_path
     if args.csv:
-        from .atomic import atomic_path
         out = Path(args.csv)
-        out.parent.mkdir(parents=True, exist_ok=True)
         with atomic_path(out) as tmp:             # whole or not at all; an I/O error names the file
             np.savetxt(tmp, np.column_stack([res[n] for n in names]), delimiter=",", header=",".join(names),
                        comments="")
+    if args.output_file:                          # FMPy's CSV (fmpy simulate --output-file)
+        from fmpy.util import write_csv
+        with atomic_path(Path(args.output_file)) as tmp:
+            write_csv(tmp, res)
     if args.plot:
-        from .plots.timeseries import plot_result
-        plot_result(res, args.plot, title=Path(args.fmu).stem)
+        plot_with_units(res, args.plot, {v.name: unit_of(v) for v in md.modelVariables}, title=Path(args.fmu).stem)
     print(f"simulated {args.fmu}: {len(res)} rows, variables: {', '.join(names[1:8])}{' ...' if len(names) > 8 else ''}")
     return 0
 
@@ -190,6 +386,24 @@ def cmd_plot(args: argparse.Namespace) -> int:
     from .plots.wear import plot_results
     for f in plot_results(Path(args.results), args.out):
         print(f"figure: {f}")
+    return 0
+
+
+def cmd_examples(args: argparse.Namespace) -> int:
+    from .resources import example_path, examples
+    from .master.scenario import read_toml
+    names = examples()
+    if args.paths:
+        for n in names:
+            print(example_path(n))
+        return 0
+    rows = []
+    for n in names:
+        data = read_toml(example_path(n), "scenario")
+        rows.append((n, " ".join(str(data.get("description", "")).split())))
+    print(f"scenarios in {example_path(names[0]).parent if names else '(none)'} and below "
+          f"(wearcosim.Scenario.example(NAME); 'wearcosim examples --paths' for the files):")
+    _print_table(rows, ("name", "description"))
     return 0
 
 
@@ -415,34 +629,41 @@ def _max_points(args) -> int:
 
 
 def _add_system_parser(sub):
-    sy = sub.add_parser("system", help="systems of FMUs described in SSP (.ssd / .ssp): check, pack, show, run")
+    sy = _sub(sub, "system", "systems of FMUs described in SSP (.ssd / .ssp): check, pack, show, run")
     ssub = sy.add_subparsers(dest="system_cmd", required=True, metavar="SUBCOMMAND")
-    ck = ssub.add_parser("check", help="check a system against its FMUs (one 'error:' line per problem)")
-    ck.add_argument("file", metavar="FILE.ssd|FILE.ssp")
-    ck.add_argument("--step", type=float, help="also check the experiment 'system run --step STEP' would run")
-    ck.add_argument("--stop", type=float, help="with --step: the stop time (default: the default experiment's)")
+    ck = _sub(ssub, "check", "check a system against its FMUs (one 'error:' line per problem)")
+    ck.add_argument("file", metavar="FILE.ssd|FILE.ssp", help="the system description or archive")
+    ck.add_argument("--step", type=float, metavar="SECONDS",
+                    help="also check the experiment 'system run --step STEP' would run (output interval [s])")
+    ck.add_argument("--stop", type=float, metavar="SECONDS",
+                    help="with --step: the stop time [s] (default: the default experiment's)")
     ck.add_argument("--max-points", type=int, default=None, metavar="N",
                     help="with --step: the output-point limit (default $WEARCOSIM_MAX_POINTS, else 1,000,000)")
     ck.set_defaults(func=cmd_system_check)
-    pk = ssub.add_parser("pack", help="bundle an .ssd and the FMUs it references into an .ssp archive")
-    pk.add_argument("file", metavar="FILE.ssd")
-    pk.add_argument("-o", "--out", required=True, metavar="OUT.ssp")
+    pk = _sub(ssub, "pack", "bundle an .ssd and the FMUs it references into an .ssp archive")
+    pk.add_argument("file", metavar="FILE.ssd", help="the system description")
+    pk.add_argument("-o", "--out", required=True, metavar="OUT.ssp", help="the archive to write")
     pk.set_defaults(func=cmd_system_pack)
-    sh = ssub.add_parser("show", help="components, ports and connections of a system, as tables")
-    sh.add_argument("file", metavar="FILE.ssd|FILE.ssp")
+    sh = _sub(ssub, "show", "components, ports and connections of a system, as tables")
+    sh.add_argument("file", metavar="FILE.ssd|FILE.ssp", help="the system description or archive")
     sh.set_defaults(func=cmd_system_show)
-    rn = ssub.add_parser("run", help="simulate a system: strongly coupled (one solver over the components' "
-                                      "Model-Exchange interfaces, default) or co-simulated")
-    rn.add_argument("file", metavar="FILE.ssd|FILE.ssp")
+    rn = _sub(ssub, "run", "simulate a system: strongly coupled (one solver over the components' "
+                           "Model-Exchange interfaces, default) or co-simulated")
+    rn.add_argument("file", metavar="FILE.ssd|FILE.ssp", help="the system description or archive")
     rn.add_argument("--master", choices=("strong", "cosim"), default="strong",
                     help="strong: container FMU, one error-controlled solver with events; cosim: "
-                         "Gauss-Seidel/Jacobi at communication points")
-    rn.add_argument("--stop", type=float, help="stop time [s] (default: the system's default experiment)")
-    rn.add_argument("--step", type=float, required=True, help="output interval / communication step [s]")
-    rn.add_argument("--tolerance", type=float, default=1e-7, help="relative tolerance of the solvers")
-    rn.add_argument("--algorithm", choices=("gauss-seidel", "jacobi"), default="gauss-seidel", help="cosim only")
-    rn.add_argument("--record", default="", help="comma-separated <component>.<variable> names (default: all outputs)")
-    rn.add_argument("--out", required=True, help="folder for <system>.csv")
+                         "Gauss-Seidel/Jacobi at communication points (default: %(default)s)")
+    rn.add_argument("--stop", type=float, metavar="SECONDS",
+                    help="stop time [s] (default: the system's default experiment)")
+    rn.add_argument("--step", type=float, required=True, metavar="SECONDS",
+                    help="output interval / communication step [s]")
+    rn.add_argument("--tolerance", type=float, default=1e-7, metavar="RTOL",
+                    help="relative tolerance of the solvers, in (0, 1) (default: %(default)s)")
+    rn.add_argument("--algorithm", choices=("gauss-seidel", "jacobi"), default="gauss-seidel",
+                    help="coupling of --master cosim (default: %(default)s)")
+    rn.add_argument("--record", default="", metavar="NAMES",
+                    help="comma-separated <component>.<variable> names (default: all outputs)")
+    rn.add_argument("--out", required=True, metavar="DIR", help="folder for <system>.csv")
     rn.add_argument("--max-points", type=int, default=None, metavar="N",
                     help="refuse a run of more output points than this (default $WEARCOSIM_MAX_POINTS, else 1,000,000)")
     rn.set_defaults(func=cmd_system_run)
@@ -478,89 +699,166 @@ def _one_line(exc: BaseException, out: "str | None" = None) -> str:
     return msg
 
 
-def main(argv: "list[str] | None" = None) -> int:
-    p = argparse.ArgumentParser(prog="wearcosim", description=__doc__.split("\n\n")[0],
+DESCRIPTION = """\
+Build FMI 2.0 FMUs of the wear components, simulate them, and run wear co-simulations.
+
+Examples:
+  wearcosim demo                          build the example FMUs, run the demo scenario
+  wearcosim info fmu/build/Dry7pi.fmu     model info and variables of an FMU
+  wearcosim simulate Dry7pi.fmu --stop 0.5 --start-values lubricated true --plot h.png
+  wearcosim examples                      the scenarios that come with the package
+  wearcosim run cosim/demo_hybrid_dry_32pi.toml --plot
+"""
+
+EPILOG = """\
+Errors a user can cause end the command with one line "error: ..." on stderr.
+Exit status: 0 success; 1 an error (also 'check' finding problems); 2 wrong
+command-line usage; 130 interrupted (Ctrl-C); 143 SIGTERM or SIGHUP.
+--debug (before the command) shows the Python traceback instead.
+Every command has its own --help. Documentation: docs/cli.md.
+"""
+
+
+def _sub(sub, name: str, help: str, description: str = "", **kw):
+    """A sub-command parser whose description is its help line (plain text, as typed)."""
+    return sub.add_parser(name, help=help, description=description or help[0].upper() + help[1:] + ".",
+                          formatter_class=argparse.RawDescriptionHelpFormatter, **kw)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The command line's parser (every option has a help text; times in seconds)."""
+    from . import __version__
+    p = argparse.ArgumentParser(prog="wearcosim", description=DESCRIPTION, epilog=EPILOG,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--debug", action="store_true", help="show the Python traceback of an error")
+    p.add_argument("--version", action="version", version=f"wearcosim {__version__}",
+                   help="print the version and exit")
     sub = p.add_subparsers(dest="cmd", required=True, metavar="COMMAND")
-    b = sub.add_parser("build", help="build FMI 2.0 FMUs (ME + CS) from Modelica models")
-    b.add_argument("models", nargs="*", help="dotted class names (default: every model below --prefix)")
-    b.add_argument("--package", help="Modelica package directory (default: modelica/WearCosim)")
-    b.add_argument("--prefix", default="WearCosim.Examples", help="sub-package whose models are built by default")
-    b.add_argument("--file", help="build from this .mo file instead of the package (needs model names)")
+    b = _sub(sub, "build", "build FMI 2.0 FMUs (ME + CS) from Modelica models")
+    b.add_argument("models", nargs="*", metavar="MODEL",
+                   help="dotted class names (default: every model below --prefix)")
+    b.add_argument("--package", metavar="DIR", help="Modelica package folder (default: the bundled WearCosim)")
+    b.add_argument("--prefix", default="WearCosim.Examples",
+                   help="sub-package whose models are built when no model is named (default: %(default)s)")
+    b.add_argument("--file", metavar="FILE.mo", help="build from this .mo file instead of the package (needs model names)")
     b.add_argument("--library", action="append", default=[], metavar="PATH",
                    help="folder holding library packages (e.g. <repo>/modelica for WearCosim); searched before "
                         "MODELICAPATH, repeatable")
-    b.add_argument("--out", help="output directory (default: ./fmu/build, or $WEARCOSIM_HOME/fmu/build)")
+    b.add_argument("--out", metavar="DIR", help="output folder (default: ./fmu/build, or $WEARCOSIM_HOME/fmu/build)")
     b.add_argument("--backend", choices=["auto", "native", "openmodelica"], default="native",
                    help="native: our exporter (default); openmodelica: OMPython + omc; auto: omc if on PATH")
-    b.add_argument("--keep-going", action="store_true", help="continue after a model fails")
+    b.add_argument("--keep-going", action="store_true", help="continue after a model fails (exit status 1 at the end)")
     b.add_argument("--expose-protected", action="store_true",
-                   help="make protected parameters ScalarVariables too (default: hidden, as in Dymola)")
+                   help="make protected parameters FMU variables too (default: hidden, as in Dymola)")
     b.set_defaults(func=cmd_build)
-    c = sub.add_parser("check", help="validate FMUs (FMPy validation; --wear-interface too)")
-    c.add_argument("fmus", nargs="+")
+    c = _sub(sub, "check", "validate FMUs (FMPy validation; --wear-interface too)")
+    c.add_argument("fmus", nargs="+", metavar="FMU", help="the FMU files to check")
     c.add_argument("--wear-interface", action="store_true", help="also check the wear interface (docs/wear-interface.md)")
-    c.add_argument("--prefix", default="", help="prefix of the wear-interface names")
+    c.add_argument("--prefix", default="", help="prefix of the wear-interface names, e.g. 'joint.' (default: none)")
     c.add_argument("--no-smoke", action="store_true",
                    help="skip the smoke test (instantiate, initialise, one step, in a subprocess)")
     c.set_defaults(func=cmd_check)
-    s = sub.add_parser("simulate", help="simulate an FMU with FMPy")
-    s.add_argument("fmu")
-    s.add_argument("--me", action="store_true", help="Model Exchange with CVode (default: Co-Simulation)")
-    s.add_argument("--stop", type=float)
-    s.add_argument("--step", type=float)
-    s.add_argument("--csv")
+    i = _sub(sub, "info", "model info and variables of an FMU (what 'fmpy info' shows, and more)",
+             "Model info and variables of an FMU: what 'fmpy info' shows (FMI version and type,\n"
+             "platforms, states, event indicators, default experiment), then the variables with\n"
+             "type, causality, variability, start value, unit and description.")
+    i.add_argument("fmu", metavar="FMU", help="the FMU file")
+    i.add_argument("--causality", nargs="+", choices=ALL_CAUSALITIES, metavar="CAUSALITY",
+                   help="list the variables of these causalities (default: parameter input output; choices: "
+                        + ", ".join(ALL_CAUSALITIES) + ")")
+    i.add_argument("--all", action="store_true", help="list every variable (locals and derivatives too)")
+    i.set_defaults(func=cmd_info)
+    s = _sub(sub, "simulate", "simulate an FMU with FMPy",
+             "Simulate an FMU with FMPy (Co-Simulation with the FMU's solver, or Model Exchange\n"
+             "with CVode), as 'fmpy simulate' does.  Times are in seconds.\n\n"
+             "Example:\n  wearcosim simulate Dry7pi.fmu --stop 0.2 --start-values lubricated true "
+             "--output-file out.csv --plot out.png")
+    s.add_argument("fmu", metavar="FMU", help="the FMU file")
+    s.add_argument("--me", action="store_true", help="Model Exchange with FMPy's CVode (default: Co-Simulation)")
+    s.add_argument("--stop", "--stop-time", type=float, metavar="SECONDS", dest="stop",
+                   help="stop time [s] (default: the FMU's default experiment, else 1 s)")
+    s.add_argument("--step", "--output-interval", type=float, metavar="SECONDS", dest="step",
+                   help="output interval [s]; in Co-Simulation also the communication step (default: the FMU's "
+                        "default experiment step, else FMPy's, at most 1000 points)")
+    s.add_argument("--relative-tolerance", type=float, metavar="RTOL",
+                   help="relative tolerance, in (0, 1), of CVode (--me) or of the FMU's own solver (passed by "
+                        "fmi2SetupExperiment) (default: the FMU's default experiment, else the solver's)")
+    s.add_argument("--start-values", nargs="+", metavar="NAME VALUE",
+                   help="start values as name-value pairs, e.g. --start-values lubricated true c 2.5e-4; types "
+                        "from the FMU: Real a number, Integer a whole number, Boolean true/false, String as is "
+                        "(wearcosim info lists the parameters)")
+    s.add_argument("--variables", "--output", "--output-variables", nargs="+", metavar="NAME", dest="variables",
+                   help="variables to record and plot, e.g. --output h v (default: the outputs)")
+    s.add_argument("--output-file", metavar="FILE.csv",
+                   help="write the result as CSV the way 'fmpy simulate --output-file' does (quoted names in "
+                        "the header row, time first)")
+    s.add_argument("--csv", metavar="FILE.csv",
+                   help="write the result as CSV with a plain header row (numbers in %%.18e)")
+    s.add_argument("--plot", metavar="FILE.png",
+                   help="write a plot of the recorded variables (first six), units on the axes; the format "
+                        "from the suffix (.png, .pdf, .svg)")
     s.add_argument("--max-points", type=int, default=None, metavar="N",
                    help="refuse more output points than this, (stop - start)/step (default $WEARCOSIM_MAX_POINTS, "
                         "else 1,000,000)")
-    s.add_argument("--plot")
-    s.add_argument("--variables", "--output", nargs="+", metavar="NAME", dest="variables",
-                   help="variables to record and plot, e.g. --output h v (default: the outputs)")
     s.set_defaults(func=cmd_simulate)
-    r = sub.add_parser("run", help="run a wear co-simulation scenario (TOML)")
-    r.add_argument("scenario")
-    r.add_argument("--out", default=None, help="results folder (default: ./results, or $WEARCOSIM_HOME/results)")
-    r.add_argument("--build-dir", help="where FMUs named by model are built (default: ./fmu/build)")
+    r = _sub(sub, "run", "run a wear co-simulation scenario (TOML)",
+             "Run a wear co-simulation scenario (a TOML file: docs/scenarios.md).\n"
+             "'wearcosim examples' lists the scenarios that come with the package.")
+    r.add_argument("scenario", metavar="SCENARIO.toml", help="the scenario file")
+    r.add_argument("--out", default=None, metavar="DIR",
+                   help="results folder (default: ./results, or $WEARCOSIM_HOME/results)")
+    r.add_argument("--build-dir", metavar="DIR", help="where FMUs named by model are built (default: ./fmu/build)")
     r.add_argument("--resume", action="store_true", help="continue from the scenario's checkpoint")
     r.add_argument("--restart", action="store_true", help="discard an interrupted run's checkpoint and start over")
     r.add_argument("--force", action="store_true",
                    help="go on past the physical limits of the wear profile (scenario [limits]; warns once)")
-    r.add_argument("--plot", action="store_true", help="write the figures too")
+    r.add_argument("--plot", action="store_true", help="write the figures too (as 'wearcosim plot')")
     r.add_argument("--checkpoint-every", type=float, metavar="SECONDS",
-                   help="least wall time between checkpoints (default 1; always at the end and on failure)")
-    r.add_argument("--quiet", action="store_true")
+                   help="least wall time between checkpoints [s] (default 1; always at the end and on failure)")
+    r.add_argument("--quiet", action="store_true", help="no progress output")
     r.set_defaults(func=cmd_run)
-    pl = sub.add_parser("plot", help="figures of a results file")
-    pl.add_argument("results")
-    pl.add_argument("--out")
+    ex = _sub(sub, "examples", "list the scenarios that come with the package (names, files, descriptions)",
+              "List the scenarios that come with the package: their names (for\n"
+              "wearcosim.Scenario.example(name)), files and descriptions.")
+    ex.add_argument("--paths", action="store_true", help="print only the scenario files, one per line")
+    ex.set_defaults(func=cmd_examples)
+    pl = _sub(sub, "plot", "figures of a results file")
+    pl.add_argument("results", metavar="RESULTS.h5", help="a results file of 'wearcosim run'")
+    pl.add_argument("--out", metavar="DIR", help="folder of the figures (default: the results file's folder)")
     pl.set_defaults(func=cmd_plot)
-    st = sub.add_parser("study", help="run several scenarios in parallel and write a comparison report")
-    st.add_argument("scenarios", nargs="*")
-    st.add_argument("--out", default=None, help="report folder (default: ./results/study)")
-    st.add_argument("--build-dir", help="where FMUs named by model are built (default: ./fmu/build)")
-    st.add_argument("--workers", type=int, default=2)
-    st.add_argument("--scheduler", help="Dask scheduler address (tcp://...); default: local processes")
-    st.add_argument("--title", default="study")
+    st = _sub(sub, "study", "run several scenarios in parallel and write a comparison report")
+    st.add_argument("scenarios", nargs="*", metavar="SCENARIO.toml", help="the scenarios to run")
+    st.add_argument("--out", default=None, metavar="DIR", help="report folder (default: ./results/study)")
+    st.add_argument("--build-dir", metavar="DIR", help="where FMUs named by model are built (default: ./fmu/build)")
+    st.add_argument("--workers", type=int, default=2, metavar="N", help="worker processes (default: %(default)s)")
+    st.add_argument("--scheduler", metavar="ADDRESS",
+                    help="Dask scheduler address (tcp://...; needs wearcosim[dask]); default: local processes")
+    st.add_argument("--title", default="study", help="stem of the report files (default: %(default)s)")
     st.add_argument("--sensitivity", metavar="STUDY.toml",
                     help="global sensitivity study (Morris, Sobol, trend map; docs/sensitivity.md) on a Dask "
                          "LocalCluster of --workers processes, or the cluster at --scheduler")
     st.add_argument("--local", action="store_true", help="--sensitivity: local processes instead of Dask")
-    st.add_argument("--trajectories", type=int, help="--sensitivity: Morris trajectories (default: the study file's)")
-    st.add_argument("--sobol-n", type=int, help="--sensitivity: Sobol base sample, a power of 2")
-    st.add_argument("--top", type=int, help="--sensitivity: parameters kept for the Sobol indices")
-    st.add_argument("--grid", type=int, help="--sensitivity: points per axis of the trend map")
+    st.add_argument("--trajectories", type=int, metavar="R",
+                    help="--sensitivity: Morris trajectories (default: the study file's)")
+    st.add_argument("--sobol-n", type=int, metavar="N", help="--sensitivity: Sobol base sample, a power of 2")
+    st.add_argument("--top", type=int, metavar="K", help="--sensitivity: parameters kept for the Sobol indices")
+    st.add_argument("--grid", type=int, metavar="G", help="--sensitivity: points per axis of the trend map")
     st.add_argument("--report-only", action="store_true",
                     help="--sensitivity: write the report again from the samples saved in --out (no runs)")
-    st.add_argument("--stages", help="--sensitivity: after the Morris screening, 'sobol,trends' (default; 'sobol' "
-                                     "when the study has no [trends]), 'sobol', 'trends' or '' (screening only)")
+    st.add_argument("--stages", metavar="LIST",
+                    help="--sensitivity: after the Morris screening, 'sobol,trends' (default; 'sobol' "
+                         "when the study has no [trends]), 'sobol', 'trends' or '' (screening only)")
     st.set_defaults(func=cmd_study)
-    d = sub.add_parser("demo", help="build the FMUs and run the default co-simulation into results/")
-    d.add_argument("--out", default=None, help="results folder (default: ./results)")
-    d.add_argument("--build-dir", help="where the example FMUs are built (default: ./fmu/build)")
+    d = _sub(sub, "demo", "build the FMUs and run the default co-simulation into results/")
+    d.add_argument("--out", default=None, metavar="DIR", help="results folder (default: ./results)")
+    d.add_argument("--build-dir", metavar="DIR", help="where the example FMUs are built (default: ./fmu/build)")
     d.set_defaults(func=cmd_demo)
     _add_system_parser(sub)
-    args = p.parse_args(argv)
+    return p
+
+
+def main(argv: "list[str] | None" = None) -> int:
+    args = build_parser().parse_args(argv)
     # SIGTERM/SIGHUP (a killed job, a closed terminal) end like Ctrl-C: as an exception, so the
     # `finally` blocks and TemporaryDirectory of the build run (gcc's process groups killed,
     # temp folders removed, no half-written FMU) instead of the process vanishing mid-build
@@ -610,6 +908,13 @@ def _run(args) -> int:
     except Terminated as exc:
         print(f"error: {exc}; stopped, temporary files removed", file=sys.stderr)
         return 143
+    except BrokenPipeError:                       # 'wearcosim info X | head': the reader left; no message
+        import os
+        try:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        except (OSError, ValueError):
+            pass
+        return 141
     except KeyboardInterrupt:
         print("error: interrupted", file=sys.stderr)
         return 130

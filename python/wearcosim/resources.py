@@ -51,3 +51,55 @@ def build_dir() -> Path:
     ``--out``): ``$WEARCOSIM_BUILD_DIR`` (what ``--build-dir`` sets, so worker processes see it
     too), else ``fmu/build`` below :func:`home`."""
     return Path(os.environ.get("WEARCOSIM_BUILD_DIR") or home() / "fmu" / "build")
+
+
+# ------------------------------------------------------------------ packaged scenarios
+
+def examples_root() -> Path:
+    """Folder of the scenarios that come with the package (``cosim/`` of the checkout, or
+    ``wearcosim/_data/cosim`` of the wheel)."""
+    return data_root() / "cosim"
+
+
+def _is_scenario(path: Path) -> bool:
+    """A scenario file (an ``[fmu]`` or ``[system]`` table), not a study file."""
+    import tomllib
+    try:
+        data = tomllib.loads(path.read_text())
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return False
+    return isinstance(data.get("fmu"), dict) or isinstance(data.get("system"), dict)
+
+
+def examples() -> list[str]:
+    """Names of the packaged scenarios, sorted: their paths below :func:`examples_root`
+    without ``.toml``, with ``/`` between folders (``"demo_hybrid_dry_32pi"``,
+    ``"seed/speed_4pi"``, ``"seed/tilted/speed_4pi"``).  Study files (``sensitivity/``) are
+    not scenarios and are left out."""
+    root = examples_root()
+    if not root.is_dir():
+        return []
+    return sorted(p.relative_to(root).with_suffix("").as_posix() for p in root.rglob("*.toml") if _is_scenario(p))
+
+
+def example_path(name: str) -> Path:
+    """The file of the packaged scenario ``name`` (one of :func:`examples`; ``.toml`` may be
+    given; a bare file stem will do when only one scenario has it).  An unknown name raises
+    :class:`wearcosim.master.scenario.ScenarioError` with the close matches."""
+    import difflib
+
+    from .master.scenario import ScenarioError
+    known = examples()
+    key = str(name).replace("\\", "/").removesuffix(".toml")
+    if key not in known:
+        by_stem = [k for k in known if k.rsplit("/", 1)[-1] == key]
+        if len(by_stem) == 1:
+            key = by_stem[0]
+        elif by_stem:
+            raise ScenarioError(f"packaged scenario {name!r} is ambiguous: {', '.join(by_stem)}")
+        else:
+            close = difflib.get_close_matches(key, known, n=3, cutoff=0.5)
+            hint = f"; did you mean {' or '.join(close)}?" if close else ""
+            raise ScenarioError(f"no packaged scenario {name!r}{hint} (wearcosim examples lists them: "
+                                f"{', '.join(known[:6])}{', ...' if len(known) > 6 else ''})")
+    return examples_root() / f"{key}.toml"

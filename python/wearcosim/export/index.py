@@ -281,7 +281,10 @@ def _choose(dae: Dae, nodes: list, eqs: list, g: list, z: list, reinit: dict, ra
     mats = []
     for generic in (False, True):
         try:
-            M = np.array(f(*_point(dae, free, generic)), dtype=float).reshape(len(g), len(z))
+            # f.call: a list in, a list out, also without any free symbol (a constant matrix:
+            # f() of a function without inputs is a dict, which was taken for a failed point,
+            # and the columns were then chosen without any rank test)
+            M = np.array(f.call(_point(dae, free, generic))[0], dtype=float).reshape(len(g), len(z))
         except Exception:      # noqa: BLE001 -- a point outside a function's domain
             continue
         mats.append(M)

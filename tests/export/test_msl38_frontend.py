@@ -108,3 +108,39 @@ def test_an_msl_example_is_built_by_its_name_and_matches_its_reference(tmp_path)
     for k, name in enumerate(rows[0][1:]):
         sim = np.interp(data[:, 0], r["time"], r[name])
         assert np.max(abs(sim - data[:, k + 1])) <= 1e-3 * np.ptp(data[:, k + 1]), name
+
+
+# --------------------------------------------------------------------------- lint warnings
+LINT38 = Path(__file__).parent / "fixtures" / "msl38" / "Lint38"
+
+
+def _load_error(path, model):
+    from wearcosim.export.errors import ExportError
+    with pytest.raises(ExportError) as info:
+        frontend.load(path, model)
+    return info.value
+
+
+def test_a_lower_case_package_name_is_no_error():
+    """Lint38.Filters.base (MSL's Blocks.Continuous has 'base'): rumoca's linter warns about the
+    name; the package builds, and a model of it that fails for another reason is not reported as
+    a syntax error at 'package base' (before: "Filters.mo:3: syntax error: package name 'base'
+    should start with uppercase (PascalCase)", the first validation warning of any file of the
+    package, for the 20 MSL examples that use Blocks.Continuous)."""
+    m = frontend.load(LINT38 / "Examples.mo", "Lint38.Examples.Decay")
+    assert set(m.variables) == {"x", "g.u", "g.y"}
+    err = _load_error(LINT38 / "Examples.mo", "Lint38.Examples.FirstTrue")
+    assert "PascalCase" not in err.message and err.kind != "syntax", str(err)
+    assert Path(err.loc.file).name == "Examples.mo", str(err)
+
+
+def test_a_syntax_error_is_still_found_beside_a_lint_warning(tmp_path):
+    """A real syntax error in package.mo, read after Filters.mo and its lint warning: the error
+    is reported at its line, the warning is passed over (before: the warning)."""
+    import shutil
+    pkg = tmp_path / "Lint38"
+    shutil.copytree(LINT38, pkg)
+    (pkg / "package.mo").write_text("package Lint38\n  constant Real c = ;\nend Lint38;\n")
+    err = _load_error(pkg / "Examples.mo", "Lint38.Examples.Decay")
+    assert err.kind == "syntax" and "PascalCase" not in err.message, str(err)
+    assert (Path(err.loc.file).name, err.loc.line) == ("package.mo", 2), str(err)

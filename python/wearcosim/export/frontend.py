@@ -336,9 +336,9 @@ def _rumoca_flat(src: Sources, model: str, text: str, partial: bool = False) -> 
     check).  Raises rumoca's errors and panics."""
     import rumoca
     # a package's own folder is one of the roots too: rumoca then reads its other files as a
-    # library (MSL's Blocks/Continuous.mo has a package named 'base', which rumoca refuses
-    # when it parses the whole package as the one being loaded); the flat IR of a WearCosim
-    # model is the same either way
+    # library; the flat IR of a WearCosim model is the same either way.  (MSL's lower-case
+    # package Blocks.Continuous.base is only a warning of rumoca's linter, never a refusal:
+    # see _translate_rumoca_error)
     libs = list(src.roots) + ([src.root] if src.in_package and src.root not in src.roots else [])
     with _rust_stderr(), _no_modelicapath(), _library_view(libs) as roots:
         if src.in_package:
@@ -555,11 +555,18 @@ def _translate_rumoca_error(exc, src: Sources, model: str, text: str) -> ExportE
         err = _utf8_error(Path(m.group(1)))
         if err is not None:
             return err
-    # parse errors: diagnostics carry "[file:line:col]"
+    # parse errors: diagnostics carry "[file:line:col]".  Only rumoca's errors count: its linter's
+    # warnings (a lower-case package name such as MSL's Blocks.Continuous.base, MLS 2.3.1 allows
+    # it) are no reason for a failure.  A model that reached a phase after parsing failed there:
+    # its sources parsed, and the message says what went wrong (the validation of every file of
+    # a library as large as the MSL would take half a minute)
     try:
         import rumoca
-        for f in [path] + [x for x in files if x != path]:
+        later = re.match(r"(?:instantiate|typecheck|flatten|todae) failed: ", text_)
+        for f in ([] if later else [path] + [x for x in files if x != path]):
             for d in rumoca.validate(str(f)):
+                if getattr(d, "level", "error") != "error":
+                    continue
                 s = str(d)
                 m = re.search(r"\[([^\]\s]+\.mo):(\d+):(\d+)\]", s)
                 msg = getattr(d, "message", "") or s

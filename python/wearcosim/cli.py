@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import Any, Sequence
 
 from .progress import say as _say
 from .progress import steps as _steps
@@ -96,7 +97,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     return rc
 
 
-def _open_fmu(fmu: str):
+def _open_fmu(fmu: str) -> tuple[Path, Any]:
     """(extracted folder, model description) of ``fmu``, opened as 'run' and 'check' open it
     (size/count limits, no unsafe paths, schema-validated XML without external entities; one
     error path: FMUOpenError naming it).  The caller removes the folder (remove_temp_dir)."""
@@ -120,13 +121,13 @@ INFO_CAUSALITIES = ("parameter", "input", "output")
 ALL_CAUSALITIES = ("parameter", "calculatedParameter", "input", "output", "local", "independent")
 
 
-def unit_of(v) -> str:
+def unit_of(v: Any) -> str:
     """The unit of a model variable (its own, else its declared type's); '' if none."""
     u = getattr(v, "unit", None) or (getattr(v.declaredType, "unit", None) if getattr(v, "declaredType", None) else None)
     return u or ""
 
 
-def info_text(fmu: str, causalities=INFO_CAUSALITIES) -> str:
+def info_text(fmu: str, causalities: Sequence[str] = INFO_CAUSALITIES) -> str:
     """What ``wearcosim info`` prints: FMPy's model info and default experiment
     (:func:`fmpy.util.fmu_info`), then a table of the variables of ``causalities`` with type,
     causality, variability, start value, unit and description (names in full)."""
@@ -166,7 +167,7 @@ def cmd_info(args: argparse.Namespace) -> int:
 _C_INT = (-2**31, 2**31 - 1)
 
 
-def settable(v) -> bool:
+def settable(v: Any) -> bool:
     """May ``v`` be given a start value before initialisation (FMI 2.0, 3.2.3: variability not
     constant, and a parameter, an input, or initial exact/approx)?"""
     if v.variability == "constant" or v.causality == "independent":
@@ -174,14 +175,14 @@ def settable(v) -> bool:
     return v.causality in ("parameter", "input") or v.initial in ("exact", "approx")
 
 
-def _bounds(v, x, shown: str, where: str):
+def _bounds(v: Any, x: float, shown: str, where: str) -> None:
     for key, ok in (("min", lambda b: x >= b), ("max", lambda b: x <= b)):
         b = getattr(v, key, None)
         if b is not None and not ok(float(b)):
             raise ValueError(f"{where} {v.name} {shown}: outside the variable's {key} {b}")
 
 
-def start_value(v, text: str, where: str = "--start-values"):
+def start_value(v: Any, text: str, where: str = "--start-values") -> "float | int | bool | str":
     """``text`` as a start value of model variable ``v``: a float (Real), an int (Integer,
     Enumeration: a number or an item's name), a bool (Boolean: true/false/1/0) or the string
     itself; a ValueError in one line naming the variable otherwise."""
@@ -220,7 +221,7 @@ def start_value(v, text: str, where: str = "--start-values"):
     raise ValueError(f"{where} {v.name}: variables of type {t} cannot be given a start value here")
 
 
-def start_values(pairs, md, fmu: str) -> dict:
+def start_values(pairs: Sequence[str] | None, md: Any, fmu: str) -> dict:
     """{name: value} of ``--start-values NAME VALUE ...`` checked against the model
     description ``md`` of ``fmu``: the names exist and may be set, each is given once, the
     values have the variable's type and lie inside its min/max."""
@@ -264,7 +265,8 @@ def axis_label(name: str, unit: str) -> str:
     return f"{name} [{u}]" if u else name
 
 
-def plot_with_units(res, path, units: dict, title: str = "", names=None):
+def plot_with_units(res: Any, path: str | Path, units: dict, title: str = "",
+                    names: Sequence[str] | None = None) -> str | Path:
     """Stacked time series of ``names`` (default: the first six recorded) with their units on
     the axes (``units``: name -> the model description's unit), saved to ``path``."""
     from .plots.timeseries import _plt, save

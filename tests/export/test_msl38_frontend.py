@@ -144,3 +144,27 @@ def test_a_syntax_error_is_still_found_beside_a_lint_warning(tmp_path):
     err = _load_error(pkg / "Examples.mo", "Lint38.Examples.Decay")
     assert err.kind == "syntax" and "PascalCase" not in err.message, str(err)
     assert (Path(err.loc.file).name, err.loc.line) == ("package.mo", 2), str(err)
+
+
+# --------------------------------------------------------------------------- call statements
+def test_call_statements_in_an_initial_algorithm_and_in_functions(tmp_path):
+    """``isIncreasing(table);`` in an initial algorithm (MSL's Blocks.Sources.BooleanTable calls
+    isValidTable(table) so: LogicalNetwork1, ShowLogicalSources, CharacteristicThyristors) and
+    ``(lo, hi) := bounds(u); (, hi) := bounds(2*u);`` in a function.  Before: "internal error
+    (KeyError: 'parts')" -- rumoca names the called function in ``comp.name`` and gives the
+    outputs as component references."""
+    from fmpy import simulate_fmu
+    from wearcosim.export import ir
+    m = frontend.load(fixture_path("InitCall"), "InitCall")
+    (st,), = m.initial_algorithms
+    assert isinstance(st.value, ir.Call) and st.value.name.endswith("isIncreasing")
+    assert st.value.args == (ir.Ref("table"),) and st.targets == (None,)
+    assert st.loc.line == 34
+    width = next(f for n, f in m.functions.items() if n.split(".")[-1] == "width")
+    calls = [s for s in width.body if s.targets]
+    assert [s.value.name.split(".")[-1] for s in calls] == ["bounds", "bounds"]
+    assert calls[0].targets == (ir.Ref("lo"), ir.Ref("hi")) and calls[1].targets == (None, ir.Ref("hi"))
+    fmu = build_fmu("InitCall", path=fixture_path("InitCall"), out_dir=tmp_path).fmu
+    with unzipped(fmu) as d:
+        r = simulate_fmu(d, stop_time=1.0, output=["x"])
+    assert r["x"][-1] == pytest.approx(3.0, rel=1e-9)       # width = 6/2 - 0

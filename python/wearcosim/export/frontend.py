@@ -1398,11 +1398,22 @@ class _Conv:
         if tag == "Return":
             return ir.Return(loc)
         if tag == "FunctionCall":
-            outs = b.get("outputs") or []
-            call = ir.Call(b["comp"]["parts"][-1]["ident"] if "comp" in b else str(b.get("name")),
-                           tuple(self.expr(a) for a in b.get("args", [])), False)
-            targets = tuple(self.expr(o) if o else None for o in outs)
-            return ir.Assign(ir.Ref("_"), call, loc, targets)
+            # a call statement (MLS 11.2.1.1): ``f(x);`` or ``(a, , c) := f(x);``.  rumoca names the
+            # function as in a call expression (``comp.name``, the key of its ``functions``) and
+            # gives the outputs as component references, None for one left out
+            comp = b.get("comp")
+            if isinstance(comp, dict) and comp.get("name"):
+                fname = comp["name"]
+            elif isinstance(comp, dict):
+                ref = comp.get("component_ref") or comp
+                fname = ".".join(p["ident"] for p in ref.get("parts", [])) or str(b.get("name"))
+            else:
+                fname = str(comp or b.get("name"))
+            call = ir.Call(fname, tuple(self.expr(a) for a in b.get("args", [])), False)
+            targets = tuple(None if not o else self.comp_ref(o) if "parts" in o else self.expr(o)
+                            for o in b.get("outputs") or [])
+            # a call without outputs is one whose only output, if any, is left out
+            return ir.Assign(ir.Ref("_"), call, loc, targets or (None,))
         if tag == "Assert":
             return ir.AssertStmt(self.expr(b["condition"]), _string(b.get("message")), "error", loc)
         raise _err(f"unsupported statement '{tag}' in an algorithm", loc, "unsupported")

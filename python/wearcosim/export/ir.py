@@ -118,7 +118,8 @@ class Assign(Stmt):
     target: Ref            # may be a tuple-output call target when ``targets`` is used
     value: Expr
     loc: Loc = Loc()
-    targets: Tuple[Optional[Ref], ...] = ()   # (a, b) := f(x)
+    targets: Tuple[Optional[Ref], ...] = ()   # (a, b) := f(x); None for an output left out: (, b) := f(x)
+    # a call statement without outputs, f(x); (MLS 11.2.1.1), is Assign(Ref("_"), f(x), targets=(None,))
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,12 @@ written for these tests from the Modelica specification and checked against its 
   constant coefficients; the dummy derivatives were then chosen without any rank test (the
   constant matrix was taken for a failed evaluation) and both states of one mass were kept:
   "structurally singular ... variables without an equation".
+- SampledCounter, SampledMean: ``sample(start, interval)`` (MLS 3.7.5: true at start +
+  i*interval, i = 0, 1, ..., in the first event iteration there; MSL's BooleanPulse, Mean and
+  the switched-capacitor filters) -- a counter and a sampled-and-held sine, an instant at the
+  start time, sample() as an expression, a start time that is a sampling instant, and the
+  period's mean of MSL's Mean with its start t0 a parameter with fixed = false set by
+  t0 = time.  It was "sample() is not supported here".
 """
 from __future__ import annotations
 
@@ -34,7 +40,8 @@ def _tol(fmi_type):
 @pytest.fixture(scope="module")
 def fmus(tmp_path_factory):
     out = tmp_path_factory.mktemp("passes38")
-    return {m: build_fmu(m, path=fixture_path(m), out_dir=out).fmu for m in ("RelativeSprings",)}
+    return {m: build_fmu(m, path=fixture_path(m), out_dir=out).fmu
+            for m in ("RelativeSprings", "SampledCounter", "SampledMean")}
 
 
 def test_relative_springs_keep_one_state_per_mass():
@@ -62,3 +69,70 @@ def test_relative_springs_against_the_damped_oscillator(fmus, fmi_type):
     assert np.max(abs(r["s2"] - s(1.2))) < tol
     assert np.max(abs(r["ra1"] - s(0.5))) < tol
     assert np.max(abs(r["rb2"] - (L - s(1.2)))) < tol
+
+
+def _instants(start, interval, t0, t1):
+    return start + interval * np.arange(max(0, int(np.ceil((t0 - start) / interval - 1e-9))),
+                                         int(np.floor((t1 - start) / interval + 1e-9)) + 1)
+
+
+def _away(t, *instants, eps=1e-6):
+    """The points of ``t`` that are not at a sampling instant (there the values before and after
+    the event are both right)."""
+    ok = np.ones(len(t), dtype=bool)
+    for ins in instants:
+        for s in ins:
+            ok &= abs(t - s) > eps
+    return ok
+
+
+@pytest.mark.parametrize("fmi_type", ["CoSimulation", "ModelExchange"])
+def test_sampled_counter_and_sample_and_hold(fmus, fmi_type):
+    """n counts the instants 0.105 + 0.25 i up to t, held = sin(3 t_k) of the last one; m counts
+    0.295 i including t = 0; ticks counts 0.05 + 0.2 i through a Boolean equal to sample()."""
+    r = _run(fmus["SampledCounter"], ["n", "held", "m", "ticks"], fmi_type, stop=2.0)
+    t = r["time"]
+    a, b, c = _instants(0.105, 0.25, 0, 2), _instants(0, 0.295, 0, 2), _instants(0.05, 0.2, 0, 2)
+    ok = _away(t, a, b, c)
+    n = np.array([np.sum(a <= x) for x in t])
+    assert np.array_equal(r["n"][ok], n[ok])
+    held = np.where(n > 0, np.sin(3 * (0.105 + 0.25 * (n - 1))), -1.0)
+    assert np.max(abs(r["held"][ok] - held[ok])) < 1e-6
+    assert np.array_equal(r["m"][ok], np.array([np.sum(b <= x) for x in t])[ok])
+    assert r["m"][0] == 1                               # the instant at the start time
+    assert np.array_equal(r["ticks"][ok], np.array([np.sum(c <= x) for x in t])[ok])
+    assert r["n"][-1] == 8 and r["m"][-1] == 7 and r["ticks"][-1] == 10
+
+
+@pytest.mark.parametrize("fmi_type", ["CoSimulation", "ModelExchange"])
+def test_sample_from_a_later_start_time(fmus, fmi_type):
+    """Started at 0.59 = 2*0.295: that instant fires at the start, the earlier ones never."""
+    r = _run(fmus["SampledCounter"], ["n", "m", "ticks"], fmi_type, start_time=0.59, stop=1.6)
+    t = r["time"]
+    a, b, c = (_instants(0.105, 0.25, 0.59, 1.6), _instants(0, 0.295, 0.59, 1.6), _instants(0.05, 0.2, 0.59, 1.6))
+    ok = _away(t, a, b, c)
+    for name, ins in (("n", a), ("m", b), ("ticks", c)):
+        assert np.array_equal(r[name][ok], np.array([np.sum(ins <= x) for x in t])[ok]), name
+    assert r["m"][0] == 1 and r["n"][0] == 0
+
+
+def test_sample_counters_are_internal(fmus):
+    from fmpy import read_model_description
+    md = read_model_description(str(fmus["SampledCounter"]))
+    names = [v.name for v in md.modelVariables]
+    assert not any(n.startswith("$") or "sample" in n for n in names), names
+    assert md.numberOfEventIndicators == 3
+
+
+@pytest.mark.parametrize("fmi_type", ["CoSimulation", "ModelExchange"])
+def test_sampled_mean_from_the_start_time(fmus, fmi_type):
+    """MSL's Mean: y is the mean of u = time over the last period 1/f = 0.5 of the instants
+    t0 + 0.5 i (i >= 1) from t0 = the start time 0.3: t_k - 0.25."""
+    r = _run(fmus["SampledMean"], ["y", "t0"], fmi_type, start_time=0.3, stop=2.0)
+    t = r["time"]
+    ins = _instants(0.8, 0.5, 0.3, 2.0)
+    ok = _away(t, ins)
+    last = np.array([ins[ins <= x][-1] if np.any(ins <= x) else np.nan for x in t])
+    y = np.where(np.isnan(last), 0.0, last - 0.25)
+    assert np.max(abs(r["y"][ok] - y[ok])) < 1e-8
+    assert np.all(r["t0"] == 0.3)

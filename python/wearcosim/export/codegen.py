@@ -245,7 +245,8 @@ def layout(causal: Causal, expose_protected: bool = False) -> Layout:
         if sl.name in newton:   # the symbol belongs to the W slot; the Y slot is an output copy
             sl.sym = ca.SX.sym("$y." + sl.name)
     L.add_slice("Y", ys)
-    disc = [mk(s, "MK_DISCRETE") for s in S if s.kind == "disc"]
+    # the hidden counters of sample() ('$sample0', dae._add_samplers) are internal
+    disc = [mk(s, "MK_INTERNAL" if s.name.startswith("$") else "MK_DISCRETE") for s in S if s.kind == "disc"]
     L.add_slice("D", dalg + disc)
     L.n["DALG"] = len(dalg)
     L.add_slice("DPRE", [Slot(f"pre({s.name})", "MK_INTERNAL", s.type, dae.pre[s.name])
@@ -797,6 +798,13 @@ def initial_values(causal: Causal, L: Layout, solved: Callable[[ca.SX], ca.SX],
             newton.newton_slots = [slot[id(s)] for s in chosen] + [L.off["W"] + k for k in loops]
             newton.residual = fold(R)
             newton.jacobian = fold(ca.jacobian(R, Z))
+    if pinit:
+        # a discrete start in terms of a parameter that the initial equations determine (the
+        # counter of sample(t0 + T, T) after t0 = time): its value from the initial equations
+        psyms = ca.vertcat(*[s.sym for s in pinit])
+        pvals = ca.vertcat(*[p0[s.name] for s in pinit])
+        d0 = [ca.substitute(e, psyms, pvals) if e is not s.sym and ca.depends_on(e, psyms) else e
+              for s, e in zip(dslots, d0)]
     out = [x0[s.name] for s in states] + d0
     # start values of the Newton unknowns (the initial guesses of the nonlinear loops)
     out += [s.start if isinstance(s.start, ca.SX) else ca.SX(float(s.start))

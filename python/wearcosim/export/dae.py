@@ -429,7 +429,7 @@ def build(model: ir.Model) -> Dae:
 
     # --- events
     cont_syms = [dae.t] + [sv.sym for sv in dae.scalars.values() if sv.kind in ("state", "alg", "input") and sv.type == "Real"]
-    dae.events = EventRegistry(ca.vertcat(*cont_syms), dae.init_flag)
+    dae.events = EventRegistry(ca.vertcat(*cont_syms), dae.init_flag, dae.t)
 
     for sv in dae.scalars.values():
         if sv.kind == "state":
@@ -484,7 +484,7 @@ def build(model: ir.Model) -> Dae:
             return p1(val)
         raise ExportError("pre() needs a variable as argument", ev.loc, "unsupported")
 
-    ev = Evaluator(model, value_of, events=dae.events, der=der_of, pre=pre_of, time=dae.t)
+    ev = _Evaluator(model, value_of, events=dae.events, der=der_of, pre=pre_of, time=dae.t)
     ev.structural_hook = structural_hook
     ev.gather_hook = gather_hook
 
@@ -571,6 +571,8 @@ def build(model: ir.Model) -> Dae:
             branches.append((conds, out))
         dae.whens.append(WhenS(branches, w.loc))
 
+    _add_samplers(dae)
+
     for a in model.asserts:
         ev.loc = a.loc
         ev.noevent += 1
@@ -581,6 +583,32 @@ def build(model: ir.Model) -> Dae:
         for cc in (list(np.asarray(c, dtype=object).reshape(-1)) if isinstance(c, np.ndarray) else [c]):
             dae.asserts.append((cc, a.message, a.level, a.loc))
     return dae
+
+
+class _Evaluator(Evaluator):
+    """The evaluator of the model's equations: ``sample()`` goes to the event registry."""
+
+    def builtin(self, name, vals):
+        if name == "sample" and isinstance(self.events, EventRegistry):
+            if len(vals) != 2 or any(isinstance(v, np.ndarray) for v in vals):
+                self.fail("sample(start, interval) takes two scalar arguments", "type")
+            return self.events.sample(vals[0], vals[1], self.loc)
+        return super().builtin(name, vals)
+
+
+def _add_samplers(dae: Dae) -> None:
+    """The hidden counter of each sample() (events.Sampler): a discrete Integer that is internal
+    to the FMU (its name starts with '$'), started at the first sampling instant not before the
+    start time, and a when-clause on sample()'s condition that counts it up."""
+    for sm in dae.events.samplers:
+        base = ir.Var(sm.name, type="Integer", variability="discrete", protected=True,
+                      description="sample(): index of the next sampling instant", loc=sm.loc)
+        dae.scalars[sm.name] = ScalarVar(sm.name, base, (), "disc", sm.n, start=sm.n0, type="Integer")
+        dae.pre[sm.name] = sm.pre
+        dae.whens.append(WhenS([([sm.cond], [("assign", sm.name, sm.pre + 1, "", sm.loc)])], sm.loc))
+        if not sm.interval.is_constant():
+            dae.asserts.append((sm.interval > 0, "sample(start, interval): the interval must be positive",
+                                "error", sm.loc))
 
 
 def _by_initial(v: ir.Var) -> bool:

@@ -18,6 +18,22 @@ indicator that is exactly zero -- the failure mode of an indicator without hyste
 
 Relations whose operands are all parameters, discrete or discrete-valued variables are
 evaluated directly: they can change only at events that are already being handled.
+
+``sample(start, interval)`` (MLS 3.7.5: true at ``start + i*interval``, i = 0, 1, ..., during
+the first event iteration at those instants only, false during integration) is a time event
+generated as a state event on an indicator in ``time`` (the runtime has no time events,
+model_api.h G8).  Each distinct (start, interval) gets a hidden counter ``n`` (a discrete
+variable, internal to the FMU), the index of the next sampling instant ``b(n) = start +
+n*interval``, and the relation ``time > b(n) + tol(n)`` (``tol(k) = SAMPLE_TOL*(1 + |b(k)|)``,
+far above the rounding of ``b``).  ``sample()`` is that relation's memory outside the
+initialisation; a hidden when-clause on the same condition sets ``n = pre(n) + 1``, so that
+in the next pass of the event iteration the relation is false again and sample() has been
+true in exactly one pass.  ``n`` starts at the first instant not before the start time
+``t0`` (within ``tol``): ``k = max(0, ceil((t0 - start)/interval - 1/2))``, plus one when
+``b(k) < t0 - tol(k)``; an instant at ``t0`` itself fires in the initial event iteration:
+there sample() is ``b(pre(n)) <= time + tol``.  The relation is false at the start either
+way, so the when-conditions' pre values taken at the initialisation (their values without
+``initial()``) are false.
 """
 from __future__ import annotations
 
@@ -38,6 +54,10 @@ from .symbolic import as_sx, _binop
 #: a few micrometres is negligible, 1e-10 m on a bouncing ball's height shifts an impact
 #: by ~1e-10/v s.
 HYSTERESIS = 1e-10
+
+#: the tolerance of sample()'s instants relative to 1 + |instant| (see module docstring): an
+#: instant within it of the start time is the start time's; the event comes that much later
+SAMPLE_TOL = 1e-12
 
 
 @dataclass
@@ -60,14 +80,31 @@ class Relation:
         return self.g + ca.if_else(self.m, h, -h)
 
 
+@dataclass
+class Sampler:
+    """The state of one ``sample(start, interval)`` (see the module docstring)."""
+    name: str           # the hidden counter's name ("$sample0")
+    n: ca.SX            # the counter: index of the next sampling instant
+    pre: ca.SX          # pre(n)
+    start: ca.SX
+    interval: ca.SX
+    n0: ca.SX           # the counter's value at the start (in time and the parameters)
+    cond: ca.SX         # the value of sample(): a when-condition
+    relation: Relation
+    loc: object
+
+
 class EventRegistry:
     """Collects event relations while equations are evaluated (the ``EventSink``)."""
 
-    def __init__(self, continuous_syms: ca.SX, init_flag: ca.SX):
+    def __init__(self, continuous_syms: ca.SX, init_flag: ca.SX, time: ca.SX | None = None):
         self.cont = continuous_syms
         self.init_flag = init_flag
+        self.time = time if time is not None else continuous_syms[0]
         self.relations: list = []
         self._by_key: dict = {}
+        self.samplers: list = []
+        self._samplers: dict = {}
         self.loc = None
 
     def relation(self, op: str, a: Any, b: Any, loc: Any) -> Any:
@@ -75,6 +112,9 @@ class EventRegistry:
         diff = A - B
         if not ca.depends_on(diff, self.cont):
             return _binop(op, a, b)
+        return self._relation(op, A, B, loc).m
+
+    def _relation(self, op: str, A: ca.SX, B: ca.SX, loc: Any, scale: ca.SX | None = None) -> Relation:
         if op in (">", ">="):
             g, lhs, rhs = A - B, A, B
         else:
@@ -84,10 +124,47 @@ class EventRegistry:
         if r is None:
             k = len(self.relations)
             r = Relation(op if op in (">", ">=") else {"<": ">", "<=": ">="}[op], lhs, rhs, g,
-                         ca.SX.sym(f"$rel{k}"), self.loc or loc, key, B)
+                         ca.SX.sym(f"$rel{k}"), self.loc or loc, key, B if scale is None else scale)
             self.relations.append(r)
             self._by_key[key] = r
-        return r.m
+        return r
+
+    def sample(self, start: Any, interval: Any, loc: Any) -> ca.SX:
+        """The value of ``sample(start, interval)`` (MLS 3.7.5): the condition of its sampler,
+        one per distinct (start, interval).  Both must be parameter expressions."""
+        from .errors import ExportError
+        loc = self.loc or loc
+        s, dt = as_sx(start), as_sx(interval)
+        if ca.depends_on(ca.vertcat(s, dt), self.cont):
+            raise ExportError("sample(start, interval): start and interval must be parameter expressions "
+                              "(MLS 3.7.5)", loc, "structure")
+        if dt.is_constant() and float(dt) <= 0:
+            raise ExportError(f"sample(start, interval): the interval must be positive, is {float(dt):g}",
+                              loc, "structure")
+        key = f"{s}|{dt}"
+        sm = self._samplers.get(key)
+        if sm is not None:
+            return sm.cond
+        k = len(self.samplers)
+        name = f"$sample{k}"
+        n, pre = ca.SX.sym(name), ca.SX.sym(f"pre({name})")
+        t = self.time
+
+        def at(i):
+            return s + i * dt
+
+        def tol(i):
+            return SAMPLE_TOL * (1 + ca.fabs(at(i)))
+        k0 = ca.fmax(0, ca.ceil((t - s) / dt - 0.5))
+        n0 = k0 + ca.if_else(at(k0) < t - tol(k0), 1, 0)
+        r = self._relation(">", t, at(n) + tol(n), loc, scale=at(n))
+        init = self.init_flag
+        cond = ca.logic_or(ca.logic_and(r.m, ca.logic_not(init)),
+                           ca.logic_and(init, at(pre) <= t + tol(pre)))
+        sm = Sampler(name, n, pre, s, dt, n0, cond, r, loc)
+        self.samplers.append(sm)
+        self._samplers[key] = sm
+        return cond
 
     def initial(self) -> ca.SX:
         return self.init_flag

@@ -15,6 +15,16 @@ written for these tests from the Modelica specification and checked against its 
   start time, sample() as an expression, a start time that is a sampling instant, and the
   period's mean of MSL's Mean with its start t0 a parameter with fixed = false set by
   t0 = time.  It was "sample() is not supported here".
+- InitialDiscrete: the discrete unknowns of the initialisation (MLS 8.6) -- a when-assigned
+  variable set by an initial equation (MSL's BooleanPulse: pulseStart = startTime), pre() of a
+  Boolean defined by an equation (MSL's OnOffController: pre(y) = pre_y_start) and pre() of a
+  when-assigned Integer.  It was "3 initial equations but only 0 unknowns of the
+  initialisation".
+- RedundantStart: two heat capacitors with fixed start temperatures held equal (MSL's
+  HeatTransfer GenerationOfFMUs): after the index reduction one fixed start is an initial
+  equation that the other already satisfies -- dropped, where it holds at the default values;
+  an inconsistent one is still an error at its line.  It was "1 initial equations but only 0
+  unknowns".
 """
 from __future__ import annotations
 
@@ -41,7 +51,7 @@ def _tol(fmi_type):
 def fmus(tmp_path_factory):
     out = tmp_path_factory.mktemp("passes38")
     return {m: build_fmu(m, path=fixture_path(m), out_dir=out).fmu
-            for m in ("RelativeSprings", "SampledCounter", "SampledMean")}
+            for m in ("RelativeSprings", "SampledCounter", "SampledMean", "InitialDiscrete", "RedundantStart")}
 
 
 def test_relative_springs_keep_one_state_per_mass():
@@ -136,3 +146,43 @@ def test_sampled_mean_from_the_start_time(fmus, fmi_type):
     y = np.where(np.isnan(last), 0.0, last - 0.25)
     assert np.max(abs(r["y"][ok] - y[ok])) < 1e-8
     assert np.all(r["t0"] == 0.3)
+
+
+@pytest.mark.parametrize("fmi_type", ["CoSimulation", "ModelExchange"])
+def test_discrete_unknowns_of_the_initialisation(fmus, fmi_type):
+    """x from 1 rises (pre(on) = true) to 1.1, then falls and rises between 0.9 and 1.1 at slope 1;
+    k = 3 + the rises through 1.05; pulseStart = 0.1, then 0.4, 0.7, 1.0, ..."""
+    r = _run(fmus["InitialDiscrete"], ["x", "on", "k", "pulseStart"], fmi_type, stop=1.5)
+    t = r["time"]
+    rises, pulses = 0.05 + 0.4 * np.arange(4), 0.4 + 0.3 * np.arange(4)
+    turns = np.concatenate([[0.1], 0.3 + 0.2 * np.arange(7)])
+    ok = _away(t, rises, pulses, turns)
+    ph = (t - 0.1) % 0.4
+    x = np.where(t < 0.1, 1 + t, np.where(ph < 0.2, 1.1 - ph, 0.9 + (ph - 0.2)))
+    assert np.max(abs(r["x"] - x)) < 1e-6
+    on = (t < 0.1) | (ph >= 0.2)
+    assert np.array_equal(r["on"][ok].astype(bool), on[ok])
+    assert np.array_equal(r["k"][ok], 3 + np.array([np.sum(rises <= x_) for x_ in t])[ok])
+    assert r["k"][0] == 3 and r["pulseStart"][0] == 0.1
+    ps = 0.1 + 0.3 * np.array([np.sum(pulses <= x_) for x_ in t])
+    assert np.max(abs(r["pulseStart"][ok] - ps[ok])) < 1e-12
+
+
+@pytest.mark.parametrize("fmi_type", ["CoSimulation", "ModelExchange"])
+def test_redundant_fixed_start_is_dropped(fmus, fmi_type):
+    """(C1 + C2) T' = 1000 sin(4 pi t) from 293.15."""
+    r = _run(fmus["RedundantStart"], ["T1", "T2"], fmi_type, stop=1.0)
+    t = r["time"]
+    T = 293.15 + 1000 / 3.3 * (1 - np.cos(4 * np.pi * t)) / (4 * np.pi)
+    tol = 1e-6 if fmi_type == "CoSimulation" else 1e-5      # FMPy's CVode: its own absolute tolerance
+    assert np.max(abs(r["T1"] - T)) < tol and np.max(abs(r["T2"] - T)) < tol
+
+
+def test_inconsistent_redundant_start_is_an_error(tmp_path):
+    from wearcosim.export.errors import ExportError
+    with pytest.raises(ExportError) as ei:
+        build_fmu("RedundantStartInconsistent", path=fixture_path("RedundantStartInconsistent"), out_dir=tmp_path)
+    e = ei.value
+    assert e.kind == "balance" and "over-determine the start" in e.message, str(e)
+    assert e.loc.file.endswith("RedundantStartInconsistent.mo") and e.loc.line in (4, 5), str(e)
+    assert "residual" in e.message and "\n" not in str(e)

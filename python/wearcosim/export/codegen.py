@@ -748,10 +748,25 @@ def initial_values(causal: Causal, L: Layout, solved: Callable[[ca.SX], ca.SX],
     if dae.initial_equations:
         res = [solved(r) for r, _ in dae.initial_equations]
         free = pinit + [s for s in states if s.scalar.base.fixed is not True]
-        if len(res) > len(free):
-            raise ExportError(f"{len(res)} initial equations but only {len(free)} unknowns of the initialisation "
-                              f"(states with fixed=false and parameters with fixed=false): the initial equations "
-                              f"over-determine the start", dae.initial_equations[len(free)][1], "balance")
+        nd = L.n["DALG"]
+        disc, dalg = dslots[nd:], dslots[:nd]
+        if disc:
+            # MLS 8.6: a when-clause not active at the initialisation keeps its variables,
+            # v = pre(v): pre() of a when-assigned variable in an initial equation is the variable
+            pres = [k for k, s in enumerate(disc) if dae.pre[s.name].name() in _symnames(res)]
+            if pres:
+                frm = ca.vertcat(*[dae.pre[disc[k].name] for k in pres])
+                to = ca.vertcat(*[disc[k].sym for k in pres])
+                res = [ca.substitute(r, frm, to) for r in res]
+        # the discrete unknowns of the initialisation (MLS 8.6), after the states (models
+        # without them are unchanged): a when-assigned variable without a fixed start that an
+        # initial equation names (MSL's BooleanPulse: pulseStart = startTime), and pre() of a
+        # discrete variable defined by an equation (MSL's OnOffController: pre(y) = pre_y_start)
+        named = _symnames(res)
+        dfree = [s for s in disc if s.scalar.base.fixed is not True and s.sym.name() in named]
+        dpre = L.slots[L.off["DPRE"]:L.off["DPRE"] + nd]
+        dfree += [q for s, q in zip(dalg, dpre) if q.sym.name() in named]
+        free = free + dfree
         loops = loops_read(causal, res)
         wres = [causal.nl_residuals[k] for k in loops]
         syms = {s.name: s.sym for s in free} | {causal.w[k][0]: causal.w[k][1] for k in loops}
@@ -759,41 +774,51 @@ def initial_values(causal: Causal, L: Layout, solved: Callable[[ca.SX], ca.SX],
         # the loops' residuals first, each matched to its own unknown (as the causalisation did)
         inc = incidence(wres + res, syms, dae)
         var_of_eq, eq_of_var = match(inc, nf + nl, [nf + k for k in range(nl)] + [-1] * len(res))
-        if any(v < 0 for v in var_of_eq[nl:]):
-            i = var_of_eq[nl:].index(-1)
-            raise ExportError("initial equation does not determine any state or parameter with fixed=false",
-                              dae.initial_equations[i][1], "balance")
+        # an initial equation left without an unknown is redundant if the others satisfy it
+        # (MSL's HeatTransfer GenerationOfFMUs: two capacitors with fixed temperatures held
+        # equal); it is checked at the default values below and dropped
+        spare = [i for i in range(len(res)) if var_of_eq[nl + i] < 0]
         for k, s in enumerate(pinit):
             if eq_of_var[k] < 0:
                 raise ExportError(f"parameter '{s.name}' has fixed=false but no initial equation determines it "
                                   f"({len(res)} initial equations for {len(free)} unknowns)", s.scalar.base.loc,
                                   "balance")
-        chosen = [free[v] for v in var_of_eq if v < nf]
+        chosen = [free[v] for v in var_of_eq if 0 <= v < nf]
         Vv = ca.vertcat(*[s.sym for s in chosen])
-        calc |= {s.name for s in chosen if s.name not in p0}
+        ids = {id(s) for s in chosen}
+        calc |= {s.name for s in chosen if s.name not in p0 and id(s) not in ids_of(dfree)}
         # the states and discrete variables that keep their start values, where those are
         # expressions of the parameters (v does not hold them when wc_init runs)
-        ids = {id(s) for s in chosen}
         kept = [(s.sym, x0[s.name]) for s in states if id(s) not in ids and x0[s.name] is not s.sym] + \
-               [(s.sym, e) for s, e in zip(dslots, d0) if e is not s.sym]
-        R = ca.vertcat(*res)
+               [(s.sym, e) for s, e in zip(dslots, d0) if id(s) not in ids and e is not s.sym]
+        used = [r for i, r in enumerate(res) if i not in spare]
+        R = ca.vertcat(*used) if used else ca.SX(0, 1)
         if kept:
             ks = ca.vertcat(*[a for a, _ in kept])
             R = ca.substitute(unhide_gathers(dae, R, ca.vertcat(Vv, ks)), ks, ca.vertcat(*[e for _, e in kept]))
         R = unhide_gathers(dae, R, Vv)
         J = ca.jacobian(R, Vv)
-        if not loops and not ca.depends_on(J, Vv):
-            sol = ca.vertsplit(ca.solve(J, -ca.substitute(R, Vv, ca.DM.zeros(Vv.shape[0]))))
+        linear = not loops and not ca.depends_on(J, Vv) and not any(id(s) in ids_of(dpre) for s in chosen)
+        sol = None
+        if linear:
+            sol = ca.vertsplit(ca.solve(J, -ca.substitute(R, Vv, ca.DM.zeros(Vv.shape[0])))) if chosen else []
+        unknowns = ca.vertcat(Vv, *[causal.w[k][1] for k in loops])
+        for i in spare:
+            _redundant(dae, res[i], dae.initial_equations[i][1], kept, unknowns, sol, len(res), len(free))
+        if linear:
+            dindex = {id(s): k for k, s in enumerate(dslots)}
             for s, e in zip(chosen, sol):
                 if s.name in p0:
                     p0[s.name] = e
+                elif id(s) in dindex:
+                    d0[dindex[id(s)]] = e
                 else:
                     x0[s.name] = e
         else:
             # Newton at run time, on v: the start expressions are in v by then
             W = [causal.w[k][1] for k in loops]
             Z = ca.vertcat(Vv, *W)
-            R = unhide_gathers(dae, ca.vertcat(*res, *wres), Z)
+            R = unhide_gathers(dae, ca.vertcat(*used, *wres), Z)
             slot = {id(s): k for k, s in enumerate(L.slots)}
             newton.newton_slots = [slot[id(s)] for s in chosen] + [L.off["W"] + k for k in loops]
             newton.residual = fold(R)
@@ -812,6 +837,54 @@ def initial_values(causal: Causal, L: Layout, solved: Callable[[ca.SX], ca.SX],
     out += [p0[s.name] for s in pinit]
     newton.values = fold(ca.vertcat(*out)) if out else ca.SX(0, 1)
     return newton
+
+
+def ids_of(slots) -> set:
+    return {id(s) for s in slots}
+
+
+def _symnames(exprs) -> set:
+    return {q.name() for r in exprs for q in ca.symvar(r)}
+
+
+#: an initial equation that the others already determine is dropped if it holds to this
+#: fraction of the largest value in it (at the default values: parameters, start values)
+REDUNDANT_TOL = 1e-9
+
+
+def _redundant(dae: Any, r: ca.SX, loc: Any, kept: list, unknowns: ca.SX, solution: list | None,
+               n_eq: int, n_free: int) -> None:
+    """Check an initial equation that the matching left without an unknown: with the solution of
+    the others put in (``solution``: the expressions of ``unknowns``; None: they are solved by
+    Newton at run time, so it must not read them), it must hold at the default values of what
+    it reads (parameters, start values, the start time), else it over-determines the start:
+    an error at its line."""
+    from .causalize import _nominal
+    x = r
+    if kept:
+        ks = ca.vertcat(*[a for a, _ in kept])
+        x = ca.substitute(x, ks, ca.vertcat(*[e for _, e in kept]))
+    if solution is not None and unknowns.numel():
+        x = ca.substitute(x, unknowns, ca.vertcat(*solution))
+    ok, val = False, math.nan
+    if solution is not None or not ca.depends_on(x, unknowns):
+        syms = ca.symvar(x)
+        vals = [_nominal(dae, q.name()) for q in syms]
+        try:
+            val = float(ca.Function("wc_redundant", syms, [x]).call(vals)[0])
+        except Exception:      # noqa: BLE001 -- not evaluable at the defaults
+            val = math.nan
+        ok = math.isfinite(val) and abs(val) <= REDUNDANT_TOL * (1.0 + max([abs(v) for v in vals], default=0.0))
+    if ok:
+        return
+    why = (f"; the others determine everything it reads, and it does not hold then (residual {val:.6g} at the "
+           f"default values)" if math.isfinite(val) else "")
+    if n_eq > n_free:
+        raise ExportError(f"{n_eq} initial equations but only {n_free} unknowns of the initialisation "
+                          f"(states with fixed=false and parameters with fixed=false): the initial equations "
+                          f"over-determine the start{why}", loc, "balance")
+    raise ExportError(f"initial equation does not determine any state or parameter with fixed=false{why}", loc,
+                      "balance")
 
 
 # ----------------------------------------------------------------------------- C code

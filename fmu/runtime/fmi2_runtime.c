@@ -41,8 +41,9 @@
  *    1e-12*max(1,|t|).  The state is set to the interpolant at the right end of the
  *    final bracket, i.e. just AFTER the root (indicator already changed sign); the
  *    event iteration runs there (copy pre, mdl_event until no MDL_EV_CHANGED, max
- *    100 passes) and the solver restarts from the event point with fresh step-size
- *    history.  Events up to the communication point are handled before returning; one
+ *    100 passes; an iteration that cycles searches the relations' configurations, see
+ *    "configuration search") and the solver restarts from the event point with fresh
+ *    step-size history.  Events up to the communication point are handled before returning; one
  *    located beyond it, in a step reaching past it, by the fmi2DoStep that contains it.
  *    A non-converging event iteration -> fmi2Discard with a message.
  *  - Event chattering and Zeno behaviour (CS: fmi2Discard at the event, time and
@@ -487,6 +488,8 @@ static int by_parts(const RtCtx *c)
 /* make part (RT_HAVE_DX: dx and z by mdl_deriv; RT_HAVE_OUT: the outputs and z by
    mdl_out; RT_HAVE_CHEAP: the cheap outputs by mdl_out_cheap, which all outputs include)
    current; 0 ok, else the model's error code */
+static void zshift(const RtCtx *c, double *z);   /* (configuration search, below) */
+
 static int eval_part(RtCtx *c, int part)
 {
     int rc = 0;
@@ -506,6 +509,7 @@ static int eval_part(RtCtx *c, int part)
         rc = mdl_deriv(c->v, c->time, c->zPart, c);
     }
     if (rc == MDL_TERMINATE) { c->terminateRequested = 1; rc = 0; }
+    if (rc == 0) zshift(c, c->zPart);
     if (rc == 0) c->have |= part | RT_HAVE_Z;
     return rc;
 }
@@ -647,23 +651,282 @@ static void copy_pre(RtCtx *c)
     (void)v;
 }
 
+/* ------------------------------------------------------------------------- */
+/* configuration search                                                       */
+/* The event iteration is a fixed-point iteration on the relation memories: a pass solves the
+ * model with the memories of the pass before and evaluates the relations on that solution.
+ * Several relations that switch at once and act on each other (ideal diodes of a bridge that
+ * commutate together, MSL Electrical.Analog.Examples.Rectifier) can make it cycle: each
+ * configuration's solution contradicts it, the next one too, and back.  The model is a mixed
+ * system whose discrete unknowns are the memories; what Modelica asks for is a configuration
+ * that its own solution reproduces (MLS 8.6: the relations are part of the equations at an
+ * event).  So when a pass brings back a state (x, m, c, d) seen at an earlier pass of the same
+ * iteration, the iteration cannot converge by itself, and the configurations are searched: of
+ * the relations that switched in this iteration and of those nearest to their switching
+ * surfaces (RT_SEARCH_REL in all), from the memories when the iteration began, with one
+ * relation switched, then two, ... (at most RT_SEARCH_MAX configurations), each solved
+ * (mdl_eval) and its relations evaluated on its solution (one pass of mdl_event, with that
+ * configuration as the pre values); the first configuration that comes back unchanged is
+ * taken, and the iteration goes on from there (when-clauses, further passes).  Often none
+ * comes back exactly: two diodes of a bridge that turn on together while the source inductance
+ * still carries only the leakage current sit at their kinks, where current and voltage vanish,
+ * and the sign of each is rounding noise amplified by 1/Goff (1e-10 against the hysteresis
+ * width of 1e-10).  So during the search and for the rest of that iteration, a relation within
+ * RT_HOLD_BAND hysteresis widths of its surface keeps its memory (rt_event_hold, called by
+ * mdl_event), and at the end its indicator is shifted to agree with the memory
+ * (hold_offsets).  An iteration that never repeats a state is left as it was (and so is every
+ * event that converges by itself: nothing of this runs there, and the indicators are the
+ * model's own). */
+#define RT_SEARCH_REL 24               /* relations searched at most              */
+#define RT_SEARCH_MAX 16384            /* configurations tried at most            */
+#define RT_SEARCH_PER_EVENT 4          /* searches in one event iteration         */
+
+/* relations within RT_HOLD_BAND hysteresis widths of their switching surfaces keep their
+   memories after a configuration search (rt_event_hold) */
+#define RT_HOLD_BAND 8.0
+
+#if N_M > 0
+/* the indicator k of v with the memory of relation k switched (vHold, zB: scratch) */
+static double z_flipped(RtCtx *c, const double *v, double t, int k)
+{
+    memcpy(c->vHold, v, (size_t)NV * sizeof(double));
+    c->vHold[OFF_M + k] = v[OFF_M + k] != 0.0 ? 0.0 : 1.0;
+    mdl_zc(c->vHold, t, c->zB);
+    return c->zB[k];
+}
+#endif
+
+void rt_event_hold(RtCtx *c, const double *v, double t, double *m)
+{
+#if N_M > 0
+    int k, any = 0;
+    if (!c || !c->evHold) return;
+    for (k = 0; k < N_M; k++) if (m[k] != v[OFF_M + k]) any = 1;
+    if (!any) return;
+    mdl_zc(v, t, c->zA);
+    for (k = 0; k < N_M; k++) {
+        if (m[k] != v[OFF_M + k]) {
+            /* z = g +- h with the memory and with it switched: g and the half-width h */
+            const double za = c->zA[k], zb = z_flipped(c, v, t, k);
+            const double g = 0.5 * (za + zb), h = 0.5 * fabs(za - zb);
+            if (fabs(g) <= RT_HOLD_BAND * h) m[k] = v[OFF_M + k];
+        }
+    }
+#else
+    (void)c; (void)v; (void)t; (void)m;
+#endif
+}
+
+/* The indicators the runtime and the importer see: those of the model, less the offsets of
+   hold_offsets (none normally: then nothing is touched). */
+static void zshift(const RtCtx *c, double *z)
+{
+    int k;
+    if (c->nOff == 0 || !z) return;
+    for (k = 0; k < N_Z; k++) z[k] -= c->zOff[k];
+}
+
+static void zc_eval(RtCtx *c, const double *v, double t, double *z)
+{
+    mdl_zc(v, t, z);
+    zshift(c, z);
+}
+
+/* At the end of an event iteration.  A relation held against the sign of its indicator by a
+ * configuration search (rt_event_hold; |g| <= RT_HOLD_BAND h) would leave an indicator whose
+ * sign contradicts its memory: an importer (and the CS event detection) would take its next
+ * move toward the consistent sign for a crossing, and its move away for none -- the relation
+ * would stay held however far g goes.  Its indicator is shifted instead, by the constant that
+ * makes it +-h here (z - zOff), so that it crosses when g has moved by about 2h further
+ * against the memory: hysteresis centred on the point where the relation was held.  The
+ * offsets hold until the next event; every other event iteration clears them. */
+static void hold_offsets(RtCtx *c)
+{
+#if N_M > 0
+    int k;
+    if (c->nOff > 0) memset(c->zOff, 0, (size_t)N_Z * sizeof(double));
+    c->nOff = 0;
+    if (!c->evHold) return;
+    mdl_zc(c->v, c->time, c->zA);
+    for (k = 0; k < N_M; k++) {
+        const int mem = c->v[OFF_M + k] != 0.0;
+        const double za = c->zA[k];
+        if ((za > 0.0) != mem && isfinite(za)) {
+            const double h = 0.5 * fabs(za - z_flipped(c, c->v, c->time, k));
+            c->zOff[k] = za - (mem ? h : -h);
+            c->nOff++;
+        }
+    }
+    if (c->nOff > 0)
+        rlog(c, fmi2OK, RT_LOG_EVENTS, "event at t=%.17g: %d relations held at their "
+             "switching surfaces (indicators shifted until the next event)", c->time, c->nOff);
+#else
+    (void)c;
+#endif
+}
+
+static void cycle_reset(RtCtx *c)
+{
+    c->evPasses = 0;
+    c->evSearches = 0;
+    c->evHold = 0;
+#if N_M > 0
+    memcpy(c->mRef, c->v + OFF_M, (size_t)N_M * sizeof(double));
+    memset(c->mFlip, 0, (size_t)N_M);
+#endif
+}
+
+static unsigned long long fnv_doubles(unsigned long long h, const double *a, int n)
+{
+    const unsigned char *p = (const unsigned char *)a;
+    size_t i;
+    for (i = 0; i < (size_t)n * sizeof(double); i++) {
+        h ^= p[i];
+        h *= 1099511628211ULL;
+    }
+    return h;
+}
+
+/* after a pass: the relations that switched are marked; 1 if the state (x, m, c, d) is one
+   of an earlier pass of this iteration (the fixed-point iteration cycles) */
+static int cycle_seen(RtCtx *c)
+{
+    const double *v = c->v;
+    unsigned long long h = 1469598103934665603ULL;
+    int k, n, seen = 0;
+#if N_M > 0
+    for (k = 0; k < N_M; k++)
+        if (v[OFF_M + k] != v[OFF_MPRE + k] || v[OFF_M + k] != c->mRef[k]) c->mFlip[k] = 1;
+#endif
+    h = fnv_doubles(h, v + OFF_X, N_X);
+    h = fnv_doubles(h, v + OFF_M, N_M);
+    h = fnv_doubles(h, v + OFF_C, N_C);
+    h = fnv_doubles(h, v + OFF_D, N_D);
+    n = c->evPasses < RT_CYCLE_HIST ? c->evPasses : RT_CYCLE_HIST;
+    for (k = 0; k < n; k++) if (c->evPassHash[k] == h) seen = 1;
+    c->evPassHash[c->evPasses % RT_CYCLE_HIST] = h;
+    c->evPasses++;
+    (void)v;
+    return seen;
+}
+
+/* the search (see above) from the state after the last pass.  0: found, v holds the pass of
+   that configuration and *flags its flags; 1: none of the configurations tried is
+   consistent (v as before) */
+static int config_search(RtCtx *c, int initial, int *flags)
+{
+#if N_M > 0
+    double *v = c->v, *base = c->vScratch;
+    int S[RT_SEARCH_REL], pick[RT_SEARCH_REL];
+    double *z = c->zm;
+    int ns = 0, nflip = 0, k, w, tried = 0;
+    /* the relations searched: those that switched in this iteration, then the others nearest
+       to their switching surfaces (smallest |indicator|), RT_SEARCH_REL in all */
+    for (k = 0; k < N_M && ns < RT_SEARCH_REL; k++)
+        if (c->mFlip[k]) S[ns++] = k;
+    nflip = ns;
+    if (nflip == 0) return 1;
+    mdl_zc(v, c->time, z);
+    while (ns < RT_SEARCH_REL && ns < N_M) {
+        int best = -1;
+        for (k = 0; k < N_M; k++) {
+            int j, in = 0;
+            for (j = 0; j < ns; j++) if (S[j] == k) in = 1;
+            if (in) continue;
+            if (best < 0 || fabs(z[k]) < fabs(z[best]) || (isnan(z[best]) && !isnan(z[k]))) best = k;
+        }
+        S[ns++] = best;
+    }
+    memcpy(base, v, (size_t)NV * sizeof(double));
+    c->quiet++;
+    c->evHold = 1;   /* for the rest of this iteration (rt_event_hold) */
+    for (w = 0; w <= ns; w++) {
+        /* the combinations of w of the ns relations, in lexicographic order */
+        for (k = 0; k < w; k++) pick[k] = k;
+        for (;;) {
+            int j, fl = 0, rc, same = 1;
+            if (++tried > RT_SEARCH_MAX) goto none;
+            memcpy(v, base, (size_t)NV * sizeof(double));
+            for (j = 0; j < ns; j++) v[OFF_M + S[j]] = c->mRef[S[j]];
+            for (j = 0; j < w; j++) v[OFF_M + S[pick[j]]] = c->mRef[S[pick[j]]] != 0.0 ? 0.0 : 1.0;
+            copy_pre(c);
+            rc = mdl_eval(v, c->time, c);
+            if (rc == 0) {
+                rc = mdl_event(v, c->time, initial, c, &fl);
+                if (rc == MDL_TERMINATE) { fl |= MDL_EV_TERMINATE; rc = 0; }
+            }
+            if (rc == 0) {
+                for (j = 0; j < N_M; j++) if (v[OFF_M + j] != v[OFF_MPRE + j]) same = 0;
+                if (same) {
+                    c->quiet--;
+                    c->deferred[0] = '\0';
+                    rlog(c, fmi2OK, RT_LOG_EVENTS, "event iteration at t=%.17g: it cycled (%d "
+                         "relations switched); a consistent configuration found among %d "
+                         "relations after %d trials (%d switched from the start of the "
+                         "iteration)", c->time, nflip, ns, tried, w);
+                    /* the memories of the configuration are new against those of the pass
+                       that led here: the iteration goes on (when-clauses, a further pass) */
+                    memcpy(v + OFF_MPRE, base + OFF_M, (size_t)N_M * sizeof(double));
+                    *flags = fl | MDL_EV_CHANGED;
+                    return 0;
+                }
+            }
+            /* the next combination */
+            for (j = w - 1; j >= 0 && pick[j] == ns - w + j; j--) {}
+            if (j < 0) break;
+            pick[j]++;
+            for (j = j + 1; j < w; j++) pick[j] = pick[j - 1] + 1;
+        }
+    }
+none:
+    c->quiet--;
+    memcpy(v, base, (size_t)NV * sizeof(double));
+    rlog(c, fmi2Error, RT_LOG_ERROR, "event iteration at t=%.17g cycles (%d relations switched), "
+         "and no configuration of %d relations is consistent with its own solution (%d tried)",
+         c->time, nflip, ns, tried > RT_SEARCH_MAX ? RT_SEARCH_MAX : tried);
+    return 1;
+#else
+    (void)c; (void)initial; (void)flags;
+    return 1;
+#endif
+}
+
+/* One pass of the event iteration (pre values, mdl_event), with the configuration search
+ * when the iteration cycles.  Returns 0 ok (*flags), 1 model error, 2 no consistent
+ * configuration (logged). */
+static int ev_pass(RtCtx *c, int initial, int *flags)
+{
+    int rc;
+    *flags = 0;
+    copy_pre(c);
+    c->ddValid = 0;
+    rc = mdl_event(c->v, c->time, initial, c, flags);
+    if (rc == MDL_TERMINATE) { *flags |= MDL_EV_TERMINATE; rc = 0; }
+    if (rc != 0) return 1;
+    if ((*flags & MDL_EV_CHANGED) && N_M > 0 && cycle_seen(c) &&
+        c->evSearches < RT_SEARCH_PER_EVENT) {
+        c->evSearches++;
+        if (config_search(c, initial, flags) != 0) return 2;
+    }
+    return 0;
+}
+
 /* One complete event iteration at c->time.  flags_out: OR of MDL_EV_REINIT /
  * MDL_EV_TERMINATE seen.  Returns 0 ok, 1 model error, 2 no convergence. */
 static int event_iteration(RtCtx *c, int initial, int *flags_out)
 {
     int k;
     *flags_out = 0;
+    cycle_reset(c);
     for (k = 0; k < RT_MAX_EVENT_ITER; k++) {
         int flags = 0;
-        int rc;
-        copy_pre(c);
-        c->ddValid = 0;
-        rc = mdl_event(c->v, c->time, initial, c, &flags);
-        if (rc == MDL_TERMINATE) { flags |= MDL_EV_TERMINATE; rc = 0; }
+        int rc = ev_pass(c, initial, &flags);
+        if (rc == 2) return 2;
         if (rc != 0) return 1;
         *flags_out |= flags & (MDL_EV_REINIT | MDL_EV_TERMINATE);
         if (!(flags & MDL_EV_CHANGED)) {
             c->dirty = 0;
+            hold_offsets(c);
             return 0;
         }
     }
@@ -768,15 +1031,16 @@ static void band_setup(RtCtx *c, int reinit)
         if (c->v[OFF_M + k] != c->mEv[k]) any = 1;
     if (!any) return;
     eps = RT_BAND_EPS * (fabs(c->time) > 1.0 ? fabs(c->time) : 1.0);
-    mdl_zc(c->v, c->time, c->zl);
+    zc_eval(c, c->v, c->time, c->zl);
     memcpy(vs, c->v, (size_t)NV * sizeof(double));
     memcpy(vs + OFF_M, c->mEv, (size_t)N_Z * sizeof(double));
-    mdl_zc(vs, c->time, c->zm);                  /* the memories of before the event */
+    zc_eval(c, vs, c->time, c->zm);              /* the memories of before the event */
     memcpy(vs, c->v, (size_t)NV * sizeof(double));
     for (i = 0; i < N_X; i++) vs[OFF_X + i] += eps * c->v[OFF_DX + i];
     c->quiet++;
     rc = mdl_deriv(vs, c->time + eps, c->zr, c);
     c->quiet--;
+    zshift(c, c->zr);
     if (rc != 0) {                /* not evaluable there: no watch (nothing reported) */
         c->deferred[0] = '\0';
         return;
@@ -885,6 +1149,9 @@ static void set_defaults(RtCtx *c)
     c->meEvFlags = 0;
     memset(c->mEv, 0, NARR(N_Z) * sizeof(double));
     memset(c->zBand, 0, NARR(N_Z) * sizeof(double));
+    memset(c->zOff, 0, NARR(N_Z) * sizeof(double));
+    c->nOff = 0;
+    c->evHold = 0;
     if (c->ode) {
         rt_ode_reset_stats(c->ode);
         rt_ode_auto_reset(c->ode);
@@ -920,6 +1187,12 @@ static void free_instance(RtCtx *c)
     if (c->mEv) fr(c->mEv);
     if (c->zBand) fr(c->zBand);
     if (c->vScratch) fr(c->vScratch);
+    if (c->mRef) fr(c->mRef);
+    if (c->mFlip) fr(c->mFlip);
+    if (c->vHold) fr(c->vHold);
+    if (c->zA) fr(c->zA);
+    if (c->zB) fr(c->zB);
+    if (c->zOff) fr(c->zOff);
     if (c->nlR) fr(c->nlR);
     if (c->nlR2) fr(c->nlR2);
     if (c->nlJ) fr(c->nlJ);
@@ -998,8 +1271,15 @@ fmi2Component fmi2Instantiate(fmi2String instanceName, fmi2Type fmuType,
     c->mEv = (double *)al(NARR(N_Z), sizeof(double));
     c->zBand = (double *)al(NARR(N_Z), sizeof(double));
     c->vScratch = (double *)al(NARR(NV), sizeof(double));
+    c->mRef = (double *)al(NARR(N_M), sizeof(double));
+    c->mFlip = (unsigned char *)al(NARR(N_M), 1);
+    c->vHold = (double *)al(NARR(N_M > 0 ? NV : 0), sizeof(double));
+    c->zA = (double *)al(NARR(N_Z), sizeof(double));
+    c->zB = (double *)al(NARR(N_Z), sizeof(double));
+    c->zOff = (double *)al(NARR(N_Z), sizeof(double));
     if (!c->instanceName || !c->v || !c->z || !c->zOld || !c->zl || !c->zr || !c->zm ||
         !c->zf || !c->zPart || !c->xe || !c->xNominal || !c->mEv || !c->zBand || !c->vScratch ||
+        !c->mRef || !c->mFlip || !c->vHold || !c->zA || !c->zB || !c->zOff ||
         !c->liveBuf)
         goto oom;
     memcpy(c->instanceName, instanceName, len + 1);
@@ -1412,13 +1692,15 @@ END:
 /* FMU state: one contiguous byte block, which is also the serialized form     */
 
 #define RT_STATE_MAGIC "WCSFMUS"   /* + NUL = 8 bytes */
-#define RT_STATE_VERSION 8u   /* 3: odeAuto (was padding); 4: auto code with back-off (rt_ode.h);
+#define RT_STATE_VERSION 9u   /* 3: odeAuto (was padding); 4: auto code with back-off (rt_ode.h);
                                  5: chattering history + 2*N_Z doubles after v;
                                  6: multistep history (rt_ode_hist_len(N_X) doubles) after those;
                                  7: the running solver (RT_LIVE_LEN doubles) instead of it and
                                     of the controller history in the header;
                                  8: auto with Adams: odeProbe, the code's Adams and level bits,
-                                    the probe's fields in the solver's record */
+                                    the probe's fields in the solver's record;
+                                 9: the indicator offsets of held relations (N_Z doubles after
+                                    the 2*N_Z of version 5) */
 
 typedef struct {
     char magic[8];
@@ -1503,7 +1785,7 @@ static size_t state_guid_space(void)
 static size_t state_size(void)
 {
     return sizeof(RtStateHeader) + state_guid_space() +
-           ((size_t)(NV + 2 * N_Z) + RT_LIVE_LEN) * sizeof(double);
+           ((size_t)(NV + 3 * N_Z) + RT_LIVE_LEN) * sizeof(double);
 }
 
 /* The running CS solver in an FMU state (version 7), RT_LIVE_LEN doubles: 0 = 1 when
@@ -1628,9 +1910,10 @@ static void state_write(const RtCtx *c, unsigned char *buf)
         unsigned char *p = buf + sizeof h + state_guid_space() + (size_t)NV * sizeof(double);
         memcpy(p, c->mEv, (size_t)N_Z * sizeof(double));
         memcpy(p + (size_t)N_Z * sizeof(double), c->zBand, (size_t)N_Z * sizeof(double));
+        memcpy(p + 2 * (size_t)N_Z * sizeof(double), c->zOff, (size_t)N_Z * sizeof(double));
     }
     live_write(c, (double *)(void *)(buf + sizeof h + state_guid_space() +
-                                     (size_t)(NV + 2 * N_Z) * sizeof(double)));
+                                     (size_t)(NV + 3 * N_Z) * sizeof(double)));
     h.checksum = state_checksum(buf, STATE_TOTAL(c));   /* (with the model's part, H1) */
     memcpy(buf, &h, sizeof h);
 }
@@ -1688,8 +1971,14 @@ static void state_read(RtCtx *c, const unsigned char *buf)
         const unsigned char *p = buf + sizeof h + state_guid_space() + (size_t)NV * sizeof(double);
         memcpy(c->mEv, p, (size_t)N_Z * sizeof(double));
         memcpy(c->zBand, p + (size_t)N_Z * sizeof(double), (size_t)N_Z * sizeof(double));
+        memcpy(c->zOff, p + 2 * (size_t)N_Z * sizeof(double), (size_t)N_Z * sizeof(double));
     }
-    memcpy(c->liveBuf, buf + sizeof h + state_guid_space() + (size_t)(NV + 2 * N_Z) * sizeof(double),
+    c->nOff = 0;
+    {
+        int k;
+        for (k = 0; k < N_Z; k++) if (c->zOff[k] != 0.0) c->nOff++;
+    }
+    memcpy(c->liveBuf, buf + sizeof h + state_guid_space() + (size_t)(NV + 3 * N_Z) * sizeof(double),
            RT_LIVE_LEN * sizeof(double));
     c->evHead = h.evHead;
     c->evN = h.evN;
@@ -1938,10 +2227,8 @@ fmi2Status fmi2NewDiscreteStates(fmi2Component comp, fmi2EventInfo *eventInfo)
     if (!eventInfo) FAIL("%s: eventInfo is NULL", FN);
     rc = ensure_eval(c);
     if (rc == 0) {
-        copy_pre(c);
-        c->ddValid = 0;
-        rc = mdl_event(c->v, c->time, 0, c, &flags);
-        if (rc == MDL_TERMINATE) { flags |= MDL_EV_TERMINATE; rc = 0; }
+        if (c->meEventPasses == 0) cycle_reset(c);
+        rc = ev_pass(c, 0, &flags);
     }
     if (rc != 0) {
         c->state = RT_ERROR;
@@ -1958,6 +2245,7 @@ fmi2Status fmi2NewDiscreteStates(fmi2Component comp, fmi2EventInfo *eventInfo)
         }
     } else {
         c->meEventPasses = 0;
+        hold_offsets(c);
         if (c->meEvFlags & (MDL_EV_CHANGED | MDL_EV_REINIT)) {
             /* the event is complete: chattering tests, band watch (3) */
             char why[RT_WHY_LEN];
@@ -2013,7 +2301,7 @@ fmi2Status fmi2CompletedIntegratorStep(fmi2Component comp,
                 c->state = RT_ERROR;
                 FAIL("%s: model evaluation failed at t=%.17g (code %d)", FN, c->time, rc);
             }
-            mdl_zc(c->v, c->time, c->z);
+            zc_eval(c, c->v, c->time, c->z);
             k = band_check(c, c->z);
             if (k >= 0) {
                 char why[RT_WHY_LEN];
@@ -2088,7 +2376,7 @@ fmi2Status fmi2GetEventIndicators(fmi2Component comp, fmi2Real eventIndicators[]
         FAIL("%s: model evaluation failed at t=%.17g (code %d)", FN, c->time, rc);
     }
     if (ni > 0 && parts) memcpy(eventIndicators, c->zPart, ni * sizeof(double));
-    else if (ni > 0) mdl_zc(c->v, c->time, eventIndicators);
+    else if (ni > 0) zc_eval(c, c->v, c->time, eventIndicators);
     if (ni > 0 && c->state == RT_CT_MODE) {        /* test (3) on the importer's trajectory */
         const int k = band_check(c, eventIndicators);
         if (k >= 0) {
@@ -2136,6 +2424,7 @@ static int cs_rhs(void *user, double t, const double *x, double *dx)
     int rc;
     memcpy(c->v + OFF_X, x, (size_t)N_X * sizeof(double));
     rc = mdl_deriv(c->v, t, c->zf, c);   /* outputs are evaluated when read */
+    if (rc == 0) zshift(c, c->zf);
     c->rhsT = t;
     /* terminate() signalled by a (trial) evaluation: treated like a failure so that
        the solver shrinks the step onto the first time it is signalled */
@@ -2297,7 +2586,7 @@ static int eval_interp(RtCtx *c, double t, double *zout)
         rc = mdl_deriv(c->v, t, NULL, c);
         if (rc != 0) return rc;
     }
-    mdl_zc(c->v, t, zout);
+    zc_eval(c, c->v, t, zout);
     return 0;
 }
 
@@ -2443,7 +2732,7 @@ static fmi2Status cs_event(RtCtx *c, const char *fn, double tev)
     if (ev_record(c, tev, why, sizeof why)) return cs_discard(c, fn, "%s", why);
     if (N_X > 0) rt_ode_restart(c->ode, tev, c->v + OFF_X, 0.0);
     c->ahead = 0;
-    mdl_zc(c->v, c->time, c->z);
+    zc_eval(c, c->v, c->time, c->z);
     zmemory(c->zOld, c->z, 0);
     band_setup(c, flags & MDL_EV_REINIT);
     return fmi2OK;
@@ -2581,7 +2870,7 @@ static fmi2Status cs_integrate(RtCtx *c, const char *fn, double tEnd)
         c->resumeAuto = -1;
         c->odeResume = 0;
         c->ahead = 0;
-        if (N_Z > 0) mdl_zc(c->v, c->time, c->zOld);
+        if (N_Z > 0) zc_eval(c, c->v, c->time, c->zOld);
         c->odeRestart = 0;
         c->rhsTerminate = 0;
     } else if (s && !c->ahead && s->t != c->time) {
@@ -2718,7 +3007,7 @@ static fmi2Status cs_integrate(RtCtx *c, const char *fn, double tEnd)
             rc = mdl_eval(c->v, c->time, c);
             if (rc != 0) return cs_discard(c, fn, "model evaluation failed at t=%.17g", tEnd);
             if (N_Z == 0) continue;
-            mdl_zc(c->v, c->time, c->z);
+            zc_eval(c, c->v, c->time, c->z);
             if (!crossing(c->zOld, c->z)) {
                 zmemory(c->zOld, c->z, 0);
                 continue;

@@ -82,7 +82,11 @@
  *    reinit states (writes x).  It sets *flags (bit mask MDL_EV_*) and ends with y, dx
  *    consistent (it calls mdl_eval itself).  The runtime repeats the pass while
  *    MDL_EV_CHANGED is set (up to a bound; exceeding it is an error "event iteration does
- *    not converge at t=...").
+ *    not converge at t=...").  A pass that brings back the state of an earlier pass makes
+ *    the runtime search the relations' configurations (memories set, mdl_eval, one
+ *    mdl_event pass each) and go on from the first one that its own solution reproduces;
+ *    from then on in that iteration mdl_event lets rt_event_hold keep the memories of
+ *    relations at their switching surfaces.
  *  - Return codes: 0 = ok; >0 = a problem the runtime must turn into fmi2Discard in CS /
  *    fmi2Error in ME with the message already reported through rt_log (e.g. NaN, Newton
  *    failure, a Modelica assert with level=error); MDL_TERMINATE = terminate() was called.
@@ -217,6 +221,15 @@ void rt_log(RtCtx *ctx, int status, const char *category, const char *fmt, ...);
  * unknowns are v[OFF_W .. OFF_W+N_W-1] (start: current values).  0 = ok, >0 = failed
  * (message logged with the time). */
 int rt_newton(RtCtx *ctx, double *v, double t);
+/* Called by mdl_event with the relations m[N_M] just evaluated (exactly) on the current v,
+ * before they are stored as the memories.  Normally it changes nothing.  After the event
+ * iteration has searched the relations' configurations (it cycled; fmi2_runtime.c
+ * "configuration search") it sets back every relation that lies within a few hysteresis
+ * widths of its switching surface to its memory: there both values are consistent to within
+ * rounding (an ideal diode at its commutation point, where its current and its voltage vanish
+ * and their computed values are noise amplified by 1/Goff).  (Generated models call it; a
+ * hand-written mdl_event need not.) */
+void rt_event_hold(RtCtx *ctx, const double *v, double t, double *m);
 
 /* ---- provided by the GENERATED model.c ---- */
 extern const MdlVar mdl_var[];           /* NV entries, indexed by value reference */

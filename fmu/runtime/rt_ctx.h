@@ -46,6 +46,8 @@ typedef enum {
 /* event history kept for the chattering / Zeno checks (fmi2_runtime.c): times of the last
    RT_EV_HIST state events (>= RT_CHATTER_N + 1 and >= 2 RT_ZENO_W + 1 there) */
 #define RT_EV_HIST 128
+/* event iteration passes remembered for the cycle test (fmi2_runtime.c) */
+#define RT_CYCLE_HIST 16
 
 struct RtCtx {
     unsigned int magic;             /* RT_CTX_MAGIC while alive: guards stale handles */
@@ -122,7 +124,24 @@ struct RtCtx {
                                        (watched until it crosses); 0 = not watched        */
     double tBand;                   /* time of that event                                 */
     int meEvFlags;                  /* ME: MDL_EV_* seen in the passes of this event     */
-    double *vScratch;               /* NV: trial evaluations (moving-back test)           */
+    double *vScratch;               /* NV: trial evaluations (moving-back test); the base
+                                       of the configuration search (fmi2_runtime.c)       */
+
+    /* event iteration: cycle detection and the search over the relations' configurations
+       (fmi2_runtime.c "configuration search") */
+    double *mRef;                   /* N_M: the memories when the event iteration began   */
+    unsigned char *mFlip;           /* N_M: relations that switched in this iteration     */
+    unsigned long long evPassHash[RT_CYCLE_HIST];   /* (x, m, c, d) after the last passes */
+    int evPasses;                   /* passes of this event iteration so far              */
+    int evSearches;                 /* configuration searches in this event iteration     */
+    int evHold;                     /* since a search in this iteration: a relation near
+                                       its switching surface keeps its memory (rt_event_hold) */
+    double *vHold;                  /* NV: scratch of rt_event_hold and hold_offsets       */
+    double *zA, *zB;                /* N_Z scratch of the same                             */
+    double *zOff;                   /* N_Z: offsets subtracted from the indicators of the
+                                       relations held against their sign (hold_offsets),
+                                       until the next event; saved with the FMU state      */
+    int nOff;                       /* nonzero offsets                                     */
     double wallStart;               /* CS: wall clock at the start of the fmi2DoStep      */
 
     /* rt_newton work space (N_W > 0) */

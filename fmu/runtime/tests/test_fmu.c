@@ -367,7 +367,7 @@ static unsigned int state_fnv(const unsigned char *b, size_t n)
     return (unsigned int)(x ^ (x >> 32));
 }
 
-/* State version 8 keeps the running CS solver at the end of the block (no model hooks here):
+/* State version 8 (and 9) keeps the running CS solver at the end of the block (no model hooks here):
    1 + ahead, event flag, event time, zOld, z (N_Z = 2 each), the solver's 36-double header and
    (3 + 56) N_X doubles (N_X = 2; 56: the auto method's work space, the largest).  Crafted records -- every header field and indicator set to
    NaN, +-Inf, huge, negative, fractional, off-by-one values, and random array entries -- with

@@ -456,8 +456,27 @@ def unknown_class_error(model: str, names: list[str], where: str, loc: Optional[
     return _err(f"no class named {model} in {where} (classes there: {listed or 'none'})", loc, "name")
 
 
+_LEXEME = re.compile(r'"(?:[^"\\]|\\.)*"|//[^\n]*|/\*.*?\*/|"|/\*', re.S)
+
+
 def _strip_comments(src: str) -> str:
-    """Blank out comments and string literals (keeping line structure)."""
+    """Blank out comments and string literals (keeping line structure).  One regular expression
+    (the whole MSL in 2 s); a text with an unterminated string or comment is done character by
+    character (:func:`_strip_comments_slow`)."""
+    def blank(m):
+        t = m.group(0)
+        if t in ('"', "/*"):
+            raise ValueError
+        if t[0] == '"':
+            return '"' + re.sub(r"[^\n]", " ", t[1:-1]) + '"'
+        return re.sub(r"[^\n]", " ", t)
+    try:
+        return _LEXEME.sub(blank, src)
+    except ValueError:
+        return _strip_comments_slow(src)
+
+
+def _strip_comments_slow(src: str) -> str:
     out = []
     i, n = 0, len(src)
     while i < n:
@@ -553,6 +572,11 @@ def _translate_rumoca_error(exc, src: Sources, model: str, text: str) -> ExportE
     m = re.search(r"Failed to read (.+?): stream did not contain valid UTF-8", text_)
     if m:
         err = _utf8_error(Path(m.group(1)))
+        if err is not None:
+            return err
+    m = re.search(r"reference to non-constant variable '([^']+)' from a lexically nested class", text_)
+    if m:
+        err = _nested_extends_error(src, model, m.group(1), re.sub(r"\s+", " ", m.group(0)))
         if err is not None:
             return err
     # parse errors: diagnostics carry "[file:line:col]".  Only rumoca's errors count: its linter's
@@ -755,6 +779,225 @@ def _class_loc(src: Sources, model: str, prefer: Optional[Path] = None) -> ir.Lo
     return loc or ir.Loc(str(src.path), 1)
 
 
+# ----------------------------------------------------------------------------- classes of the sources
+# rumoca 0.10.2's ToDae stage refuses some constructs of function bodies and parameter bindings,
+# mostly without naming a place (and in a library as large as the MSL, where each compilation
+# takes half a minute, the place cannot be searched for by compiling variants): the construct is
+# found in the text of the classes the model uses instead.
+
+_CLASS_TOKEN = re.compile(
+    r"(?<![\w.])(?:(?:encapsulated|partial|final|expandable|pure|impure|replaceable|redeclare|inner|outer)\s+)*"
+    r"(?:operator\s+)?(model|block|class|connector|record|package|function|type|operator)\s+(?:extends\s+)?"
+    r"(?!(?:model|block|class|connector|record|package|function|type|operator)\b)([A-Za-z_]\w*)|(?<![\w.])end\s+([A-Za-z_]\w*)\s*;")
+_NOT_CLASS_END = {"if", "for", "while", "when"}
+
+
+@dataclass(repr=False)
+class _ClassSpan:
+    """A class definition of a source file: ``code[start:end]`` (comments and strings blanked)."""
+    name: str               # qualified (the file's ``within`` prefix and the enclosing classes)
+    kind: str
+    file: Path
+    start: int
+    end: int
+    code: str               # the whole file's blanked text
+
+    @property
+    def short(self) -> str:
+        return self.name.split(".")[-1]
+
+    def __repr__(self) -> str:
+        return f"<{self.kind} {self.name} {self.loc(self.start)}>"
+
+    def loc(self, pos: int) -> ir.Loc:
+        line = self.code.count("\n", 0, pos) + 1
+        return ir.Loc(str(self.file), line, pos - (self.code.rfind("\n", 0, pos) + 1) + 1)
+
+
+def _class_spans(f: Path, code: Optional[str] = None) -> list:
+    """The (long) class definitions of file ``f``, outermost first; short class definitions
+    (``type T = Real(...)``) have no body and are left out."""
+    if code is None:
+        code = _strip_comments(_read(f))
+    m = re.match(r"\s*within\s+([\w.]*)\s*;", code)
+    prefix = [m.group(1)] if m and m.group(1) else []
+    out, stack = [], []
+    for m in _CLASS_TOKEN.finditer(code):
+        if m.group(3):
+            name = m.group(3)
+            if name in _NOT_CLASS_END:
+                continue
+            names = [s.short for s in stack]
+            if name in names:
+                while stack:
+                    s = stack.pop()
+                    s.end = m.end()
+                    if s.short == name:
+                        break
+            continue
+        if re.match(r"\s*(?:\"[^\"]*\"\s*)?=", code[m.end():m.end() + 400]):
+            continue                    # a short class definition
+        span = _ClassSpan(".".join(prefix + [s.short for s in stack] + [m.group(2)]), m.group(1), Path(f),
+                          m.start(), len(code), code)
+        out.append(span)
+        stack.append(span)
+    return out
+
+
+_STMT_TOKEN = re.compile(
+    r"(?<![\w.])(end\s+(?:if|for|while|when)|elseif|else|if|for|while|when|then|loop|return|break|"
+    r"algorithm|annotation|protected|public|external|equation)(?!\w)|[;()\[\]{}]")
+
+
+def _function_statements(span: _ClassSpan) -> list:
+    """The control-flow statements of a function's algorithm: (keyword, position, the keywords of
+    the blocks around it, innermost last) for every ``if``/``for``/``while``/``when`` head and every
+    ``return`` and ``break``.  Expressions (an if-expression, a reduction's ``for``) are skipped."""
+    code = span.code
+    m = re.compile(r"(?<![\w.])algorithm(?!\w)").search(code, span.start, span.end)
+    if not m:
+        return []
+    out, stack = [], []
+    boundary, depth, in_expr, in_head = m.end(), 0, False, False
+    for t in _STMT_TOKEN.finditer(code, m.end(), span.end):
+        tok = t.group(0)
+        if tok in "([{":
+            if depth == 0 and not in_head:
+                in_expr = True          # a statement that starts with a name: an assignment or a call
+            depth += 1
+            continue
+        if tok in ")]}":
+            depth = max(depth - 1, 0)
+            continue
+        if depth:
+            continue
+        if tok == ";":
+            in_expr, in_head, boundary = False, False, t.end()
+            continue
+        if in_expr:
+            continue                    # an expression's if, then, else, for are no statements
+        kw = re.sub(r"\s+", " ", tok)
+        if in_head:                     # the condition or range of an if, elseif, for, while
+            if kw in ("then", "loop"):
+                in_head, boundary = False, t.end()
+            continue
+        if code[boundary:t.start()].strip():
+            in_expr = True
+            continue
+        if kw in ("else", "algorithm", "then", "loop"):
+            boundary = t.end()
+        elif kw == "elseif":
+            in_head = True
+        elif kw in ("if", "for", "while", "when"):
+            out.append((kw, t.start(), tuple(k for k, _ in stack)))
+            stack.append((kw, t.start()))
+            in_head = True
+        elif kw.startswith("end "):
+            for k in range(len(stack) - 1, -1, -1):
+                if stack[k][0] == kw[4:]:
+                    del stack[k:]
+                    break
+        elif kw in ("return", "break"):
+            out.append((kw, t.start(), tuple(k for k, _ in stack)))
+        else:                           # annotation, protected, external, ...: the algorithm ended
+            break
+    return out
+
+
+class _ClassIndex:
+    """The long class definitions of a build's source files, found by short name (read once)."""
+
+    def __init__(self, files) -> None:
+        self.files = [Path(f) for f in files]
+        self._spans: dict = {}
+        self._by_short = None
+
+    def spans(self, f: Path) -> list:
+        if f not in self._spans:
+            self._spans[f] = _class_spans(f)
+        return self._spans[f]
+
+    def by_short(self) -> dict:
+        if self._by_short is None:
+            self._by_short = {}
+            for f in self.files:
+                for s in self.spans(f):
+                    self._by_short.setdefault(s.short, []).append(s)
+        return self._by_short
+
+    def own_text(self, s: _ClassSpan) -> str:
+        """The text of class ``s`` without the classes defined inside it (defining a class is
+        no use of it)."""
+        parts, pos = [], s.start
+        for t in self.spans(s.file):
+            if s.start < t.start and t.end <= s.end and t.start >= pos:
+                parts.append(s.code[pos:t.start])
+                pos = t.end
+        parts.append(s.code[pos:s.end])
+        return " ".join(parts)
+
+    def find(self, name: str) -> list:
+        """The classes named ``name`` (qualified, or its last parts)."""
+        return [s for s in self.by_short().get(name.split(".")[-1], [])
+                if s.name == name or s.name.endswith("." + name)]
+
+    def reached(self, model: str, limit: int = 20000) -> dict:
+        """The classes ``model`` may use: qualified name -> the order in which a breadth-first walk
+        over the names written in the classes' texts reaches them (the model 0).  Names are matched
+        by their last part, so this is a superset; a package is not walked into (naming it is no
+        use of its classes)."""
+        order: dict = {}
+        queue = list(self.find(model))[:1]
+        for s in queue:
+            order[s.name] = 0
+        k = 0
+        by_short = self.by_short()
+        while k < len(queue) and len(order) < limit:
+            s = queue[k]
+            k += 1
+            if s.kind == "package" and k > 1:
+                continue
+            for ident in sorted(set(re.findall(r"(?<![\w])[A-Za-z_]\w*", self.own_text(s)))):
+                for t in by_short.get(ident, ()):
+                    if t.name not in order:
+                        order[t.name] = len(order)
+                        queue.append(t)
+        return order
+
+
+def _reached_first(index: _ClassIndex, model: str, found: list) -> Optional[tuple]:
+    """Of ``found`` (tuples whose first element is a _ClassSpan), the one whose class the model
+    reaches first (:meth:`_ClassIndex.reached`); the only one if the walk reaches none of them."""
+    if not found:
+        return None
+    order = index.reached(model)
+    reached = [x for x in found if x[0].name in order]
+    if reached:
+        return min(reached, key=lambda x: order[x[0].name])
+    return found[0] if len(found) == 1 else None
+
+
+def _functions_with(index: _ClassIndex, keyword: str, test, kinds=("function",)) -> list:
+    """(function span, statement) of every function (class of ``kinds``) of the sources with a
+    control-flow statement ``(keyword, position, enclosing blocks)`` of its algorithm for which
+    ``test`` holds (files without the keyword are not read further)."""
+    out = []
+    for f in index.files:
+        try:
+            if keyword not in f.read_text(encoding="utf-8", errors="replace"):
+                continue
+        except OSError:
+            continue
+        for s in index.spans(f):
+            if s.kind not in kinds:
+                continue
+            for st in _function_statements(s):
+                if st[0] == keyword and test(st):
+                    out.append((s, st))
+                    break
+    return out
+
+
 #: rumoca's refusals of a function's statements: (its message, the keyword to find inside the
 #: function, the message when found there, the message otherwise)
 _FUNCTION_REFUSALS = (
@@ -770,15 +1013,169 @@ _FUNCTION_REFUSALS = (
 )
 
 
+def _rumoca_words(text_: str) -> str:
+    """rumoca's own words after "failed in ToDae:", on one line."""
+    m = re.search(r"failed in ToDae: (.+)", text_)
+    return re.sub(r"\s+", " ", (m.group(1) if m else text_).splitlines()[0]).replace("`", "").strip()
+
+
+_BLOCK_NAMES = {"if": "an if-statement", "for": "a for-loop", "while": "a while-loop", "when": "a when-statement"}
+
+
+def _translate_todae_functions(text_: str, src: Sources, model: str, index: _ClassIndex) -> Optional[ExportError]:
+    """rumoca 0.10.2's ToDae refusals of constructs in functions and parameter bindings that its
+    message does not place (or places by a name only): the construct is looked for in the classes
+    the model uses (:class:`_ClassIndex`), without compiling anything again (a compilation of an
+    MSL model takes half a minute)."""
+    v = RUMOCA_VERSION
+    said = _rumoca_words(text_)
+    if "`function return`" in text_ and "nested return" in text_:
+        hit = _reached_first(index, model, _functions_with(
+            index, "return", lambda st: any(k in ("for", "while") for k in st[2])))
+        if hit:
+            span, st = hit
+            loop = next(k for k in reversed(st[2]) if k in ("for", "while"))
+            return _err(f"return inside {_BLOCK_NAMES[loop]} of function '{span.name}': the Modelica front end "
+                        f"(rumoca {v}) does not support a return statement inside a loop (rumoca: {said})",
+                        span.loc(st[1]), "unsupported")
+    if "missing function value definition" in text_:
+        hit = _reached_first(index, model, _functions_with(index, "while", lambda st: bool(st[2])))
+        if hit:
+            span, st = hit
+            return _err(f"while-loop inside {_BLOCK_NAMES[st[2][-1]]} of function '{span.name}': the Modelica "
+                        f"front end (rumoca {v}) refuses this function of the model (rumoca: {said})",
+                        span.loc(st[1]), "unsupported")
+    if "event tensor loop must cover every target axis" in text_:
+        hit = _reached_first(index, model, _functions_with(index, "for", lambda st: "when" in st[2],
+                                                           kinds=("model", "block", "class")))
+        if hit:
+            span, st = hit
+            return _err(f"for-loop inside a when-statement of the algorithm of {span.name}: the Modelica front end "
+                        f"(rumoca {v}) refuses it (rumoca: {said})", span.loc(st[1]), "unsupported")
+    m = re.search(r"`parameter binding`: `([^`]+)` cannot be evaluated: (.+)", text_)
+    if m:
+        name, why = m.group(1), re.sub(r"\s+", " ", m.group(2).splitlines()[0]).strip()
+        err = _binding_error(index, model, name, why, said)
+        if err is not None:
+            return err
+    m = re.search(r"`function shape proof`: `([^`]+)`: (.+)", text_)
+    if m:
+        arg, why = m.group(1), re.sub(r"\s+", " ", m.group(2).splitlines()[0]).strip()
+        order = index.reached(model)
+        decl = re.compile(r"(?<![\w.])input\s[^;]*?(?<![\w.])" + re.escape(arg) + r"(?!\w)")
+        owners = sorted((s for same in index.by_short().values() for s in same
+                         if s.kind == "function" and s.name in order and decl.search(s.code, s.start, s.end)),
+                        key=lambda s: order[s.name])
+        if owners:
+            fn = owners[0]
+            twins = sorted((s for s in index.by_short().get(fn.short, ()) if s.kind == "function"
+                            and s.name != fn.name and s.name in order), key=lambda s: order[s.name])
+            if twins:
+                where = ", ".join(f"{s.name} ({s.loc(s.start)})" for s in [fn] + twins[:2])
+                return _err(f"functions of one name '{fn.short}' in different classes ({where}): the Modelica "
+                            f"front end (rumoca {v}) takes one for the other (rumoca: {said})",
+                            fn.loc(fn.start), "unsupported")
+            return _err(f"a call of function '{fn.name}' does not give input '{arg}' its declared size: {why} "
+                        f"(rumoca {v}: {said})", fn.loc(fn.start), "type")
+    return None
+
+
+def _declaration_in_reached(index: _ClassIndex, model: str, name: str) -> Optional[tuple]:
+    """Where the parameter or constant ``name`` (``gear.tau_bf_a_0``) is declared with a binding:
+    (class span, position of its name, its binding's text) in the first class the model reaches
+    that declares its last part so."""
+    last = name.split(".")[-1].split("[")[0]
+    pat = re.compile(r"(?<![\w.])" + re.escape(last) + r"\s*(?:\[[^\]]*\])?\s*(?:\([^;]*?\))?\s*=(?!=)")
+    order = index.reached(model)
+    spans = sorted((s for same in index.by_short().values() for s in same if s.name in order),
+                   key=lambda s: order[s.name])
+    for s in spans:
+        for m in pat.finditer(s.code, s.start, s.end):
+            head = s.code[max(s.code.rfind(";", s.start, m.start()) + 1, s.start):m.start()]
+            if re.search(r"(?<![\w.])(?:parameter|constant)(?!\w)", head):
+                end = _depth0(s.code, m.end(), s.end, lambda c, i: c[i] in ';"' or c.startswith("annotation", i))
+                return s, m.start(), s.code[m.end():end if end >= 0 else s.end]
+    return None
+
+
+def _outputs(span: _ClassSpan) -> int:
+    """The number of outputs a function declares."""
+    n = 0
+    for m in re.finditer(r"(?<![\w.])output\s", span.code[span.start:span.end]):
+        decl = span.code[span.start + m.end():span.code.find(";", span.start + m.end())]
+        n += 1 + len(re.findall(r",", re.sub(r"\([^()]*\)|\[[^\]]*\]|\{[^}]*\}", "", decl)))
+    return n
+
+
+def _binding_error(index: _ClassIndex, model: str, name: str, why: str, said: str) -> Optional[ExportError]:
+    """rumoca cannot evaluate the binding of parameter ``name``: the usual cause (measured) is a
+    parameter it uses, bound to a call of a function with several outputs (MSL's LossyGear:
+    eta_mf1_0 = Modelica.Math.Vectors.interpolate(...), which also returns the index iNew); rumoca
+    0.10.2 evaluates that call as an array instead of its first output."""
+    v = RUMOCA_VERSION
+    found = _declaration_in_reached(index, model, name)
+    if found is None:
+        return None
+    span, pos, binding = found
+    for ident in dict.fromkeys([name.split(".")[-1]] + re.findall(r"(?<![\w.])[A-Za-z_]\w*(?![\w.(])", binding)):
+        used = _declaration_in_reached(index, model, ident) if ident != name.split(".")[-1] else found
+        if used is None:
+            continue
+        call = re.match(r"\s*(?:abs\s*\(\s*)?([A-Za-z_][\w.]*)\s*\(", used[2])
+        if not call:
+            continue
+        fns = [f for f in index.find(call.group(1)) if f.kind == "function"]
+        fn = _reached_first(index, model, [(f,) for f in fns])
+        if fn and _outputs(fn[0]) > 1:
+            return _err(f"parameter '{ident}' is bound to a call of '{fn[0].name}', a function with {_outputs(fn[0])} "
+                        f"outputs: the Modelica front end (rumoca {v}) takes the call for an array, not its first "
+                        f"output, and cannot evaluate the binding of '{name}' (rumoca: {said})",
+                        used[0].loc(used[1]), "unsupported")
+    return _err(f"the binding of parameter '{name}' cannot be evaluated by the Modelica front end (rumoca {v}): "
+                f"{why}", span.loc(pos), "unsupported")
+
+
+def _nested_extends_error(src: Sources, model: str, name: str, said: str) -> Optional[ExportError]:
+    """rumoca 0.10.2 refuses a class that extends a class defined inside itself (MLS 7.1 allows
+    it; MSL's Translational.Components.MassWithStopAndFriction extends its own
+    PartialFrictionWithStop): the inherited variables, used in the nested class's equations, are
+    taken for references from a nested class to the enclosing one's (MLS 5.3.1)."""
+    index = _ClassIndex(src.map_files or [src.path] + list(src.files))
+    order = index.reached(model)
+    for s in sorted((s for same in index.by_short().values() for s in same if s.name in order),
+                    key=lambda s: order[s.name]):
+        inner = {t.short: t for t in index.spans(s.file) if s.start < t.start and t.end <= s.end}
+        own = index.own_text(s)
+        for m in re.finditer(r"(?<![\w.])extends\s+([A-Za-z_]\w*)\s*[;(]", s.code[s.start:s.end]):
+            t = inner.get(m.group(1))
+            if t is None or not re.search(r"(?<![\w.])extends\s+" + re.escape(m.group(1)) + r"\b", own) or \
+                    not re.search(r"(?<![\w.])" + re.escape(name) + r"(?!\w)", t.code[t.start:t.end]):
+                continue
+            return _err(f"{s.name} extends {t.short}, a class defined inside it (MLS 7.1): the Modelica front end "
+                        f"(rumoca {RUMOCA_VERSION}) takes the variables {t.short} declares or inherits ('{name}', "
+                        f"...) for references from a nested class to {s.short}'s and refuses them (rumoca: {said})",
+                        s.loc(s.start + m.start()), "unsupported")
+    return None
+
+
 def _translate_todae(text_: str, src: Sources, model: str) -> Optional[ExportError]:
     """rumoca 0.10.2's ToDae stage refuses some valid Modelica without a location; the ones met
     are named here in the user's terms, at the construct's line."""
     files = [src.path] + [f for f in src.files if f != src.path]
+    index = _ClassIndex(src.map_files or files)
+    named = _translate_todae_functions(text_, src, model, index)
+    if named is not None:
+        return named
     for pattern, keyword, found, other in _FUNCTION_REFUSALS:
         m = re.search(pattern, text_)
         if m:
             fn = m.group(1)
-            loc = _find_in_class(files, fn, r"(?<![\w.])" + keyword + r"\b", prefer=src.path)
+            # the function the model uses (MSL has several of one name: Vectors.interpolate, ...)
+            hit = _reached_first(index, model, [(s, next(st for st in _function_statements(s) if st[0] == keyword))
+                                                for s in index.find(fn)
+                                                if any(st[0] == keyword for st in _function_statements(s))])
+            loc = hit[0].loc(hit[1][1]) if hit else \
+                _find_in_class(files, fn, r"(?<![\w.])" + keyword + r"\b", prefer=src.path)
             if loc is not None and loc.col:
                 return _err(found.format(fn=fn, v=RUMOCA_VERSION), loc, "unsupported")
             return _err(other.format(fn=fn, v=RUMOCA_VERSION), loc or _class_loc(src, model), "unsupported")
@@ -1058,6 +1455,9 @@ def _cleared(err: str, key: str = _SHAPE) -> bool:
 
 #: the longest a search for the place of a span-less error may take (seconds)
 _LOCATE_BUDGET = 60.0
+#: the largest package searched so (the MSL has 2500 files and a compilation of one of its
+#: models takes half a minute: a search would find nothing within the budget)
+_LOCATE_MAX_FILES = 300
 
 
 def _diagnose_spanless(src: Sources, model: str, text: str, key: str = _SHAPE) -> ExportError:
@@ -1073,6 +1473,11 @@ def _diagnose_spanless(src: Sources, model: str, text: str, key: str = _SHAPE) -
             f"variable is given a Real expression" if key == _SHAPE else key)
     fallback = _err(f"{what} (the front end, rumoca {RUMOCA_VERSION}, names no place, and none was found in "
                     f"{Path(mfile).name} or the classes it uses)", _class_loc(src, model),
+                    "type" if "mismatch" in key else "unsupported" if "unsupported" in key else "compile")
+    if len(src.files) > _LOCATE_MAX_FILES:
+        # each probe compiles the whole library again (half a minute for the MSL): not searched
+        return _err(f"{what} (the front end, rumoca {RUMOCA_VERSION}, names no place; not searched for in a "
+                    f"library of {len(src.files)} files)", _class_loc(src, model),
                     "type" if "mismatch" in key else "unsupported" if "unsupported" in key else "compile")
     t0 = time.monotonic()
     try:

@@ -25,6 +25,11 @@ written for these tests from the Modelica specification and checked against its 
   equation that the other already satisfies -- dropped, where it holds at the default values;
   an inconsistent one is still an error at its line.  It was "1 initial equations but only 0
   unknowns".
+- ZeroCapacitance: a junction whose capacitance, an algebraic variable, is zero for the
+  evaluated parameter (MSL's HeatingNPN_NORGate and HeatingPNP_NORGate with CapVal = 0): the
+  derivative it multiplies vanishes, and the junction voltage is algebraic.  It was "equation
+  cannot be solved for der(v) (zero coefficient)" (in the MSL examples "singular linear
+  system ... constant and singular").
 """
 from __future__ import annotations
 
@@ -51,7 +56,8 @@ def _tol(fmi_type):
 def fmus(tmp_path_factory):
     out = tmp_path_factory.mktemp("passes38")
     return {m: build_fmu(m, path=fixture_path(m), out_dir=out).fmu
-            for m in ("RelativeSprings", "SampledCounter", "SampledMean", "InitialDiscrete", "RedundantStart")}
+            for m in ("RelativeSprings", "SampledCounter", "SampledMean", "InitialDiscrete", "RedundantStart",
+                      "ZeroCapacitance")}
 
 
 def test_relative_springs_keep_one_state_per_mass():
@@ -186,3 +192,18 @@ def test_inconsistent_redundant_start_is_an_error(tmp_path):
     assert e.kind == "balance" and "over-determine the start" in e.message, str(e)
     assert e.loc.file.endswith("RedundantStartInconsistent.mo") and e.loc.line in (4, 5), str(e)
     assert "residual" in e.message and "\n" not in str(e)
+
+
+@pytest.mark.parametrize("fmi_type", ["CoSimulation", "ModelExchange"])
+def test_zero_capacitance_makes_the_junction_algebraic(fmus, fmi_type):
+    """(u - v)/R = G v: v = sin(3 t)/(1 + G R), no state."""
+    from fmpy import read_model_description
+    assert read_model_description(str(fmus["ZeroCapacitance"])).modelExchange is not None
+    r = _run(fmus["ZeroCapacitance"], ["v", "c"], fmi_type, stop=2.0)
+    assert np.max(abs(r["v"] - np.sin(3 * r["time"]) / 2)) < 1e-12
+    assert np.all(r["c"] == 0)
+
+
+def test_zero_capacitance_leaves_no_state():
+    c = causalize.causalize(dae.build(frontend.load(fixture_path("ZeroCapacitance"), "ZeroCapacitance")))
+    assert not [s for s in c.dae.scalars.values() if s.kind == "state"]

@@ -282,7 +282,7 @@ def causalize(dae: Dae) -> Causal:
         # and one unknown per differentiated constraint, it never changes the balance)
         check_balance(dae, dae.equations, names, syms)
     # then the fixed starts of the variables that are algebraic after the reduction (MLS 8.6)
-    dae = _index.fixed_starts(_index.reduce(dae))
+    dae = _index.fixed_starts(_index.reduce(_index.vanishing_derivatives(dae)))
     names, syms = unknowns_of(dae)
     residuals = dae.equations
     inc, var_of_eq = check_balance(dae, residuals, names, syms)

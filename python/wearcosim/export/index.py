@@ -94,6 +94,65 @@ def reduce(dae: Dae) -> Dae:
     return dae
 
 
+def vanishing_derivatives(dae: Dae) -> Dae:
+    """The derivatives that a coefficient fixed at zero removes from their equations.
+
+    A variable that its own equation fixes to a number (``Capcjc = Cjc*powlin(...)`` with the
+    evaluated ``Cjc = 0``, then ``cbc = Capcjc``: MSL's semiconductors with their capacitances
+    set to zero, HeatingNPN_NORGate) multiplies a derivative in another equation
+    (``C.i = ... - cbc*der(vbc)``): structurally that equation determines ``der(vbc)``, but its
+    coefficient is zero, and the linear block of the derivatives is singular for every value.
+    Such constants (variables whose equation reads nothing but themselves and other such
+    constants: no parameter, which could be set at run time) are put into the equations with a
+    derivative whose derivative they remove; every other equation stays as it is (a model
+    without such a derivative is returned unchanged).  A state whose derivative is then in
+    no equation is made algebraic by the index reduction (its defining constraint is
+    differentiated).  The variables keep their own equations."""
+    alg = {sv.sym.name(): sv for sv in dae.scalars.values() if sv.kind == "alg" and sv.type == "Real"}
+    if not alg:
+        return dae
+    ders = {d.name() for d in dae.der.values()}
+    names = [{q.name() for q in symvar_deep(dae, r)} for r, _ in dae.equations]
+    consts: dict = {}
+    used: set = set()
+    changed = True
+    while changed:
+        changed = False
+        for i, ns in enumerate(names):
+            if i in used or not ns or not ns <= alg.keys():
+                continue
+            rest = [n for n in ns if n not in consts]
+            if len(rest) != 1:
+                continue
+            r = dae.equations[i][0]
+            if consts:
+                known = [n for n in ns if n in consts]
+                r = ca.substitute(r, ca.vertcat(*[alg[n].sym for n in known]), ca.vertcat(*[consts[n] for n in known]))
+            v = alg[rest[0]].sym
+            J = ca.jacobian(r, v)
+            if not J.is_constant() or float(J) == 0:
+                continue
+            c = ca.substitute(r, v, ca.SX(0.0))
+            if not c.is_constant():
+                continue
+            consts[rest[0]] = ca.SX(-float(c) / float(J))
+            used.add(i)
+            changed = True
+    if not consts:
+        return dae
+    out = list(dae.equations)
+    for i, ns in enumerate(names):
+        if i in used or not (ns & ders) or not (ns & consts.keys()):
+            continue
+        known = [n for n in ns if n in consts]
+        r = ca.substitute(dae.equations[i][0], ca.vertcat(*[alg[n].sym for n in known]),
+                          ca.vertcat(*[consts[n] for n in known]))
+        if {q.name() for q in symvar_deep(dae, r)} & ders < ns & ders:
+            out[i] = (r, dae.equations[i][1])
+    dae.equations = out
+    return dae
+
+
 def fixed_starts(dae: Dae) -> Dae:
     """MLS 8.6: a continuous-time Real variable with ``fixed = true`` has the initial equation
     ``v = start`` whether or not it is a state.  The states' starts are their initial values

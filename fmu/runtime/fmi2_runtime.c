@@ -1200,6 +1200,7 @@ static void free_instance(RtCtx *c)
     if (c->nlWb) fr(c->nlWb);
     if (c->nlW0) fr(c->nlW0);
     if (c->nlPiv) fr(c->nlPiv);
+    if (c->nlHom) fr(c->nlHom);
     rt_band_free(c->nlBand);
     fr(c);
 }

@@ -148,6 +148,8 @@ struct RtCtx {
     double *nlR, *nlR2, *nlJ, *nlDw, *nlWb, *nlW0;
     int *nlPiv;
     struct RtBand *nlBand;          /* large sparse loops: banded LU (rt_linalg.h), nlJ = nonzeros */
+    double *nlHom;                  /* rt_newton's fallbacks (start repair, continuation):
+                                       work space allocated at their first use, NULL before */
 
     /* logging */
     int quiet;                      /* >0: model messages are deferred (solver trials) */

@@ -17,9 +17,13 @@
  * remaining error negligible), or an exactly zero residual.  The converged solution is then
  * made independent of the start values (canonical(): rounded to a grid, one Newton step), so
  * that the model's outputs are a function of its inputs to the last bit.
- * Failure (max 50 iterations, residual/Jacobian not evaluable or NaN, singular J,
- * line search stalled) returns 1 after logging the time and the cause; w is then
- * reset to the start values so that a retry (smaller solver step) starts sanely.
+ * Where this iteration fails (max 50 iterations, residual/Jacobian not evaluable or NaN,
+ * singular J, line search stalled), two fallbacks follow (see "Fallbacks" below): a repair of
+ * a start where the residual is not evaluable or the Jacobian singular, and a continuation of
+ * the Newton homotopy from the start.  A loop the iteration solves never reaches them, so its
+ * solution is what it was before they existed, to the bit.  When they fail too, 1 is returned
+ * after logging the time and the cause; w is then reset to the start values so that a retry
+ * (smaller solver step) starts sanely.
  */
 #include <math.h>
 #include <string.h>
@@ -116,36 +120,23 @@ static void canonical(RtCtx *ctx, double *v, double t, const double *wc)
     }
     memcpy(w, wc, (size_t)n * sizeof(double));
 }
-#endif
 
-int rt_newton(RtCtx *ctx, double *v, double t)
+/* The damped Newton iteration from the current w, r = r(w) given: 0 when converged (w is the
+   converged value), else 1 with the reason in *why and the iterations in *itp (w is wherever
+   the iteration stopped). */
+static int iterate(RtCtx *ctx, double *v, double t, const char **why, int *itp)
 {
-#if N_W > 0
     const int n = N_W;
-    double *w = v + OFF_W;
-    double *r, *r2, *dw, *wb, *w0;
-    double fnorm;
+    double *w = v + OFF_W, *r = ctx->nlR, *r2 = ctx->nlR2, *dw = ctx->nlDw, *wb = ctx->nlWb;
+    double fnorm = norm2(n, r);
     int it, i, rc;
-    const char *why = "maximum number of iterations reached";
-
-    if (!ctx || !ctx->nlR) return 1;
-    r = ctx->nlR; r2 = ctx->nlR2; dw = ctx->nlDw; wb = ctx->nlWb;
-    w0 = ctx->nlW0;
-
-    memcpy(w0, w, (size_t)n * sizeof(double));
-    rc = mdl_nl_res(v, t, r);
-    if (rc != 0 || !finite_vec(n, r)) { why = "residual not evaluable at the start values"; it = 0; goto fail; }
-    fnorm = norm2(n, r);
-
+    *why = "maximum number of iterations reached";
     for (it = 1; it <= NL_MAXIT; it++) {
         double lambda = 1.0, stepnorm = 0.0;
-        if (fnorm == 0.0) {                   /* an exact root: the same grid step */
-            memcpy(wb, w, (size_t)n * sizeof(double));
-            canonical(ctx, v, t, wb);
-            return 0;
-        }
-        why = direction(ctx, v, t, r, dw);
-        if (why) goto fail;
+        *itp = it;
+        if (fnorm == 0.0) return 0;           /* an exact root */
+        *why = direction(ctx, v, t, r, dw);
+        if (*why) return 1;
         for (i = 0; i < n; i++) {
             double sc = fabs(dw[i]) / (NL_RTOL * fabs(w[i]) + NL_ATOL);
             if (sc > stepnorm) stepnorm = sc;
@@ -156,8 +147,6 @@ int rt_newton(RtCtx *ctx, double *v, double t)
             rc = mdl_nl_res(v, t, r2);
             if (!(rc == 0 && finite_vec(n, r2)))
                 memcpy(w, wb, (size_t)n * sizeof(double));   /* wb was converged anyway */
-            memcpy(wb, w, (size_t)n * sizeof(double));
-            canonical(ctx, v, t, wb);
             return 0;
         }
         for (;;) {                            /* backtracking line search */
@@ -169,18 +158,314 @@ int rt_newton(RtCtx *ctx, double *v, double t)
                 if (f2 <= (1.0 - 1e-4 * lambda) * fnorm) { fnorm = f2; break; }
             }
             lambda *= 0.5;
-            if (lambda < 1.0 / 1024.0) { why = "line search failed (no decrease of the residual)"; goto fail; }
+            if (lambda < 1.0 / 1024.0) {
+                *why = "line search failed (no decrease of the residual)";
+                return 1;
+            }
         }
         memcpy(r, r2, (size_t)n * sizeof(double));
+    }
+    *itp = NL_MAXIT;
+    return 1;
+}
+
+/* ------------------------------------------------------------------------------------------
+ * Fallbacks, run only where the iteration above failed (so a loop it solves is solved exactly
+ * as before, to the bit).
+ *
+ * (1) Start repair.  The exporter keeps every unknown of a nonlinear block as a Newton unknown
+ *     (no tearing), residual k being the equation matched to unknown k (causalize.py), and
+ *     starts them from their start values, mostly 0.  Such a start may leave a residual not
+ *     evaluable (vt = k T/q = 0 under a division: MSL HeatingDiode) or the Jacobian singular
+ *     (R_actual = 0 and i = 0 in v = R_actual i: MSL Resistor with a heat port).  A few
+ *     nonlinear Gauss-Seidel sweeps along the matching -- each residual solved for its own
+ *     unknown by a scalar secant-Newton step, the others held -- give the values that a tearing
+ *     would compute from the start of the others, and Newton starts from there.
+ * (2) Continuation.  Where Newton diverges or its line search stalls -- a piecewise-linear loop
+ *     (an op-amp's output limited by if-expressions under noEvent, V0 = 15000: from a saturated
+ *     start the Jacobian never sees the narrow linear region, MSL OpAmps with
+ *     IdealizedOpAmpLimited), or a start far from the solution -- the Newton homotopy
+ *         H(w, lambda) = r(w) - (1 - lambda) r(w0) = 0
+ *     is followed from (w0, 0) to lambda = 1 by pseudo-arclength continuation (Euler predictor
+ *     along the tangent of the path, Newton corrector on the bordered (n+1) system, step
+ *     halved on failure and doubled after easy steps); the path may turn back in lambda (a
+ *     Schmitt trigger's positive feedback folds it), so the arclength, not lambda, is the
+ *     parameter, and a path that runs off (lambda < -RT_HOM_LMAX) is followed in the other
+ *     direction from w0.  At lambda = 1 the iteration above finishes from the path's point.
+ *     The result then goes through canonical() like any other.
+ * ------------------------------------------------------------------------------------------ */
+#define RT_HOM_MAXN 400        /* larger loops: no continuation (its dense (n+1)^2 matrix)   */
+#define RT_HOM_STEPS 2000      /* predictor-corrector steps per direction                     */
+#define RT_HOM_LMAX 20.0       /* a path beyond lambda = -RT_HOM_LMAX has run off             */
+#define RT_REPAIR_SWEEPS 6
+/* the parts of ctx->nlHom (n = N_W, m = n + 1) */
+#define HOM_JN(H) (H)
+#define HOM_A(H) ((H) + (size_t)N_W * N_W)
+#define HOM_PIV(H) (HOM_A(H) + (size_t)(N_W + 1) * (N_W + 1))
+#define HOM_Y(H) (HOM_PIV(H) + (N_W + 1))
+#define HOM_R0(H) (HOM_Y(H) + 6 * (size_t)(N_W + 1))
+#define HOM_RR(H) (HOM_R0(H) + N_W)
+#define HOM_WS(H) (HOM_RR(H) + N_W)
+
+/* work space of the fallbacks: 0 ok */
+static int hom_space(RtCtx *ctx)
+{
+    const size_t n = N_W, m = n + 1;
+    if (ctx->nlHom) return 0;
+    if (!ctx->cb.allocateMemory) return 1;
+    /* Jn n*n, A m*m, piv m (as doubles), y, yp, dy, tg, tn, sc: m each, r0, rr, ws: n each
+       (HOM_* below) */
+    ctx->nlHom = (double *)ctx->cb.allocateMemory(n * n + m * m + 7 * m + 3 * n, sizeof(double));
+    return ctx->nlHom ? 0 : 1;
+}
+
+/* (1): 1 when the residual is evaluable and the Jacobian regular afterwards */
+static int start_repair(RtCtx *ctx, double *v, double t)
+{
+    const int n = N_W;
+    double *w = v + OFF_W, *r = ctx->nlR, *r2 = ctx->nlR2, *dw = ctx->nlDw;
+    int sweep, k, j;
+    for (sweep = 0; sweep < RT_REPAIR_SWEEPS; sweep++) {
+        for (k = 0; k < n; k++) {
+            for (j = 0; j < 8; j++) {
+                double wk = w[k], d, step, dr;
+                if (mdl_nl_res(v, t, r) != 0 || !isfinite(r[k])) break;
+                if (r[k] == 0.0) break;
+                d = 1.4901161193847656e-08 * (fabs(wk) > 1.0 ? fabs(wk) : 1.0);
+                w[k] = wk + d;
+                if (mdl_nl_res(v, t, r2) != 0 || !isfinite(r2[k])) { w[k] = wk; break; }
+                w[k] = wk;
+                dr = (r2[k] - r[k]) / d;
+                if (!(dr != 0.0) || !isfinite(dr)) break;
+                step = -r[k] / dr;
+                w[k] = wk + step;
+                if (fabs(step) <= 1e-12 * (1.0 + fabs(wk))) break;
+            }
+            if (!isfinite(w[k])) return 0;
+        }
+        if (mdl_nl_res(v, t, r) == 0 && finite_vec(n, r) && direction(ctx, v, t, r, dw) == NULL)
+            return 1;
+    }
+    return 0;
+}
+
+/* the dense Jacobian dr/dw at w (r = r(w) given) into Jn; 0 ok */
+static int jac_dense(double *v, double t, const double *r, double *Jn, double *rr)
+{
+    const int n = N_W;
+    double *w = v + OFF_W;
+    int i, j, rc = mdl_nl_jac(v, t, Jn);
+    if (rc == -1) {
+        for (j = 0; j < n; j++) {
+            const double wj = w[j];
+            double d = 1.4901161193847656e-08 * (fabs(wj) > 1e-6 ? fabs(wj) : 1e-6);
+            w[j] = wj + d;
+            d = w[j] - wj;
+            rc = mdl_nl_res(v, t, rr);
+            w[j] = wj;
+            if (rc != 0 || !finite_vec(n, rr)) return 1;
+            for (i = 0; i < n; i++) Jn[i + j * n] = (rr[i] - r[i]) / d;
+        }
+        rc = 0;
+    }
+    return rc != 0 || !finite_vec(n * n, Jn);
+}
+
+/* Solve the bordered system [J r0; b^T] x = rhs (m = n+1) at w = y[0..n-1]; r = r(w) given.
+   0 ok (x in rhs). */
+static int bordered(double *v, double t, double *H, const double *r, const double *r0,
+                    const double *b, double *rhs)
+{
+    const int n = N_W, m = N_W + 1;
+    double *Jn = HOM_JN(H), *A = HOM_A(H), *rr = HOM_RR(H);
+    int *piv = (int *)(void *)HOM_PIV(H);
+    int i, j;
+    if (jac_dense(v, t, r, Jn, rr)) return 1;
+    for (j = 0; j < n; j++) {
+        for (i = 0; i < n; i++) A[i + (size_t)j * m] = Jn[i + (size_t)j * n];
+        A[n + (size_t)j * m] = b[j];
+    }
+    for (i = 0; i < n; i++) A[i + (size_t)n * m] = r0[i];
+    A[n + (size_t)n * m] = b[n];
+    if (rt_lu_factor(m, A, piv) != 0) return 1;
+    rt_lu_solve(m, A, piv, rhs);
+    return !finite_vec(m, rhs);
+}
+
+/* scaled norm of a (w, lambda) vector */
+static double snorm(const double *x, const double *sc)
+{
+    double s = 0.0;
+    int i;
+    for (i = 0; i <= N_W; i++) s += (x[i] / sc[i]) * (x[i] / sc[i]);
+    return sqrt(s);
+}
+
+/* the unit tangent tn at y (r = r(w) given), oriented along tp (or +lambda when tp is NULL):
+   0 ok */
+static int tangent(double *v, double t, double *H, const double *r, const double *r0,
+                   const double *tp, const double *sc, double *tn)
+{
+    const int m = N_W + 1;
+    double b[RT_HOM_MAXN + 1], nn, dot = 0.0;
+    int i;
+    for (i = 0; i < m; i++) {
+        b[i] = tp ? tp[i] / (sc[i] * sc[i]) : (i == m - 1 ? 1.0 : 0.0);
+        tn[i] = i == m - 1 ? 1.0 : 0.0;
+    }
+    if (bordered(v, t, H, r, r0, b, tn)) return 1;
+    nn = snorm(tn, sc);
+    if (!(nn > 0.0) || !isfinite(nn)) return 1;
+    for (i = 0; i < m; i++) tn[i] /= nn;
+    if (tp) {
+        for (i = 0; i < m; i++) dot += tn[i] * tp[i] / (sc[i] * sc[i]);
+        if (dot < 0.0) for (i = 0; i < m; i++) tn[i] = -tn[i];
+    }
+    return 0;
+}
+
+/* (2): 0 when w solves r(w) = 0 (not yet canonical); w0 = the start, r = r(w0) given */
+static int continuation(RtCtx *ctx, double *v, double t, const double *w0, int *steps)
+{
+    const int n = N_W, m = N_W + 1;
+    double *w = v + OFF_W, *H = ctx->nlHom, *r = ctx->nlR;
+    double *y = HOM_Y(H), *yp = y + m, *dy = yp + m, *tg = dy + m, *tn = tg + m, *sc = tn + m,
+           *r0 = HOM_R0(H);
+    const char *why;
+    int dir, i, it;
+    *steps = 0;
+    memcpy(r0, r, (size_t)n * sizeof(double));
+    for (i = 0; i < n; i++) sc[i] = 1.0 + fabs(w0[i]);
+    sc[n] = 1.0;
+    for (dir = 0; dir < 2; dir++) {
+        double h = 0.05;
+        int k;
+        memcpy(w, w0, (size_t)n * sizeof(double));
+        memcpy(y, w0, (size_t)n * sizeof(double));
+        y[n] = 0.0;
+        memcpy(r, r0, (size_t)n * sizeof(double));
+        if (tangent(v, t, H, r, r0, NULL, sc, tg)) return 1;
+        if (dir == 1) for (i = 0; i < m; i++) tg[i] = -tg[i];
+        for (k = 0; k < RT_HOM_STEPS; k++) {
+            int ok = 0, its = 0, toend = 0;
+            (*steps)++;
+            if (y[n] + h * tg[n] > 1.0 && tg[n] > 0.0) {   /* land on lambda = 1 */
+                h = (1.0 - y[n]) / tg[n];
+                toend = 1;
+            }
+            for (i = 0; i < m; i++) yp[i] = y[i] + h * tg[i];
+            if (toend) yp[n] = 1.0;
+            memcpy(dy, yp, (size_t)m * sizeof(double));      /* dy: the corrector's iterate */
+            for (its = 1; its <= 8; its++) {
+                double big = 0.0;
+                memcpy(w, dy, (size_t)n * sizeof(double));
+                if (mdl_nl_res(v, t, r) != 0 || !finite_vec(n, r)) break;
+                {
+                    double rhs[RT_HOM_MAXN + 1], b[RT_HOM_MAXN + 1];
+                    for (i = 0; i < n; i++) rhs[i] = -(r[i] - (1.0 - dy[n]) * r0[i]);
+                    if (toend) {   /* lambda fixed at 1 */
+                        for (i = 0; i < n; i++) b[i] = 0.0;
+                        b[n] = 1.0;
+                        rhs[n] = 0.0;
+                    } else {       /* on the hyperplane through yp normal to the tangent */
+                        double g = 0.0;
+                        for (i = 0; i < m; i++) {
+                            b[i] = tg[i] / (sc[i] * sc[i]);
+                            g += b[i] * (dy[i] - yp[i]);
+                        }
+                        rhs[n] = -g;
+                    }
+                    if (bordered(v, t, H, r, r0, b, rhs)) break;
+                    for (i = 0; i < m; i++) {
+                        const double s = fabs(rhs[i]) / (1e-9 * fabs(dy[i]) + 1e-12 * sc[i]);
+                        dy[i] += rhs[i];
+                        if (s > big) big = s;
+                    }
+                }
+                if (big <= 1.0) { ok = 1; break; }
+            }
+            if (!ok || !finite_vec(m, dy)) {
+                h *= 0.5;
+                if (h < 1e-12) break;
+                continue;
+            }
+            memcpy(w, dy, (size_t)n * sizeof(double));
+            if (toend || dy[n] >= 1.0) {
+                /* at lambda = 1 (or past it): the iteration from here */
+                if (mdl_nl_res(v, t, r) == 0 && finite_vec(n, r) && iterate(ctx, v, t, &why, &it) == 0)
+                    return 0;
+                h *= 0.25;
+                if (h < 1e-12) break;
+                continue;
+            }
+            if (mdl_nl_res(v, t, r) != 0 || !finite_vec(n, r) ||
+                tangent(v, t, H, r, r0, tg, sc, tn)) {
+                h *= 0.5;
+                if (h < 1e-12) break;
+                continue;
+            }
+            memcpy(y, dy, (size_t)m * sizeof(double));
+            memcpy(tg, tn, (size_t)m * sizeof(double));
+            if (y[n] < -RT_HOM_LMAX) break;                   /* ran off: the other direction */
+            if (its <= 2 && h < 0.5) h *= 2.0;
+            else if (its >= 5) h *= 0.5;
+        }
+    }
+    return 1;
+}
+
+int rt_newton(RtCtx *ctx, double *v, double t)
+{
+    const int n = N_W;
+    double *w = v + OFF_W;
+    double *r, *wb, *w0;
+    int it = 0, rc, repaired = 0, steps = 0;
+    const char *why = NULL;
+
+    if (!ctx || !ctx->nlR) return 1;
+    r = ctx->nlR; wb = ctx->nlWb; w0 = ctx->nlW0;
+
+    memcpy(w0, w, (size_t)n * sizeof(double));
+    rc = mdl_nl_res(v, t, r);
+    if (rc != 0 || !finite_vec(n, r)) {
+        why = "residual not evaluable at the start values";
+        if (hom_space(ctx) == 0 && start_repair(ctx, v, t)) repaired = 1;
+        else goto fail;
+        mdl_nl_res(v, t, r);
+    }
+    if (iterate(ctx, v, t, &why, &it) == 0) goto done;
+    /* the fallbacks (see above) */
+    if (!repaired && hom_space(ctx) == 0) {
+        memcpy(w, w0, (size_t)n * sizeof(double));
+        if (start_repair(ctx, v, t)) {
+            repaired = 1;
+            mdl_nl_res(v, t, r);
+            if (iterate(ctx, v, t, &why, &it) == 0) goto done;
+        }
+    }
+    if (n <= RT_HOM_MAXN && hom_space(ctx) == 0) {
+        if (!repaired) memcpy(w, w0, (size_t)n * sizeof(double));
+        if (mdl_nl_res(v, t, r) == 0 && finite_vec(n, r)) {
+            double *ws = HOM_WS(ctx->nlHom);              /* the path's start */
+            memcpy(ws, w, (size_t)n * sizeof(double));
+            if (continuation(ctx, v, t, ws, &steps) == 0) goto done;
+        }
     }
 fail:
     memcpy(w, w0, (size_t)n * sizeof(double));
     rt_log(ctx, 3 /* fmi2Error */, "logStatusError",
-           "rt_newton: nonlinear loop (%d unknowns) not solved at t=%.17g: %s (iteration %d)",
-           n, t, why, it);
+           "rt_newton: nonlinear loop (%d unknowns) not solved at t=%.17g: %s (iteration %d)%s",
+           n, t, why, it, steps ? "; the continuation from the start values failed too" : "");
     return 1;
+done:
+    memcpy(wb, w, (size_t)n * sizeof(double));
+    canonical(ctx, v, t, wb);
+    return 0;
+}
 #else
+int rt_newton(RtCtx *ctx, double *v, double t)
+{
     (void)ctx; (void)v; (void)t;
     return 0;
-#endif
 }
+#endif

@@ -12,9 +12,24 @@ the exporter's passes.
   surfaces keep their memories, with their indicators shifted so that they switch when the
   state leaves that point the other way (fmi2_runtime.c "configuration search").
 
+- Nonlinear loops that the runtime's Newton did not solve (MSL OpAmps.HighPass, Integrator,
+  InvertingAmplifier, NonInvertingAmplifier, VoltageFollower, Multivibrator: line search failed
+  during the run; SchmittTrigger, InvertingSchmittTrigger: at the initialisation; Resistor:
+  singular Jacobian at the start; HeatingRectifier: residual not evaluable at the start).  The
+  exporter makes every unknown of a nonlinear block a Newton unknown (no tearing), started from
+  its start value, mostly 0: the residual may not be evaluable there (0/0) or its Jacobian
+  singular; and an op-amp limited by if-expressions under noEvent is piecewise linear with a
+  linear region of 1e-3 V, which Newton from a saturated start never sees.  rt_newton.c now
+  repairs such a start by Gauss-Seidel sweeps along the matching and, where the iteration still
+  fails, follows the Newton homotopy from the start by pseudo-arclength continuation (through
+  turning points: a Schmitt trigger's positive feedback folds the path).
+
 The models (fixtures/runtime38/) were written for these tests from the Modelica specification;
-each reference is SciPy on the model's own equations.  DiodeBridge stopped with "event
-iteration does not converge" at t = 0.0052 on the main of 2026-12-05 (2ded875).
+each reference is a closed form or SciPy on the model's own equations.  On the main of
+2026-12-05 (2ded875) DiodeBridge stopped with "event iteration does not converge" at
+t = 0.0052; on 8e60018 OpAmpFollower stopped at t = 0.6 (line search failed), and
+SchmittNoEvent (line search failed), HeatedResistor (singular Jacobian) and HotDiode (residual
+not evaluable) at the initialisation, in CS and ME.
 """
 from __future__ import annotations
 
@@ -49,7 +64,8 @@ def _run(fmu, names, fmi_type, stop, interval, rtol=TOL):
 @pytest.fixture(scope="module")
 def fmus(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("msl38-runtime")
-    return {m: _build(m, tmp) for m in ("DiodeBridge",)}
+    return {m: _build(m, tmp) for m in ("DiodeBridge", "OpAmpFollower", "SchmittNoEvent", "HeatedResistor",
+                                        "HotDiode")}
 
 
 def bridge_reference(t_out, Ron=1e-5, Goff=1e-5, L=2e-3, R=20.0, C=5e-4, V=12.0, f=50.0):
@@ -113,3 +129,94 @@ def test_diodes_that_commutate_together(fmus, fmi_type):
         dev = np.max(np.abs(got - want[k])) / np.ptp(want[k])
         assert dev < 1e-5, f"{fmi_type}: {n} deviates by {dev:.2e} of its range"
     assert np.max(r["u"]) > 10.0     # the load is charged: the bridge conducts
+
+
+def _dev(got, want):
+    return float(np.max(np.abs(got - want)) / max(np.ptp(want), np.max(np.abs(want)), 1e-300))
+
+
+@pytest.mark.parametrize("fmi_type", ["CoSimulation", "ModelExchange"])
+def test_a_limited_op_amp_back_from_saturation(fmus, fmi_type):
+    """The follower's output is V0/(1 + V0) vs inside the limits and the limit outside; its lag
+    y follows piecewise exponentials.  The step from 30 V (saturated) to -5 V at t = 0.6 is
+    where Newton stalled."""
+    V0, T = 15000.0, 0.1
+    r = _run(fmus["OpAmpFollower"], ["vout", "y"], fmi_type, 1.0, 0.01)
+    t = r["time"]
+
+    def out(vs):
+        lin = V0 * vs / (1 + V0)
+        return lin if abs(lin) <= 15 else math.copysign(15.0, vs)
+    segments = [(0.0, 0.3, 2.0), (0.3, 0.6, 30.0), (0.6, math.inf, -5.0)]
+    vout = np.array([out(2.0 if x < 0.3 else 30.0 if x < 0.6 else -5.0) for x in t])
+    y = []
+    for x in t:
+        yy = 0.0
+        for a, b, vs in segments:
+            if x <= a:
+                break
+            yy = out(vs) + (yy - out(vs)) * math.exp(-(min(x, b) - a) / T)
+        y.append(yy)
+    away = np.array([min(abs(x - 0.3), abs(x - 0.6)) > 1e-9 for x in t])   # (the event rows)
+    assert _dev(r["vout"][away], vout[away]) < 1e-12
+    assert _dev(r["y"], np.array(y)) < 1e-6
+    assert np.min(r["vout"]) < -4.99
+
+
+@pytest.mark.parametrize("fmi_type", ["CoSimulation", "ModelExchange"])
+def test_a_schmitt_trigger_starts_saturated(fmus, fmi_type):
+    """Below the lower threshold (vs < -R1/R2 Vps = -1 V) the only solution is the output at
+    -15 V; from the start values 0 Newton heads for the linear branch's solution and stalls."""
+    r = _run(fmus["SchmittNoEvent"], ["vout", "y"], fmi_type, 2.0, 0.01)
+    assert np.max(np.abs(r["vout"] + 15.0)) < 1e-9
+    assert np.max(np.abs(r["y"] + 15.0 * r["time"])) < 1e-6
+
+
+@pytest.mark.parametrize("fmi_type", ["CoSimulation", "ModelExchange"])
+def test_a_heated_resistor_from_zero_starts(fmus, fmi_type):
+    """G d = v^2 / (R (1 + alpha d)) for the temperature rise d: a quadratic; the energy is its
+    integral (quad)."""
+    from scipy.integrate import quad
+    R, alpha, G, V = 100.0, 0.01, 0.5, 220.0
+
+    def rise(x):
+        v, gr = V * math.sin(2 * math.pi * x), G * R
+        return (-gr + math.sqrt(gr * gr + 4 * alpha * gr * v * v)) / (2 * alpha * gr)
+    r = _run(fmus["HeatedResistor"], ["i", "T", "E"], fmi_type, 1.0, 0.01)
+    t = r["time"]
+    i = np.array([V * math.sin(2 * math.pi * x) / (R * (1 + alpha * rise(x))) for x in t])
+    T = np.array([293.15 + rise(x) for x in t])
+    E = np.array([quad(lambda s: G * rise(s), 0, x, limit=200, epsabs=1e-12, epsrel=1e-12)[0] for x in t])
+    assert _dev(r["i"], i) < 1e-12
+    assert _dev(r["T"], T) < 1e-12
+    assert _dev(r["E"], E) < 1e-5
+
+
+@pytest.mark.parametrize("fmi_type", ["CoSimulation", "ModelExchange"])
+def test_a_self_heating_diode_from_zero_starts(fmus, fmi_type):
+    """The diode voltage v solves Ids expm1(v q / (k T)) + v/R = (vs - v)/Rs with T = T_amb +
+    v i / G (brentq between 0 and vs); the charge is the integral of the current (quad)."""
+    from scipy.integrate import quad
+    from scipy.optimize import brentq
+    Ids, R, Rs, Tamb, G, V = 1e-6, 1e8, 10.0, 300.0, 0.05, 5.0
+    k, q = 1.380649e-23, 1.602176634e-19
+
+    def solve(x):
+        vs = V * math.sin(2 * math.pi * x)
+        if vs == 0.0:
+            return 0.0, Tamb
+
+        def f(v):
+            i = (vs - v) / Rs
+            return Ids * math.expm1(v * q / (k * (Tamb + v * i / G))) + v / R - i
+        v = brentq(f, min(0.0, vs), max(0.0, vs), xtol=1e-15, rtol=1e-15, maxiter=500)
+        i = (vs - v) / Rs
+        return i, Tamb + v * i / G
+    r = _run(fmus["HotDiode"], ["i", "T", "Q"], fmi_type, 1.0, 0.01)
+    t = r["time"]
+    i = np.array([solve(x)[0] for x in t])
+    T = np.array([solve(x)[1] for x in t])
+    Q = np.array([quad(lambda s: solve(s)[0], 0, x, limit=400, epsabs=1e-13, epsrel=1e-12)[0] for x in t])
+    assert _dev(r["i"], i) < 1e-10
+    assert _dev(r["T"], T) < 1e-10
+    assert _dev(r["Q"], Q) < 1e-4

@@ -232,3 +232,28 @@ def test_a_model_extending_its_own_nested_class_is_named_at_the_extends():
     err = _load_error(fixture_path("NestedBase"), "NestedBase")
     assert (err.loc.line, err.loc.col) == (2, 3), str(err)
     assert err.message.startswith("NestedBase extends Base, a class defined inside it"), str(err)
+
+
+# --------------------------------------------------------------------------- records
+def test_records_returned_by_functions_are_flattened_to_their_fields(tmp_path):
+    """Frames.Orientation-like records (MLS 12.6): R0 = nullRotation() and Rq = fieldwise(0.5)
+    (parameters bound to a field of a function's record result, rumoca's 'FieldAccess'),
+    R = compose(planarRotation(phi, w0), 0.5) (a record equation; a record input, a record local
+    set by a call and a record constructor inside the function).  Before: "unsupported expression
+    'FieldAccess'" (all 21 MultiBody.Examples.Elementary).  R.T = rot(phi + 0.5), R.w = w0,
+    v = R.T*{1, 0} + R0.T*{0, 1} + Rq.T[1, :]."""
+    from fmpy import simulate_fmu
+    from wearcosim.export import ir
+    m = frontend.load(fixture_path("RecordFunctions"), "RecordFunctions")
+    compose = m.functions["compose"]
+    assert [v.name for v in compose.outputs] == ["R2.T", "R2.w"]
+    assert [v.name for v in compose.locals] == ["Rrel.T", "Rrel.w"]
+    assert m.variables["R0.w"].binding == ir.Call("nullRotation.w", (), False)
+    assert [v.name for v in m.functions["nullRotation.w"].outputs] == ["R.w"]
+    fmu = build_fmu("RecordFunctions", path=fixture_path("RecordFunctions"), out_dir=tmp_path).fmu
+    with unzipped(fmu) as d:
+        r = simulate_fmu(d, stop_time=1.0, output=["v[1]", "v[2]", "R.w", "R.T[1,2]"])
+    phi = 2*r["time"]
+    assert np.max(abs(r["v[1]"] - (np.cos(phi + 0.5) + np.cos(0.5)))) < 1e-12
+    assert np.max(abs(r["v[2]"] - (-np.sin(phi + 0.5) + 1 + np.sin(0.5)))) < 1e-12
+    assert np.max(abs(r["R.T[1,2]"] - np.sin(phi + 0.5))) < 1e-12 and np.all(r["R.w"] == 2)

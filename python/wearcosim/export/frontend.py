@@ -24,6 +24,7 @@ library as the only other source root -- never with the other ``.mo`` files of i
 """
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import os
 import re
@@ -1627,6 +1628,27 @@ class _Conv:
         # enumerations (MLS 4.9.5): their values are the literals' ordinals 1..n, Integers here
         self.enum_types = set(flat.get("enumeration_type_roots") or [])
         self.enum_lits = flat.get("enum_literal_ordinals") or {}
+        # records (MLS 12.6): rumoca flattens record variables of the model into their fields
+        # ('R.T', 'R.w') and record inputs of functions ('R_T', 'R_w'); record outputs and locals
+        # of functions, record equations and a field of a function's record result
+        # ('FieldAccess') are flattened here: a function's record output becomes its fields'
+        # outputs, and the field 'T' of a call f(x) the call of 'f.T', the same function with
+        # that field as its output (see record_field_functions)
+        self.record_fields: dict = {}       # record type name -> [(field, type, dims)]
+        for name, fn in (flat.get("functions") or {}).items():
+            if fn.get("is_constructor"):
+                self.record_fields[name] = [(a["name"], _TYPE_NAMES.get(a.get("effective_type", {}).get(
+                    "canonical_type", 0), "Real"), tuple(int(d) for d in a.get("effective_type", {}).get(
+                        "dimensions", []))) for a in fn.get("inputs", [])]
+        for rt in (flat.get("record_types") or {}).values():
+            self.record_fields.setdefault(rt.get("name"), [(fd["name"], "Real", tuple(int(d) for d in fd.get("dims") or ()))
+                                                           for fd in rt.get("fields", [])])
+        self.record_instances = {n: r.get("type_name") for n, r in (flat.get("record_instances") or {}).items()
+                                 if not r.get("dims")}
+        self.functions = flat.get("functions") or {}
+        self.field_calls: dict = {}         # 'f.T' -> (f, 'T'): the record-field functions called
+        self.record_outputs: dict = {}      # function -> (its record output, record type)
+        self._fn_records: dict = {}         # the record outputs and locals of the function being read
 
     @property
     def where(self) -> ir.Loc:
@@ -1720,7 +1742,100 @@ class _Conv:
                             tuple((ix["name"], self.expr(ix["range"])) for ix in body["indices"]))
         if tag == "Tuple":
             return ir.Arr(tuple(self.expr(a) for a in body["elements"]), "tuple")
+        if tag == "FieldAccess":
+            return self.field_of(body["base"], body["field"], e)
         raise _err(f"unsupported expression '{tag}'", self.loc(e), "unsupported")
+
+    # -- records
+    def record_type(self, e) -> Optional[str]:
+        """The record type of the value of JSON expression ``e``, if it is a whole record: a
+        record variable of the model or of the function being read, a call of a function whose
+        (first) output is a record, a record constructor, an if-expression of records."""
+        if not isinstance(e, dict) or len(e) != 1:
+            return None
+        (tag, b), = e.items()
+        if tag == "VarRef" and not b.get("subscripts"):
+            name = b["name"]["name"] if isinstance(b.get("name"), dict) else b.get("name")
+            return self._fn_records.get(name) or self.record_instances.get(name)
+        if tag == "FunctionCall":
+            nm = b["name"]["name"] if isinstance(b.get("name"), dict) else b.get("name")
+            if b.get("is_constructor"):
+                return nm if nm in self.record_fields else None
+            outs = (self.functions.get(nm) or {}).get("outputs") or []
+            if outs and outs[0].get("type_class") == "Record":
+                return outs[0].get("type_name")
+            return None
+        if tag == "If":
+            return self.record_type(b.get("else_branch"))
+        return None
+
+    def fields(self, rtype: str, node) -> list:
+        f = self.record_fields.get(rtype)
+        if f is None:
+            raise _err(f"record {rtype}: its fields are not known to the front end", self.loc(node), "unsupported")
+        return f
+
+    def field_of(self, base, path: str, node) -> ir.Expr:
+        """The field ``path`` ('T', or 'a.b' of a nested record) of the record value ``base``."""
+        (tag, b), = base.items()
+        if tag == "FieldAccess":
+            return self.field_of(b["base"], b["field"] + "." + path, node)
+        if tag == "VarRef":
+            ref = self.expr(base)
+            if isinstance(ref, ir.Ref) and not ref.subs:
+                return ir.Ref(f"{ref.name}.{path}")
+        if tag == "FunctionCall":
+            nm = b["name"]["name"] if isinstance(b.get("name"), dict) else b.get("name")
+            args = b.get("args", [])
+            if b.get("is_constructor"):
+                first, _, rest = path.partition(".")
+                names = [f[0] for f in self.fields(nm, node)]
+                if first in names and names.index(first) < len(args):
+                    arg = args[names.index(first)]
+                    return self.field_of(arg, rest, node) if rest else self.expr(arg)
+                default = next((a.get("default") for a in (self.functions.get(nm) or {}).get("inputs", [])
+                                if a.get("name") == first), None)
+                if default is not None and not rest:
+                    return self.expr(default)
+                raise _err(f"record constructor {nm}() without a value of field '{first}'", self.loc(node),
+                           "unsupported")
+            fname = f"{nm}.{path}"
+            self.field_calls[fname] = (nm, path)
+            return ir.Call(fname, tuple(self.expr(a) for a in args), False)
+        if tag == "If":
+            return ir.If(tuple((self.expr(c), self.field_of(v, path, node)) for c, v in b["branches"]),
+                         self.field_of(b["else_branch"], path, node))
+        raise _err(f"unsupported record expression '{tag}' (field '{path}')", self.loc(node), "unsupported")
+
+    def record_residuals(self, res) -> Optional[list]:
+        """The equations of the fields of a record equation ``lhs - rhs`` (an equation
+        between records is the equations between their fields, MLS 8.3.1); None if ``res`` is none."""
+        if not (isinstance(res, dict) and "Binary" in res and res["Binary"].get("op") == "Sub"):
+            return None
+        lhs, rhs = res["Binary"]["lhs"], res["Binary"]["rhs"]
+        rtype = self.record_type(lhs) or self.record_type(rhs)
+        if rtype is None:
+            return None
+        return [ir.Bin("-", self.field_of(lhs, field, res), self.field_of(rhs, field, res))
+                for field, _, _ in self.fields(rtype, res)]
+
+    def record_field_functions(self, functions: dict) -> dict:
+        """The functions 'f.T' called for the field T of f's record result: f, with the field's
+        variable as its only output and its other outputs as locals."""
+        out = {}
+        for fname, (nm, path) in self.field_calls.items():
+            f = functions.get(nm)
+            rec = self.record_outputs.get(nm)
+            if f is None or rec is None:
+                continue
+            var = f"{rec[0]}.{path}"
+            mine = [v for v in f.outputs if v.name == var]
+            if not mine:
+                raise _err(f"function {nm} has no record field '{path}' in its output {rec[0]}", f.loc, "unsupported")
+            out[fname] = ir.Function(fname, list(f.inputs), [mine[0]],
+                                     list(f.locals) + [dataclasses.replace(v, causality="local")
+                                                       for v in f.outputs if v.name != var], f.body, f.loc)
+        return out
 
     def sub(self, s):
         if isinstance(s, str):
@@ -1780,13 +1895,35 @@ class _Conv:
         return ir.Ref(name, subs)
 
     def stmts(self, body):
-        return tuple(self.stmt(s) for s in (body or []))
+        out = []
+        for s in body or []:
+            st = self.stmt(s)
+            out.extend(st if isinstance(st, list) else [st])
+        return tuple(out)
+
+    def record_assign(self, name: str, rtype: str, value, loc, node):
+        """``R := value`` for a record R: the call of a function returning a record of that type
+        as its only output assigns all fields at once, ``(R.T, R.w) := f(x)``; any other value
+        (a record constructor, a record variable) field by field."""
+        fields = self.fields(rtype, node)
+        if "FunctionCall" in value and not value["FunctionCall"].get("is_constructor"):
+            b = value["FunctionCall"]
+            nm = b["name"]["name"] if isinstance(b.get("name"), dict) else b.get("name")
+            outs = (self.functions.get(nm) or {}).get("outputs") or []
+            if len(outs) == 1 and outs[0].get("type_name") == rtype:
+                call = ir.Call(nm, tuple(self.expr(a) for a in b.get("args", [])), False)
+                return ir.Assign(ir.Ref("_"), call, loc, tuple(ir.Ref(f"{name}.{f}") for f, _, _ in fields))
+        return [ir.Assign(ir.Ref(f"{name}.{f}"), self.field_of(value, f, node), loc) for f, _, _ in fields]
 
     def stmt(self, s) -> ir.Stmt:
         (tag, b), = s.items()
         loc = self.loc(s)
         if tag == "Assignment":
-            return ir.Assign(self.comp_ref(b["comp"]), self.expr(b["value"]), loc)
+            target = self.comp_ref(b["comp"])
+            rtype = None if target.subs else (self._fn_records.get(target.name) or self.record_instances.get(target.name))
+            if rtype is not None:
+                return self.record_assign(target.name, rtype, b["value"], loc, s)
+            return ir.Assign(target, self.expr(b["value"]), loc)
         if tag == "For":
             idx = b["indices"]
             body = self.stmts(b.get("equations") or b.get("stmts") or b.get("body"))
@@ -1839,8 +1976,23 @@ class _Conv:
                           dims=tuple(dims), variability="continuous", causality=role,
                           binding=self.expr(a.get("default")), description=a.get("description") or "",
                           loc=loc)
-        outputs = [fvar(a, "output") for a in f["outputs"]]
+        def fvars(a, role):
+            """The variable ``a``, or the fields of a record variable (``R.T``, ``R.w``)."""
+            if a.get("type_class") != "Record":
+                return [fvar(a, role)]
+            if a.get("effective_type", {}).get("dimensions"):
+                raise _err(f"array of records '{a['name']}' in function '{name}'", loc, "unsupported")
+            self._fn_records[a["name"]] = a.get("type_name")
+            return [ir.Var(name=f"{a['name']}.{fld}", type=t, dims=dims, variability="continuous", causality=role,
+                           loc=loc) for fld, t, dims in self.fields(a.get("type_name"), f)]
+        self._fn_records = {}
+        outputs = [v for a in f["outputs"] for v in fvars(a, "output")]
+        if f["outputs"] and f["outputs"][0].get("type_class") == "Record":
+            self.record_outputs[name] = (f["outputs"][0]["name"], f["outputs"][0].get("type_name"))
+        inputs = [v for a in f["inputs"] for v in fvars(a, "input")]
+        locals_ = [v for a in f.get("locals", []) for v in fvars(a, "local")]
         body = self.stmts(f.get("body"))
+        self._fn_records = {}
         if ext:
             # external "builtin" (MSL's Modelica.Math.sin, exp, ...; MLS 12.9): the body is the
             # call of the built-in function of that name on the external call's arguments
@@ -1849,8 +2001,7 @@ class _Conv:
                 raise _err(f"external \"builtin\" function '{name}' without one output", loc, "unsupported")
             call = ir.Call(ext["function_name"], tuple(self.expr(a) for a in ext.get("args", [])), True)
             body = (ir.Assign(ir.Ref(out), call, loc),)
-        return ir.Function(name, [fvar(a, "input") for a in f["inputs"]], outputs,
-                           [fvar(a, "local") for a in f.get("locals", [])], body, loc)
+        return ir.Function(name, inputs, outputs, locals_, body, loc)
 
 
 def _string(e):
@@ -2165,7 +2316,9 @@ def _to_ir(flat: dict, src: Sources, model: str, probe: bool = True) -> ir.Model
     if not probe:
         _check_units(out.variables, src, mfile)
     for res, eq in _scalar_equations(flat.get("equations", []), flat.get("structured_equations", [])):
-        out.equations.append(ir.Equation(conv.expr(res), conv.loc(eq)))
+        fields = conv.record_residuals(res)
+        for r in (fields if fields is not None else [conv.expr(res)]):
+            out.equations.append(ir.Equation(r, conv.loc(eq)))
     # declaration equations of non-parameter variables (``Real y = expr``) are equations;
     # rumoca keeps them as bindings
     for name, v in out.variables.items():
@@ -2173,7 +2326,9 @@ def _to_ir(flat: dict, src: Sources, model: str, probe: bool = True) -> ir.Model
             out.equations.append(ir.Equation(ir.Bin("-", ir.Ref(name), v.binding), v.loc))
     for res, eq in _scalar_equations(flat.get("initial_equations", []),
                                      flat.get("initial_structured_equations", [])):
-        out.initial_equations.append(ir.Equation(conv.expr(res), conv.loc(eq)))
+        fields = conv.record_residuals(res)
+        for r in (fields if fields is not None else [conv.expr(res)]):
+            out.initial_equations.append(ir.Equation(r, conv.loc(eq)))
     for a in flat.get("assert_equations", []) + flat.get("initial_assert_equations", []):
         lvl = a.get("level")
         lvl = "warning" if (isinstance(lvl, dict) and "warning" in str(lvl).lower()) else "error"
@@ -2206,6 +2361,7 @@ def _to_ir(flat: dict, src: Sources, model: str, probe: bool = True) -> ir.Model
         out.whens.append(ir.WhenClause(branches, conv.loc(ch)))
     for fname, f in flat.get("functions", {}).items():
         out.functions[fname] = conv.function(fname, f)
+    out.functions.update(conv.record_field_functions(out.functions))
     out.experiment = parse_experiment(mfile, model.split(".")[-1])
     top = Path(src.root) / "package.mo" if src.in_package else None
     out.metadata = library_metadata(top if top and top.is_file() else None, mfile, model)

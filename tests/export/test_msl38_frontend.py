@@ -257,3 +257,12 @@ def test_records_returned_by_functions_are_flattened_to_their_fields(tmp_path):
     assert np.max(abs(r["v[1]"] - (np.cos(phi + 0.5) + np.cos(0.5)))) < 1e-12
     assert np.max(abs(r["v[2]"] - (-np.sin(phi + 0.5) + 1 + np.sin(0.5)))) < 1e-12
     assert np.max(abs(r["R.T[1,2]"] - np.sin(phi + 0.5))) < 1e-12 and np.all(r["R.w"] == 2)
+
+
+def test_two_functions_of_one_name_and_size_are_not_merged_silently():
+    """rumoca 0.10.2 keys class-local functions by their short name: Angle's and Speed's
+    'position' (same input sizes) became one, and a.y = 10*u[2] instead of u[1] without any
+    message (before).  The call whose definition is not the function kept is refused."""
+    err = _load_error(fixture_path("SameNameSilent"), "SameNameSilent.Both")
+    assert err.loc.line in (13, 26), str(err)
+    assert "one of two functions of that name in different classes" in err.message, str(err)

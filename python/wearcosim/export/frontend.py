@@ -1723,6 +1723,7 @@ class _Conv:
             nm = body["name"]["name"] if isinstance(body["name"], dict) else body["name"]
             if body.get("is_constructor"):
                 raise _err(f"record constructor {nm}() is not supported", self.loc(e), "unsupported")
+            self.check_same_function(nm, body, e)
             return ir.Call(nm, tuple(self.expr(a) for a in body["args"]), False)
         if tag == "Array":
             kind = {"Array": "array", "Horizontal": "row", "Vertical": "col"}.get(body.get("kind", "Array"), "array")
@@ -1745,6 +1746,24 @@ class _Conv:
         if tag == "FieldAccess":
             return self.field_of(body["base"], body["field"], e)
         raise _err(f"unsupported expression '{tag}'", self.loc(e), "unsupported")
+
+    def check_same_function(self, nm: str, call: dict, node) -> None:
+        """rumoca 0.10.2 keys the functions local to a class by their short name: two classes'
+        functions of one name ('position' of Rotational's and of Translational's Move) are
+        one function of the flat model, the one kept being called for both -- silently, when
+        their inputs have the same sizes (measured).  A call whose definition (rumoca's def_id)
+        is not the function kept under its short name is refused."""
+        if "." in nm or nm not in self.functions:
+            return
+        parts = ((call.get("name") or {}).get("component_ref") or {}).get("parts") or []
+        want = parts[-1].get("def_id") if parts else None
+        have = self.functions[nm].get("def_id")
+        if want is None or have is None or want == have:
+            return
+        kept = self.loc(self.functions[nm])
+        raise _err(f"a call of function '{nm}', one of two functions of that name in different classes: the "
+                   f"Modelica front end (rumoca {RUMOCA_VERSION}) keeps only one of them (the one at {kept}) and "
+                   f"would call it here; give the functions different names", self.loc(node), "unsupported")
 
     # -- records
     def record_type(self, e) -> Optional[str]:

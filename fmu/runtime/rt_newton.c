@@ -190,13 +190,16 @@ static int iterate(RtCtx *ctx, double *v, double t, const char **why, int *itp)
  *     along the tangent of the path, Newton corrector on the bordered (n+1) system, step
  *     halved on failure and doubled after easy steps); the path may turn back in lambda (a
  *     Schmitt trigger's positive feedback folds it), so the arclength, not lambda, is the
- *     parameter, and a path that runs off (lambda < -RT_HOM_LMAX) is followed in the other
+ *     parameter, and a path that runs off (its residual part (1 - lambda) r(w0) or its
+ *     distance from w0 beyond RT_HOM_FAR times the problem's scale) is followed in the other
  *     direction from w0.  At lambda = 1 the iteration above finishes from the path's point.
  *     The result then goes through canonical() like any other.
  * ------------------------------------------------------------------------------------------ */
 #define RT_HOM_MAXN 400        /* larger loops: no continuation (its dense (n+1)^2 matrix)   */
 #define RT_HOM_STEPS 2000      /* predictor-corrector steps per direction                     */
-#define RT_HOM_LMAX 20.0       /* a path beyond lambda = -RT_HOM_LMAX has run off             */
+#define RT_HOM_FAR 1e4         /* a path this far (scaled) from its start has run off        */
+#define RT_HOM_HMAX 100.0      /* largest step (scaled arclength)                             */
+#define RT_HOM_HCORNER 1e-7    /* steps shrunk below this: a corner of the path               */
 #define RT_REPAIR_SWEEPS 6
 /* the parts of ctx->nlHom (n = N_W, m = n + 1) */
 #define HOM_JN(H) (H)
@@ -324,6 +327,116 @@ static int tangent(double *v, double t, double *H, const double *r, const double
     return 0;
 }
 
+/* The corrector: Newton on H(y) = 0 from the predicted yp, on the hyperplane through yp
+   normal to d (or at lambda = 1 when toend).  0 when converged (y in dy; w and r = r(w) are
+   those of dy), with the iterations in *itsp. */
+static int correct(RtCtx *ctx, double *v, double t, const double *yp, const double *d, int toend,
+                   double *dy, int *itsp)
+{
+    const int n = N_W, m = N_W + 1;
+    double *w = v + OFF_W, *H = ctx->nlHom, *r = ctx->nlR, *r0 = HOM_R0(H);
+    double *sc = HOM_Y(H) + 5 * (size_t)m;
+    double rhs[RT_HOM_MAXN + 1], b[RT_HOM_MAXN + 1];
+    int its, i;
+    memcpy(dy, yp, (size_t)m * sizeof(double));
+    for (its = 1; its <= 8; its++) {
+        double big = 0.0;
+        *itsp = its;
+        memcpy(w, dy, (size_t)n * sizeof(double));
+        if (mdl_nl_res(v, t, r) != 0 || !finite_vec(n, r)) return 1;
+        for (i = 0; i < n; i++) rhs[i] = -(r[i] - (1.0 - dy[n]) * r0[i]);
+        if (toend) {   /* lambda fixed at 1 */
+            for (i = 0; i < n; i++) b[i] = 0.0;
+            b[n] = 1.0;
+            rhs[n] = 0.0;
+        } else {
+            double g = 0.0;
+            for (i = 0; i < m; i++) {
+                b[i] = d[i] / (sc[i] * sc[i]);
+                g += b[i] * (dy[i] - yp[i]);
+            }
+            rhs[n] = -g;
+        }
+        if (bordered(v, t, H, r, r0, b, rhs)) return 1;
+        for (i = 0; i < m; i++) {
+            const double q = fabs(rhs[i]) / (1e-9 * fabs(dy[i]) + 1e-12 * sc[i]);
+            dy[i] += rhs[i];
+            if (q > big) big = q;
+        }
+        if (!finite_vec(m, dy)) return 1;
+        if (big <= 1.0) {
+            memcpy(w, dy, (size_t)n * sizeof(double));
+            return mdl_nl_res(v, t, r) != 0 || !finite_vec(n, r);
+        }
+    }
+    return 1;
+}
+
+/* scaled inner product of two (w, lambda) vectors */
+static double sdot(const double *a, const double *b, const double *sc)
+{
+    double s = 0.0;
+    int i;
+    for (i = 0; i <= N_W; i++) s += a[i] * b[i] / (sc[i] * sc[i]);
+    return s;
+}
+
+/* A corner of a piecewise-smooth path (an if-expression's kink under noEvent): the steps
+   along the tangent tg from y have shrunk to hf without a corrector converging beyond it, so
+   the path turns within about hf of y.  The tangent d of the region past the corner (the
+   bordered system at y + 2 hf tg) gives the line the path follows there.  Of its two
+   directions, the one that leads into that region is the one whose predicted point lies on
+   the path (where the region's model holds, the corrector moves it by little more than y's
+   distance from the corner), while the other lies in the region behind, and the corrector
+   pulls it back onto the path there by a distance of the order of the step.  The line may run
+   almost along the boundary of its region (an op-amp's linear region is 2e-3 V wide and 30 V
+   long), so the step grows from 4 hf by factors of 4 until one direction's correction is
+   below a quarter of the step and half the other's.  0: y, tg and *h are the new point, its
+   tangent and the step (dy, tn: scratch). */
+static int corner(RtCtx *ctx, double *v, double t, double *y, double *tg, double hf, double *h,
+                  double *dy, double *tn)
+{
+    const int n = N_W, m = N_W + 1;
+    double *w = v + OFF_W, *H = ctx->nlHom, *r = ctx->nlR, *r0 = HOM_R0(H);
+    double *sc = HOM_Y(H) + 5 * (size_t)m;
+    double d[RT_HOM_MAXN + 1], yp[RT_HOM_MAXN + 1], best[RT_HOM_MAXN + 1];
+    double hs;
+    int i, its;
+    for (i = 0; i < m; i++) yp[i] = y[i] + 2.0 * hf * tg[i];
+    memcpy(w, yp, (size_t)n * sizeof(double));
+    if (mdl_nl_res(v, t, r) != 0 || !finite_vec(n, r) || tangent(v, t, H, r, r0, tg, sc, d)) return 1;
+    for (hs = 4.0 * hf; hs <= RT_HOM_HMAX; hs *= 4.0) {
+        double q[2];
+        int sgn, pick;
+        for (sgn = 0; sgn < 2; sgn++) {
+            const double sd = sgn ? -hs : hs;
+            q[sgn] = INFINITY;
+            for (i = 0; i < m; i++) yp[i] = y[i] + sd * d[i];
+            if (correct(ctx, v, t, yp, sgn ? tn : d, 0, dy, &its) == 0) {
+                double e[RT_HOM_MAXN + 1];
+                for (i = 0; i < m; i++) e[i] = dy[i] - yp[i];
+                q[sgn] = snorm(e, sc) / hs;
+                if (sgn == 0) memcpy(best, dy, (size_t)m * sizeof(double));
+            }
+            if (sgn == 0) for (i = 0; i < m; i++) tn[i] = -d[i];   /* (the other way's normal) */
+        }
+        pick = q[1] < q[0];
+        if (!(q[pick] < 0.25 && q[pick] < 0.5 * q[!pick])) continue;
+        if (pick) {   /* the other way: redo it (dy was overwritten by nothing else since) */
+            for (i = 0; i < m; i++) d[i] = -d[i];
+        } else {
+            memcpy(dy, best, (size_t)m * sizeof(double));
+        }
+        memcpy(w, dy, (size_t)n * sizeof(double));
+        if (mdl_nl_res(v, t, r) != 0 || !finite_vec(n, r) || tangent(v, t, H, r, r0, d, sc, tn)) return 1;
+        memcpy(y, dy, (size_t)m * sizeof(double));
+        memcpy(tg, tn, (size_t)m * sizeof(double));
+        *h = hs;
+        return 0;
+    }
+    return 1;
+}
+
 /* (2): 0 when w solves r(w) = 0 (not yet canonical); w0 = the start, r = r(w0) given */
 static int continuation(RtCtx *ctx, double *v, double t, const double *w0, int *steps)
 {
@@ -336,7 +449,22 @@ static int continuation(RtCtx *ctx, double *v, double t, const double *w0, int *
     *steps = 0;
     memcpy(r0, r, (size_t)n * sizeof(double));
     for (i = 0; i < n; i++) sc[i] = 1.0 + fabs(w0[i]);
-    sc[n] = 1.0;
+    /* the scale of lambda: the path's first direction at 45 degrees between lambda and w.
+       Where r(w0) is small (a start near a solution that has just vanished: a Schmitt trigger
+       past its threshold), w hardly moves per unit of lambda, and the path climbs to lambda far
+       below 0 before it turns; in units of lambda alone its steps would jump between the
+       branches of the solution set */
+    {
+        double zn;
+        sc[n] = 1.0;
+        memcpy(w, w0, (size_t)n * sizeof(double));
+        memcpy(r, r0, (size_t)n * sizeof(double));
+        if (tangent(v, t, H, r, r0, NULL, sc, tg)) return 1;
+        zn = 0.0;
+        for (i = 0; i < n; i++) zn += (tg[i] / sc[i]) * (tg[i] / sc[i]);
+        zn = sqrt(zn) / fabs(tg[n]);              /* |dw/dlambda|, scaled */
+        if (zn > 0.0 && isfinite(zn)) sc[n] = 1.0 / zn;
+    }
     for (dir = 0; dir < 2; dir++) {
         double h = 0.05;
         int k;
@@ -347,7 +475,7 @@ static int continuation(RtCtx *ctx, double *v, double t, const double *w0, int *
         if (tangent(v, t, H, r, r0, NULL, sc, tg)) return 1;
         if (dir == 1) for (i = 0; i < m; i++) tg[i] = -tg[i];
         for (k = 0; k < RT_HOM_STEPS; k++) {
-            int ok = 0, its = 0, toend = 0;
+            int its = 0, toend = 0, rc;
             (*steps)++;
             if (y[n] + h * tg[n] > 1.0 && tg[n] > 0.0) {   /* land on lambda = 1 */
                 h = (1.0 - y[n]) / tg[n];
@@ -355,60 +483,34 @@ static int continuation(RtCtx *ctx, double *v, double t, const double *w0, int *
             }
             for (i = 0; i < m; i++) yp[i] = y[i] + h * tg[i];
             if (toend) yp[n] = 1.0;
-            memcpy(dy, yp, (size_t)m * sizeof(double));      /* dy: the corrector's iterate */
-            for (its = 1; its <= 8; its++) {
-                double big = 0.0;
-                memcpy(w, dy, (size_t)n * sizeof(double));
-                if (mdl_nl_res(v, t, r) != 0 || !finite_vec(n, r)) break;
-                {
-                    double rhs[RT_HOM_MAXN + 1], b[RT_HOM_MAXN + 1];
-                    for (i = 0; i < n; i++) rhs[i] = -(r[i] - (1.0 - dy[n]) * r0[i]);
-                    if (toend) {   /* lambda fixed at 1 */
-                        for (i = 0; i < n; i++) b[i] = 0.0;
-                        b[n] = 1.0;
-                        rhs[n] = 0.0;
-                    } else {       /* on the hyperplane through yp normal to the tangent */
-                        double g = 0.0;
-                        for (i = 0; i < m; i++) {
-                            b[i] = tg[i] / (sc[i] * sc[i]);
-                            g += b[i] * (dy[i] - yp[i]);
-                        }
-                        rhs[n] = -g;
-                    }
-                    if (bordered(v, t, H, r, r0, b, rhs)) break;
-                    for (i = 0; i < m; i++) {
-                        const double s = fabs(rhs[i]) / (1e-9 * fabs(dy[i]) + 1e-12 * sc[i]);
-                        dy[i] += rhs[i];
-                        if (s > big) big = s;
-                    }
-                }
-                if (big <= 1.0) { ok = 1; break; }
-            }
-            if (!ok || !finite_vec(m, dy)) {
-                h *= 0.5;
-                if (h < 1e-12) break;
-                continue;
-            }
-            memcpy(w, dy, (size_t)n * sizeof(double));
-            if (toend || dy[n] >= 1.0) {
-                /* at lambda = 1 (or past it): the iteration from here */
-                if (mdl_nl_res(v, t, r) == 0 && finite_vec(n, r) && iterate(ctx, v, t, &why, &it) == 0)
-                    return 0;
+            rc = correct(ctx, v, t, yp, tg, toend, dy, &its);
+            if (rc == 0 && (toend || dy[n] >= 1.0)) {
+                /* at lambda = 1 (or just past it): the iteration from here */
+                if (iterate(ctx, v, t, &why, &it) == 0) return 0;
                 h *= 0.25;
                 if (h < 1e-12) break;
                 continue;
             }
-            if (mdl_nl_res(v, t, r) != 0 || !finite_vec(n, r) ||
-                tangent(v, t, H, r, r0, tg, sc, tn)) {
-                h *= 0.5;
-                if (h < 1e-12) break;
+            if (rc == 0) {   /* a step that jumped: the corrector moved far, or the path bent */
+                for (i = 0; i < m; i++) tn[i] = dy[i] - yp[i];
+                if (snorm(tn, sc) > 0.5 * h) rc = 1;
+            }
+            if (rc == 0 && tangent(v, t, H, r, r0, tg, sc, tn) == 0 && sdot(tn, tg, sc) >= 0.8) {
+                double far = 0.0;
+                memcpy(y, dy, (size_t)m * sizeof(double));
+                memcpy(tg, tn, (size_t)m * sizeof(double));
+                /* ran off: the other direction */
+                for (i = 0; i < n; i++) if (fabs(y[i] - w0[i]) / sc[i] > far) far = fabs(y[i] - w0[i]) / sc[i];
+                if (far > RT_HOM_FAR || fabs(1.0 - y[n]) / sc[n] > RT_HOM_FAR) break;
+                if (its <= 2 && h < RT_HOM_HMAX) h *= 2.0;
+                else if (its >= 5) h *= 0.5;
                 continue;
             }
-            memcpy(y, dy, (size_t)m * sizeof(double));
-            memcpy(tg, tn, (size_t)m * sizeof(double));
-            if (y[n] < -RT_HOM_LMAX) break;                   /* ran off: the other direction */
-            if (its <= 2 && h < 0.5) h *= 2.0;
-            else if (its >= 5) h *= 0.5;
+            if (h < RT_HOM_HCORNER) {   /* a corner of the path: turn it, or give up this way */
+                if (corner(ctx, v, t, y, tg, h, &h, dy, tn) == 0) continue;
+                break;
+            }
+            h *= 0.5;
         }
     }
     return 1;

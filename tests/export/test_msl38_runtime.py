@@ -28,8 +28,8 @@ The models (fixtures/runtime38/) were written for these tests from the Modelica 
 each reference is a closed form or SciPy on the model's own equations.  On the main of
 2026-12-05 (2ded875) DiodeBridge stopped with "event iteration does not converge" at
 t = 0.0052; on 8e60018 OpAmpFollower stopped at t = 0.6 (line search failed), and
-SchmittNoEvent (line search failed), HeatedResistor (singular Jacobian) and HotDiode (residual
-not evaluable) at the initialisation, in CS and ME.
+SchmittNoEvent, SchmittSweep (line search failed), HeatedResistor (singular Jacobian) and
+HotDiode (residual not evaluable) at the initialisation, in CS and ME.
 """
 from __future__ import annotations
 
@@ -64,8 +64,8 @@ def _run(fmu, names, fmi_type, stop, interval, rtol=TOL):
 @pytest.fixture(scope="module")
 def fmus(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("msl38-runtime")
-    return {m: _build(m, tmp) for m in ("DiodeBridge", "OpAmpFollower", "SchmittNoEvent", "HeatedResistor",
-                                        "HotDiode")}
+    return {m: _build(m, tmp) for m in ("DiodeBridge", "OpAmpFollower", "SchmittNoEvent", "SchmittSweep",
+                                        "HeatedResistor", "HotDiode")}
 
 
 def bridge_reference(t_out, Ron=1e-5, Goff=1e-5, L=2e-3, R=20.0, C=5e-4, V=12.0, f=50.0):
@@ -170,6 +170,19 @@ def test_a_schmitt_trigger_starts_saturated(fmus, fmi_type):
     r = _run(fmus["SchmittNoEvent"], ["vout", "y"], fmi_type, 2.0, 0.01)
     assert np.max(np.abs(r["vout"] + 15.0)) < 1e-9
     assert np.max(np.abs(r["y"] + 15.0 * r["time"])) < 1e-6
+
+
+@pytest.mark.parametrize("fmi_type", ["CoSimulation", "ModelExchange"])
+def test_a_schmitt_trigger_switches_without_events(fmus, fmi_type):
+    """The output is -15 V until the source rises past +1 V (cos(2 pi t) = -0.2), +15 V until it
+    falls past -1 V (cos(2 pi t) = 0.2), and so on; without states the loop is solved at the
+    output points only, in time order, so the output switches at the first point past each
+    threshold and is exact at every point."""
+    t1, t2 = math.acos(-0.2) / (2 * math.pi), 1 - math.acos(0.2) / (2 * math.pi)
+    switches = [t1, t2, 1 + t1, 1 + t2]
+    r = _run(fmus["SchmittSweep"], ["vout"], fmi_type, 2.0, 0.01)
+    want = np.array([15.0 if sum(1 for s in switches if s < x) % 2 else -15.0 for x in r["time"]])
+    assert np.max(np.abs(r["vout"] - want)) < 1e-9
 
 
 @pytest.mark.parametrize("fmi_type", ["CoSimulation", "ModelExchange"])

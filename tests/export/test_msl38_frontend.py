@@ -266,3 +266,12 @@ def test_two_functions_of_one_name_and_size_are_not_merged_silently():
     err = _load_error(fixture_path("SameNameSilent"), "SameNameSilent.Both")
     assert err.loc.line in (13, 26), str(err)
     assert "one of two functions of that name in different classes" in err.message, str(err)
+
+
+def test_a_replaceable_function_is_not_taken_for_two_functions():
+    """A replaceable function called through its short class definition (MultiBody's
+    PipeWithScalarField.colorMap: Elementary.Surfaces) has another def_id than the function
+    rumoca keeps, and is one function: it builds (before this guard: refused as two)."""
+    from wearcosim.export import ir
+    m = frontend.load(fixture_path("SameNameSilent"), "SameNameSilent.Replaced")
+    assert m.equations[0].residual == ir.Bin("-", ir.Ref("y"), ir.Call("scale", (ir.Ref("time"),), False))

@@ -1616,6 +1616,22 @@ def _declared_type(code: str, name: str) -> str:
     return ""
 
 
+def _long_function_definitions(files, name: str) -> list:
+    """(file, line) of every long definition ``function <name> ... end <name>;`` in ``files``
+    (short definitions ``function name = other`` are not)."""
+    raw = re.compile(r"(?<![\w.])function\s+" + re.escape(name) + r"\b")
+    out = []
+    for f in files:
+        text = _read(Path(f))
+        if not raw.search(text):
+            continue
+        code = _strip_comments(text)
+        for m in raw.finditer(code):
+            if not re.match(r"\s*(?:\"[^\"]*\"\s*)?=", code[m.end():m.end() + 400]):
+                out.append((Path(f), code.count("\n", 0, m.start()) + 1))
+    return out
+
+
 # ----------------------------------------------------------------------------- conversion
 class _Conv:
     def __init__(self, flat: dict, smap: SourceMap, model_file: Path, where=None):
@@ -1759,6 +1775,11 @@ class _Conv:
         want = parts[-1].get("def_id") if parts else None
         have = self.functions[nm].get("def_id")
         if want is None or have is None or want == have:
+            return
+        # a replaceable function (MultiBody's 'replaceable function colorMap = ...ColorMaps.jet')
+        # is called through its short class definition: another def_id, the same function.  Only
+        # two long definitions of the name, in different classes, are two functions
+        if len(_long_function_definitions(self.smap.files, nm)) < 2:
             return
         kept = self.loc(self.functions[nm])
         raise _err(f"a call of function '{nm}', one of two functions of that name in different classes: the "

@@ -30,6 +30,10 @@ written for these tests from the Modelica specification and checked against its 
   derivative it multiplies vanishes, and the junction voltage is algebraic.  It was "equation
   cannot be solved for der(v) (zero coefficient)" (in the MSL examples "singular linear
   system ... constant and singular").
+- InitialAlgorithm: an initial algorithm (MLS 11.1.2, part of the initialisation): the period
+  counter of MSL's Trapezoid, count := integer((time - startTime)/period), negative before the
+  start.  The passes ignored initial algorithms, so the counter started at 0 and every
+  trapezoid came one period late (HeatingNPN_NORGate: 0.34 of the range off).
 """
 from __future__ import annotations
 
@@ -57,7 +61,7 @@ def fmus(tmp_path_factory):
     out = tmp_path_factory.mktemp("passes38")
     return {m: build_fmu(m, path=fixture_path(m), out_dir=out).fmu
             for m in ("RelativeSprings", "SampledCounter", "SampledMean", "InitialDiscrete", "RedundantStart",
-                      "ZeroCapacitance")}
+                      "ZeroCapacitance", "InitialAlgorithm")}
 
 
 def test_relative_springs_keep_one_state_per_mass():
@@ -207,3 +211,17 @@ def test_zero_capacitance_makes_the_junction_algebraic(fmus, fmi_type):
 def test_zero_capacitance_leaves_no_state():
     c = causalize.causalize(dae.build(frontend.load(fixture_path("ZeroCapacitance"), "ZeroCapacitance")))
     assert not [s for s in c.dae.scalars.values() if s.kind == "state"]
+
+
+@pytest.mark.parametrize("fmi_type", ["CoSimulation", "ModelExchange"])
+def test_initial_algorithm_sets_the_period_counter(fmus, fmi_type):
+    """count = integer((t - 0.55)/0.5) from -2 at t = 0; y = t - T_start from 0.55 on."""
+    r = _run(fmus["InitialAlgorithm"], ["count", "T_start", "y"], fmi_type, stop=2.0)
+    t = r["time"]
+    ins = 0.05 + 0.5 * np.arange(4)
+    ok = _away(t, ins)
+    count = np.floor((t - 0.55) / 0.5)
+    assert np.array_equal(r["count"][ok], count[ok])
+    assert r["count"][0] == -2 and r["T_start"][0] == pytest.approx(-0.45, abs=1e-15)
+    y = np.where(t < 0.55, 0.0, t - (0.55 + 0.5 * count))
+    assert np.max(abs(r["y"][ok] - y[ok])) < 1e-9

@@ -505,13 +505,15 @@ def build(model: ir.Model) -> Dae:
         residuals(eq.residual, eq.loc, dae.equations)
 
     # --- model algorithms: each assigned variable gets one equation
-    for alg in model.algorithms:
-        assigned = []
+    def algorithm(alg, into, initial=False):
+        assigned, at = [], {}
         for st in _walk_stmts(alg):
             if isinstance(st, ir.Assign):
                 for tg in (st.targets or (st.target,)):
                     if tg is not None and tg.name not in assigned:
                         assigned.append(tg.name)
+                    if tg is not None and st.loc.line:
+                        at[tg.name] = st.loc
         env = {}
         for n in assigned:
             v = V[n]
@@ -522,11 +524,19 @@ def build(model: ir.Model) -> Dae:
                            (dae.scalars[base.name()].start if isinstance(base, ca.SX) else base), v)
         ev.exec_block(alg, env)
         for n in assigned:
-            _add_res(dae.equations, _sub(value_of(n, model.loc), env[n]), model.loc)
+            # an initial algorithm's equation at its (last) assignment, a model algorithm's at the model
+            _add_res(into, _sub(value_of(n, model.loc), env[n]), at.get(n, model.loc) if initial else model.loc)
+
+    for alg in model.algorithms:
+        algorithm(alg, dae.equations)
 
     for eq in model.initial_equations:
         ev.loc = eq.loc
         _add_res(dae.initial_equations, ev.eval(eq.residual), eq.loc)
+    # initial algorithms (MLS 11.1.2, 8.6): part of the initialisation problem, each assigned
+    # variable one equation (MSL's Trapezoid and Pulse: count := integer((time - startTime)/period))
+    for alg in model.initial_algorithms:
+        algorithm(alg, dae.initial_equations, initial=True)
 
     # --- when clauses
     reinit_at = {}     # state -> (clause, branch, Loc) of its reinit() (MLS 8.3.6: one when-equation)

@@ -839,7 +839,7 @@ def initial_values(causal: Causal, L: Layout, solved: Callable[[ca.SX], ca.SX],
     return newton
 
 
-def ids_of(slots) -> set:
+def ids_of(slots: "list") -> set:
     return {id(s) for s in slots}
 
 

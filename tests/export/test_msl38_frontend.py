@@ -275,3 +275,18 @@ def test_a_replaceable_function_is_not_taken_for_two_functions():
     from wearcosim.export import ir
     m = frontend.load(fixture_path("SameNameSilent"), "SameNameSilent.Replaced")
     assert m.equations[0].residual == ir.Bin("-", ir.Ref("y"), ir.Call("scale", (ir.Ref("time"),), False))
+
+
+def test_a_function_output_sized_by_an_input_is_set_element_by_element(tmp_path):
+    """``output Real xsi[n]`` assigned xsi[i] := ... in a loop (MSL's relNodePositions, used by
+    MultiBody's PipeWithScalarField: Elementary.Surfaces).  Before: "subscripted assignment to
+    scalar 'xsi'" -- the output started as a scalar; now as fill(0.0, n)."""
+    from fmpy import simulate_fmu
+    from wearcosim.export import ir
+    m = frontend.load(fixture_path("SizedOutput"), "SizedOutput")
+    (xsi,) = next(f for n, f in m.functions.items() if n.split(".")[-1] == "nodes").outputs
+    assert xsi.dims == (-1,) and xsi.binding == ir.Call("fill", (ir.Lit(0.0), ir.Ref("n")), True)
+    fmu = build_fmu("SizedOutput", path=fixture_path("SizedOutput"), out_dir=tmp_path).fmu
+    with unzipped(fmu) as d:
+        r = simulate_fmu(d, stop_time=1.0, output=["y"])
+    assert r["y"][-1] == pytest.approx(1.25, rel=1e-12)

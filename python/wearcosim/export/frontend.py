@@ -912,6 +912,7 @@ class _ClassIndex:
         self.files = [Path(f) for f in files]
         self._spans: dict = {}
         self._by_short = None
+        self._reached: dict = {}
 
     def spans(self, f: Path) -> list:
         if f not in self._spans:
@@ -947,7 +948,9 @@ class _ClassIndex:
         over the names written in the classes' texts reaches them (the model 0).  Names are matched
         by their last part, so this is a superset; a package is not walked into (naming it is no
         use of its classes)."""
-        order: dict = {}
+        if model in self._reached:
+            return self._reached[model]
+        order = self._reached[model] = {}
         queue = list(self.find(model))[:1]
         for s in queue:
             order[s.name] = 0
@@ -2012,9 +2015,19 @@ class _Conv:
             for k, d in enumerate(eff.get("dimensions", [])):
                 shp = a.get("shape_expr", [])
                 dims.append(-1 if (k < len(shp) and shp[k] == {"Colon": {}}) or d == 0 else int(d))
+            binding = self.expr(a.get("default"))
+            shp = a.get("shape_expr") or []
+            if binding is None and role != "input" and -1 in dims and len(shp) == len(dims) and \
+                    all(x != {"Colon": {}} and x != "Colon" for x in shp):
+                # an output or local sized by the inputs (MSL's relNodePositions: Real xsi[nNodes])
+                # and set element by element: an array of that size from the start (MLS 12.4.4)
+                t = _TYPE_NAMES.get(eff.get("canonical_type", 0), "Real")
+                zero = ir.Lit(0.0 if t == "Real" else False if t == "Boolean" else 0)
+                binding = ir.Call("fill", (zero,) + tuple(ir.Lit(d) if d >= 0 else self.sub(x)
+                                                           for d, x in zip(dims, shp)), True)
             return ir.Var(name=a["name"], type=_TYPE_NAMES.get(eff.get("canonical_type", 0), "Real"),
                           dims=tuple(dims), variability="continuous", causality=role,
-                          binding=self.expr(a.get("default")), description=a.get("description") or "",
+                          binding=binding, description=a.get("description") or "",
                           loc=loc)
         def fvars(a, role):
             """The variable ``a``, or the fields of a record variable (``R.T``, ``R.w``)."""

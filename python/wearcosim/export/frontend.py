@@ -2019,12 +2019,13 @@ class _Conv:
             shp = a.get("shape_expr") or []
             if binding is None and role != "input" and -1 in dims and len(shp) == len(dims) and \
                     all(x != {"Colon": {}} and x != "Colon" for x in shp):
-                # an output or local sized by the inputs (MSL's relNodePositions: Real xsi[nNodes])
-                # and set element by element: an array of that size from the start (MLS 12.4.4)
+                # an output or local sized by the inputs (MSL's relNodePositions: Real xsi[nNodes]):
+                # an array of that size from the start (MLS 12.4.4), if its first assignment is to
+                # an element (see sized_start)
                 t = _TYPE_NAMES.get(eff.get("canonical_type", 0), "Real")
                 zero = ir.Lit(0.0 if t == "Real" else False if t == "Boolean" else 0)
-                binding = ir.Call("fill", (zero,) + tuple(ir.Lit(d) if d >= 0 else self.sub(x)
-                                                           for d, x in zip(dims, shp)), True)
+                sized[a["name"]] = ir.Call("fill", (zero,) + tuple(ir.Lit(d) if d >= 0 else self.sub(x)
+                                                                    for d, x in zip(dims, shp)), True)
             return ir.Var(name=a["name"], type=_TYPE_NAMES.get(eff.get("canonical_type", 0), "Real"),
                           dims=tuple(dims), variability="continuous", causality=role,
                           binding=binding, description=a.get("description") or "",
@@ -2039,6 +2040,7 @@ class _Conv:
             return [ir.Var(name=f"{a['name']}.{fld}", type=t, dims=dims, variability="continuous", causality=role,
                            loc=loc) for fld, t, dims in self.fields(a.get("type_name"), f)]
         self._fn_records = {}
+        sized: dict = {}
         outputs = [v for a in f["outputs"] for v in fvars(a, "output")]
         if f["outputs"] and f["outputs"][0].get("type_class") == "Record":
             self.record_outputs[name] = (f["outputs"][0]["name"], f["outputs"][0].get("type_name"))
@@ -2046,6 +2048,11 @@ class _Conv:
         locals_ = [v for a in f.get("locals", []) for v in fvars(a, "local")]
         body = self.stmts(f.get("body"))
         self._fn_records = {}
+        if sized:
+            first = _first_assignments(body)
+            start = {n: b for n, b in sized.items() if first.get(n) is False}
+            outputs = [dataclasses.replace(v, binding=start[v.name]) if v.name in start else v for v in outputs]
+            locals_ = [dataclasses.replace(v, binding=start[v.name]) if v.name in start else v for v in locals_]
         if ext:
             # external "builtin" (MSL's Modelica.Math.sin, exp, ...; MLS 12.9): the body is the
             # call of the built-in function of that name on the external call's arguments
@@ -2055,6 +2062,27 @@ class _Conv:
             call = ir.Call(ext["function_name"], tuple(self.expr(a) for a in ext.get("args", [])), True)
             body = (ir.Assign(ir.Ref(out), call, loc),)
         return ir.Function(name, inputs, outputs, locals_, body, loc)
+
+
+def _first_assignments(body) -> dict:
+    """Variable name -> whether the first statement (in the text's order) that assigns it assigns
+    it whole (True) or an element of it (False)."""
+    out: dict = {}
+
+    def walk(stmts):
+        for st in stmts:
+            if isinstance(st, ir.Assign):
+                for t in (st.targets or (st.target,)):
+                    if t is not None and t.name not in out:
+                        out[t.name] = not t.subs
+            elif isinstance(st, ir.IfStmt):
+                for _, b in st.blocks:
+                    walk(b)
+                walk(st.other)
+            elif isinstance(st, (ir.ForStmt, ir.WhileStmt)):
+                walk(st.body)
+    walk(body)
+    return out
 
 
 def _string(e):

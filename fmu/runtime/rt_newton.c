@@ -52,16 +52,40 @@ static int finite_vec(int n, const double *r)
     return 1;
 }
 
+/* the dense Jacobian dr/dw at w (r = r(w) given) into Jn (rr: n doubles of scratch, for the
+   forward differences where the model has no Jacobian): NULL, or why not */
+static const char *jac_dense(double *v, double t, const double *r, double *Jn, double *rr)
+{
+    const int n = N_W;
+    double *w = v + OFF_W;
+    int i, j, rc = mdl_nl_jac(v, t, Jn);
+    if (rc == -1) {
+        for (j = 0; j < n; j++) {
+            const double wj = w[j];
+            double d = 1.4901161193847656e-08 * (fabs(wj) > 1e-6 ? fabs(wj) : 1e-6);
+            w[j] = wj + d;
+            d = w[j] - wj;
+            rc = mdl_nl_res(v, t, rr);
+            w[j] = wj;
+            if (rc != 0 || !finite_vec(n, rr)) return "residual not evaluable for the difference Jacobian";
+            for (i = 0; i < n; i++) Jn[i + j * n] = (rr[i] - r[i]) / d;
+        }
+    } else if (rc != 0) {
+        return "Jacobian not evaluable";
+    }
+    return finite_vec(n * n, Jn) ? NULL : "Jacobian contains NaN/Inf";
+}
+
 /* the Newton direction dw = -J(w)^-1 r at the current w (r = r(w)): NULL, or why not */
 static const char *direction(RtCtx *ctx, double *v, double t, const double *r, double *dw)
 {
     const int n = N_W;
-    double *w = v + OFF_W, *J = ctx->nlJ, *r2 = ctx->nlR2;
+    double *J = ctx->nlJ, *r2 = ctx->nlR2;
     int *piv = ctx->nlPiv;
-    int i, j, rc;
+    int i;
 #ifdef MDL_NL_NNZ
     if (ctx->nlBand) {   /* large sparse loop: the nonzeros, banded LU (rt_linalg.h) */
-        rc = mdl_nl_jac_nz(v, t, J);
+        const int rc = mdl_nl_jac_nz(v, t, J);
         if (rc != 0) return "Jacobian not evaluable";
         if (!finite_vec(MDL_NL_NNZ, J)) return "Jacobian contains NaN/Inf";
         rt_band_load(ctx->nlBand, mdl_nl_colind, mdl_nl_row, J, -1.0, 0.0);
@@ -71,22 +95,10 @@ static const char *direction(RtCtx *ctx, double *v, double t, const double *r, d
         return NULL;
     }
 #endif
-    rc = mdl_nl_jac(v, t, J);
-    if (rc == -1) {
-        for (j = 0; j < n; j++) {
-            const double wj = w[j];
-            double d = 1.4901161193847656e-08 * (fabs(wj) > 1e-6 ? fabs(wj) : 1e-6);
-            w[j] = wj + d;
-            d = w[j] - wj;
-            rc = mdl_nl_res(v, t, r2);
-            w[j] = wj;
-            if (rc != 0 || !finite_vec(n, r2)) return "residual not evaluable for the difference Jacobian";
-            for (i = 0; i < n; i++) J[i + j * n] = (r2[i] - r[i]) / d;
-        }
-    } else if (rc != 0) {
-        return "Jacobian not evaluable";
+    {
+        const char *why = jac_dense(v, t, r, J, r2);
+        if (why) return why;
     }
-    if (!finite_vec(n * n, J)) return "Jacobian contains NaN/Inf";
     if (rt_lu_factor(n, J, piv) != 0) return "singular Jacobian";
     for (i = 0; i < n; i++) dw[i] = -r[i];
     rt_lu_solve(n, J, piv, dw);
@@ -252,28 +264,6 @@ static int start_repair(RtCtx *ctx, double *v, double t)
     return 0;
 }
 
-/* the dense Jacobian dr/dw at w (r = r(w) given) into Jn; 0 ok */
-static int jac_dense(double *v, double t, const double *r, double *Jn, double *rr)
-{
-    const int n = N_W;
-    double *w = v + OFF_W;
-    int i, j, rc = mdl_nl_jac(v, t, Jn);
-    if (rc == -1) {
-        for (j = 0; j < n; j++) {
-            const double wj = w[j];
-            double d = 1.4901161193847656e-08 * (fabs(wj) > 1e-6 ? fabs(wj) : 1e-6);
-            w[j] = wj + d;
-            d = w[j] - wj;
-            rc = mdl_nl_res(v, t, rr);
-            w[j] = wj;
-            if (rc != 0 || !finite_vec(n, rr)) return 1;
-            for (i = 0; i < n; i++) Jn[i + j * n] = (rr[i] - r[i]) / d;
-        }
-        rc = 0;
-    }
-    return rc != 0 || !finite_vec(n * n, Jn);
-}
-
 /* Solve the bordered system [J r0; b^T] x = rhs (m = n+1) at w = y[0..n-1]; r = r(w) given.
    0 ok (x in rhs). */
 static int bordered(double *v, double t, double *H, const double *r, const double *r0,
@@ -283,7 +273,7 @@ static int bordered(double *v, double t, double *H, const double *r, const doubl
     double *Jn = HOM_JN(H), *A = HOM_A(H), *rr = HOM_RR(H);
     int *piv = (int *)(void *)HOM_PIV(H);
     int i, j;
-    if (jac_dense(v, t, r, Jn, rr)) return 1;
+    if (jac_dense(v, t, r, Jn, rr)) return 1;   /* (why: not needed here) */
     for (j = 0; j < n; j++) {
         for (i = 0; i < n; i++) A[i + (size_t)j * m] = Jn[i + (size_t)j * n];
         A[n + (size_t)j * m] = b[j];

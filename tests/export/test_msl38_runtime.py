@@ -253,9 +253,6 @@ def test_relations_on_time_at_the_start_time(fmus, fmi_type):
     assert np.max(np.abs(r["x"] - 5.0 * r["time"])) < 1e-9
 
 
-@pytest.mark.xfail(strict=False, reason="the exporter drops initial algorithms (MLS 11.1.2; "
-                   "ir.Model.initial_algorithms is read by no pass): T_start keeps 0 until the first "
-                   "when-event; a change of dae.py, not of the runtime (remove this mark when it lands)")
 @pytest.mark.parametrize("fmi_type", ["CoSimulation", "ModelExchange"])
 def test_a_period_begun_before_the_start(fmus, fmi_type):
     """y = min((t - T_s)/rising, 1) with T_s = startTime + floor((t - startTime)/period) period:

@@ -35,8 +35,8 @@ HotDiode (residual not evaluable) at the initialisation, in CS and ME.
   TrapezoidVoltage starts its periods before the simulation (startTime = -0.035) and sets the
   running period by an initial algorithm, which the exporter drops (ir.Model.initial_algorithms
   is read by no pass), so T_start keeps its default 0.  Not the runtime's: PeriodicStart
-  reproduces it and is marked as an expected failure until the passes turn an initial algorithm
-  into initial equations (not strict: the change of dae.py is under way; drop the mark then).  The relations and when-conditions at the start time are right (StepAtStart).
+  reproduces it; it passes since the passes turn an initial algorithm into initial equations
+  (8f4ae8d).  The relations and when-conditions at the start time are right (StepAtStart).
 """
 from __future__ import annotations
 

@@ -32,6 +32,25 @@ def unzipped(fmu):
         shutil.rmtree(d, ignore_errors=True)
 
 
+def build_alone(name: str, tmp) -> Path:
+    """The FMU of the fixture ``name``, built from a copy of its file in a folder of its own (rumoca
+    reads every .mo file beside the model's) below ``tmp``."""
+    from wearcosim.export.build import build_fmu
+    d = Path(tmp) / f"src-{name}"
+    d.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(fixture_path(name), d / f"{name}.mo")
+    return build_fmu(name, path=d / f"{name}.mo", out_dir=Path(tmp) / f"out-{name}").fmu
+
+
+def simulate(fmu, names, fmi_type: str, stop: float, interval: float, rtol: float):
+    """FMPy's ``simulate_fmu`` of ``fmu`` (extracted by :func:`unzipped`): ``names`` at every
+    ``interval`` up to ``stop``, at relative tolerance ``rtol``."""
+    from fmpy import simulate_fmu
+    with unzipped(fmu) as d:
+        return simulate_fmu(d, stop_time=stop, output=names, fmi_type=fmi_type,
+                            output_interval=interval, relative_tolerance=rtol)
+
+
 def built_once(tmp_path_factory, folder: Path, models, name: str) -> dict:
     """{model: FMU} of the single-file fixture models ``folder/<model>.mo``, built once per
     session into the session's base temp folder ``<name>/`` (shared by every module that asks

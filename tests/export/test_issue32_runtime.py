@@ -24,30 +24,20 @@ from __future__ import annotations
 
 import ctypes
 import math
-import shutil
-from pathlib import Path
 
 import numpy as np
 import pytest
 
-from wctest import fixture_path, unzipped
-from wearcosim.export.build import build_fmu
+from wctest import build_alone, simulate, unzipped
 
 TOL = 1e-9        # the fuzzer's tolerance (wearcosim.export.fuzz.run.SOLVER_RTOL)
 
 
-def _build(name, tmp):
-    d = Path(tmp) / f"src-{name}"
-    d.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(fixture_path(name), d / f"{name}.mo")
-    return build_fmu(name, path=d / f"{name}.mo", out_dir=Path(tmp) / f"out-{name}").fmu
+_build = build_alone
 
 
 def _run(fmu, names, fmi_type, stop, interval):
-    from fmpy import simulate_fmu
-    with unzipped(fmu) as d:
-        return simulate_fmu(d, stop_time=stop, output=names, fmi_type=fmi_type,
-                            output_interval=interval, relative_tolerance=TOL)
+    return simulate(fmu, names, fmi_type, stop, interval, TOL)
 
 
 @pytest.fixture(scope="module")

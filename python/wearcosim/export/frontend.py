@@ -512,6 +512,11 @@ _CLASS_KW = r"(?:model|block|connector|record|type|class|package|function|operat
 _DECL_PREFIXES = r"(?:(?:parameter|constant|discrete|input|output|flow|stream|inner|outer|final|replaceable|redeclare|each)\s+)*"
 
 
+#: keywords that open a section or end a class: never the type of a declaration
+_SECTION_KW = frozenset(("equation", "algorithm", "initial", "protected", "public", "end", "annotation",
+                         "within", "import", "extends", "external", "constrainedby"))
+
+
 def _declares(text: str, name: str) -> bool:
     return re.search(r"(?<![\w.])" + _CLASS_KW + r"\s+" + re.escape(name) + r"\b", _strip_comments(text)) is not None
 
@@ -526,8 +531,10 @@ def _missing_class_error(src: Sources, comp: str) -> Optional[ExportError]:
             txt = _strip_comments(f.read_text(encoding="utf-8", errors="replace"))
         except OSError:
             continue
-        mm = re.search(r"(?m)^\s*" + _DECL_PREFIXES + r"([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)\s*(?:\[[^\]]*\]\s*)?"
-                       + re.escape(comp) + r"\s*[\[(\"=;]", txt)
+        mm = next((x for x in re.finditer(
+            r"(?m)^\s*" + _DECL_PREFIXES + r"([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)\s*(?:\[[^\]]*\]\s*)?"
+            + re.escape(comp) + r"\s*[\[(\"=;]", txt)
+            if x.group(1) not in _SECTION_KW), None)   # 'equation\n  y = ...' declares nothing
         if mm:
             tname, loc = mm.group(1), ir.Loc(str(f), txt[:mm.start(1)].count("\n") + 1)
             break
@@ -664,6 +671,10 @@ def _translate_rumoca_error(exc, src: Sources, model: str, text: str) -> ExportE
         calls = [loc for loc in [_find_regex(files, r"(?<![\w.])" + re.escape(fn) + r"\s*\(", prefer=path)] if loc]
         return _err(f"call of function '{m.group(1)}': {m.group(2).strip()}",
                     calls[0] if calls else _class_loc(src, model), "type")
+    m = re.search(r"unsupported runtime operator `(\w+)`: (.+?)(?:\n|$)", text_)
+    if m:   # a refusal of an operator's arguments (sample(0), sample(0, -1)): at its call
+        loc = _find_regex(files, r"(?<![\w.])" + re.escape(m.group(1)) + r"\s*\(", prefer=path)
+        return _err(f"{m.group(1)}(): {m.group(2).strip()}", loc or _class_loc(src, model), "unsupported")
     todae = _translate_todae(text_, src, model)
     if todae is not None:
         return todae

@@ -2646,31 +2646,6 @@ static int locate_event(RtCtx *c, double *tev)
     return locate_root(c, c->ode->t_old, c->ode->t, tev);
 }
 
-/* A communication point tEnd strictly inside the last accepted step, whose end points have
- * the same signs (zOld): the indicators there as well.  An indicator that changes sign and
- * back within one step is invisible at its ends (sin(phi) < -0.7 while phi runs through 3
- * rad in a step that a linear phi lets grow to RT_AHEAD communication steps); an importer
- * of the ME FMU checks the indicators at every output point, so CS does no less: a sign
- * change at tEnd is an event, located in (tl, tEnd] with tl the later of the step's start
- * and the last point checked (this fmi2DoStep's start).  Returns 1 with *tev if found, 0
- * if not, < 0 a model error code. */
-static int check_inside(RtCtx *c, double tl, double tEnd, double *tev)
-{
-    int rc = eval_interp(c, tEnd, c->zr);
-    if (rc != 0) return rc < 0 ? rc : -1;
-    if (!crossing(c->zOld, c->zr)) return 0;
-    {   /* the values at tl for the secant (signs as in zOld: a zero keeps the sign) */
-        double *zt = c->zm;
-        memcpy(c->zl, c->zOld, (size_t)N_Z * sizeof(double));
-        rc = eval_interp(c, tl, zt);
-        if (rc != 0) return rc < 0 ? rc : -1;
-        zmemory(c->zl, zt, 1);   /* (zm is locate_root's scratch from here on) */
-    }
-    rc = locate_root(c, tl, tEnd, tev);
-    if (rc != 0) return rc < 0 ? rc : -1;
-    return 1;
-}
-
 /* after a failure: put the last accepted point (or, with use_old, the start of the
  * last accepted step) back into v */
 static void cs_restore_accepted(RtCtx *c, int use_old)
@@ -2739,27 +2714,39 @@ static fmi2Status cs_event(RtCtx *c, const char *fn, double tev)
     return fmi2OK;
 }
 
-/* The communication point tEnd lies strictly inside the last accepted step (its end, or
- * an event located in it, beyond tEnd): the indicators there (check_inside), from the later
- * of the step's start and tBegin (this fmi2DoStep's start, checked before).  1: an event
- * before tEnd, now c->aheadTev; 0: none; < 0: model error (the last accepted point is put
- * back). */
+/* A communication point tEnd strictly inside the last accepted step, whose end points have
+ * the same signs (zOld): the indicators there as well.  An indicator that changes sign and
+ * back within one step is invisible at its ends (sin(phi) < -0.7 while phi runs through 3
+ * rad in a step that a linear phi lets grow to RT_AHEAD communication steps); an importer
+ * of the ME FMU checks the indicators at every output point, so CS does no less: a sign
+ * change at tEnd is an event, located in (tl, tEnd] with tl the later of the step's start
+ * and tBegin (this fmi2DoStep's start, checked before).  1: an event before tEnd, now
+ * c->aheadTev; 0: none; < 0: model error (the last accepted point is put back). */
 static int cs_check_point(RtCtx *c, double tBegin, double tEnd)
 {
     RtOde *s = c->ode;
+    const double tl = s->t_old > tBegin ? s->t_old : tBegin;
     double tev = tEnd;
     int rc;
     if (N_Z == 0 || !(s->t > tEnd)) return 0;
-    rc = check_inside(c, s->t_old > tBegin ? s->t_old : tBegin, tEnd, &tev);
-    if (rc < 0) {
+    rc = eval_interp(c, tEnd, c->zr);
+    if (rc == 0 && !crossing(c->zOld, c->zr)) return 0;
+    if (rc == 0) {   /* the values at tl for the secant (signs as in zOld: a zero keeps the
+                        sign; zm is locate_root's scratch afterwards) */
+        memcpy(c->zl, c->zOld, (size_t)N_Z * sizeof(double));
+        rc = eval_interp(c, tl, c->zm);
+        if (rc == 0) {
+            zmemory(c->zl, c->zm, 1);
+            rc = locate_root(c, tl, tEnd, &tev);
+        }
+    }
+    if (rc != 0) {
         cs_restore_accepted(c, 1);
-        return rc;
+        return rc < 0 ? rc : -1;
     }
-    if (rc == 1) {
-        c->aheadEvent = 1;
-        c->aheadTev = tev;
-    }
-    return rc;
+    c->aheadEvent = 1;
+    c->aheadTev = tev;
+    return 1;
 }
 
 /* wall-clock seconds (monotonic where available) */

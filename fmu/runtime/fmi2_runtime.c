@@ -2753,13 +2753,14 @@ static int cs_check_point(RtCtx *c, double tBegin, double tEnd)
 static double rt_wall_time(void)
 {
 #if defined(_WIN32)
-    struct timespec ts;
-    timespec_get(&ts, TIME_UTC);
+    /* the Windows C library's clock() is the wall-clock time since the process started (not
+     * the CPU time ISO C describes; milliseconds); timespec_get is C11, undeclared in C99 */
+    return (double)clock() / CLOCKS_PER_SEC;
 #else
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
-#endif
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+#endif
 }
 
 /* solver.maxSteps: solver steps allowed in one fmi2DoStep */

@@ -317,20 +317,85 @@ def _point(dae: Dae, syms: list, generic: bool) -> list:
     return out
 
 
-def _rank(M: np.ndarray) -> int:
-    if M.size == 0:
-        return 0
-    if not np.all(np.isfinite(M)):
-        return -1
-    sv = np.linalg.svd(M, compute_uv=False)
-    if sv[0] == 0:
-        return 0
-    return int(np.sum(sv > max(M.shape) * 1e3 * np.finfo(float).eps * sv[0]))
+class _Basis:
+    """The columns of one sample matrix ``M`` accepted so far, as an orthonormal basis (classical
+    Gram-Schmidt applied twice, CGS2: "twice is enough", Giraud et al. 2005), for the
+    incremental rank test of :func:`_greedy`.
+
+    A column is independent of the accepted ones when its residual after the projection on
+    their span is above ``max(rows, k) * 1e3 * eps`` times the largest column norm of ``M``
+    (k: the accepted columns and the new one).  That is the rank tolerance of the full SVD
+    of the trial columns the selection did before (``1e3 * eps * max(shape)`` times their
+    largest singular value; the residual is at least the smallest singular value), taken
+    relative to the whole matrix, independent of the order of the tests: a column at the
+    level of rounding noise of the matrix (a derivative whose terms cancel) is refused also
+    when it is the first one tested, which the SVD of that column alone took.  A column with
+    a value that is not finite is never accepted.  One test costs O(rows * k) instead of an
+    SVD of the rows x k matrix."""
+
+    def __init__(self, M: np.ndarray):
+        self.M = M
+        self.Q = np.empty((M.shape[0], min(M.shape)))
+        self.k = 0
+        self.finite = np.all(np.isfinite(M), axis=0)
+        norms = np.linalg.norm(np.where(np.isfinite(M), M, 0.0), axis=0)
+        self.scale = float(norms.max()) if norms.size else 0.0
+
+    def residual(self, c: int) -> np.ndarray | None:
+        """The part of column ``c`` orthogonal to the accepted columns; None when ``c`` would
+        make the accepted columns rank deficient."""
+        if not self.finite[c] or self.k >= self.Q.shape[1]:
+            return None
+        v = self.M[:, c].astype(float, copy=True)
+        Q = self.Q[:, :self.k]
+        for _ in range(2):
+            v -= Q @ (Q.T @ v)
+        tol = max(self.M.shape[0], self.k + 1) * 1e3 * np.finfo(float).eps * self.scale
+        n = float(np.linalg.norm(v))
+        if not n > tol:
+            return None
+        return v / n
+
+    def accept(self, q: np.ndarray) -> None:
+        self.Q[:, self.k] = q
+        self.k += 1
+
+
+#: the number of columns tested by _choose (for tests: one residual per column and sample)
+RANK_TESTS = [0]
+
+
+def _greedy(mats: list, order: list, n: int) -> list | None:
+    """The first ``n`` columns, in ``order``, that keep full column rank in every matrix of
+    ``mats``, else in the last one alone (the generic point); None when neither has ``n``.
+    (Without a matrix -- no point could be evaluated -- the first ``n`` in ``order``.)"""
+    for use in (mats, mats[-1:]):
+        chosen: list = []
+        bases = [_Basis(M) for M in use]
+        for c in order:
+            qs = []
+            for b in bases:
+                RANK_TESTS[0] += 1
+                q = b.residual(c)
+                if q is None:
+                    break
+                qs.append(q)
+            else:
+                for b, q in zip(bases, qs):
+                    b.accept(q)
+                chosen.append(c)
+                if len(chosen) == n:
+                    return chosen
+    return None
 
 
 def _choose(dae: Dae, nodes: list, eqs: list, g: list, z: list, reinit: dict, rank: dict) -> list:
     """The derivatives of ``z`` made dummies for the equations ``g``: ``len(g)`` columns of
-    dg/dz, nonsingular, in the order of preference."""
+    dg/dz, nonsingular, in the order of preference.
+
+    Greedy: a column is taken when the columns taken with it keep full column rank in every
+    sample matrix (the start values and a generic point; when that leaves too few, the
+    generic point alone), tested incrementally (:class:`_Basis`)."""
     R = ca.vertcat(*[eqs[i].res for i in g])
     Z = ca.vertcat(*[nodes[j].sym for j in z])
     R = unhide_gathers(dae, R, Z)
@@ -348,14 +413,9 @@ def _choose(dae: Dae, nodes: list, eqs: list, g: list, z: list, reinit: dict, ra
             continue
         mats.append(M)
     order = sorted(range(len(z)), key=lambda c: _preference(dae, nodes, z[c], reinit, rank))
-    for use in (mats, mats[-1:]):
-        chosen = []
-        for c in order:
-            trial = chosen + [c]
-            if all(_rank(M[:, trial]) == len(trial) for M in use):
-                chosen = trial
-                if len(chosen) == len(g):
-                    return [z[c] for c in chosen]
+    chosen = _greedy(mats, order, len(g))
+    if chosen is not None:
+        return [z[c] for c in chosen]
     raise ExportError("index reduction: no nonsingular choice of dummy derivatives for the differentiated "
                       "equations (the constraints are singular at the start values and at a generic point)",
                       eqs[g[0]].loc, "structure")

@@ -372,6 +372,7 @@ static int auto_step(RtOde *s, double t_bound)
             }
         } else {
             s->n_easy = 0;
+            if (s->h_last * rho > STIFF_SURE * easy) s->backoff = 0;   /* (rt_ode.h) */
         }
     }
     return rc;

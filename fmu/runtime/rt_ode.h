@@ -112,7 +112,14 @@
  *   Back-off: every switch back from RODAS4, and every return of a stability-limited
  *     Adams from DOPRI5, doubles the number of stiff steps needed for the next switch
  *     (15, 30, ... up to 15*2^6), so a problem on the cost boundary does not alternate
- *     every 30 steps.
+ *     every 30 steps.  A RODAS4 step with h*rho above STIFF_SURE = 25 times max(2, 2 kappa)
+ *     (RODAS4 ~15x cheaper than DOPRI5 there: not a cost boundary) clears the back-off:
+ *     a model whose regimes differ in stiffness by orders of magnitude switches at each
+ *     change.  (MSL OpAmps.Differentiator: an op-amp limited by noEvent alternates between
+ *     saturation, lambda = -1/RC = -31, and its linear region, lambda = -(V0+1)/RC =
+ *     -4.7e5; with the back-off grown to 15*2^6 DOPRI5 took ~1000 steps at its stability
+ *     boundary after each saturation, and its error at the tolerance, amplified by V0 =
+ *     15000, put the output 1.3e-3 of its range off.)
  *   Hysteresis: the thresholds differ (3.25 vs max(2, 2 kappa)) and both need >= 15
  *     steps, so a switch costs at least 15 steps of the other method; the step counters
  *     restart at a switch.
@@ -194,6 +201,8 @@ enum { RT_ODE_AUTO = 0, RT_ODE_DOPRI5 = 1, RT_ODE_RODAS4 = 2, RT_ODE_ADAMS = 3,
 #define EASY_HRHO 2.0        /* RODAS4: h*rho(J) below this = DOPRI5 would be stable      */
 #define EASY_COUNT 15        /* ... on this many consecutive accepted steps -> DOPRI5     */
 #define STIFF_BACKOFF_MAX 6  /* switch to RODAS4 after STIFF_COUNT << backoff stiff steps  */
+#define STIFF_SURE 25.0      /* RODAS4: h*rho(J) above this many times max(2, 2 kappa) (it is
+                                >= ~15x cheaper than DOPRI5 here) clears the back-off       */
 /* the auto method's Adams and its cost probes between DOPRI5 and Adams (rt_auto.c) */
 #define ADAMS_TOL 0.001      /* auto runs Adams at this fraction of rtol and atol          */
 #define ADAMS_STIFF 1.8      /* Adams: h*rho above this (0.9 of 2, the largest stability

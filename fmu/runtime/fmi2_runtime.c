@@ -1632,10 +1632,38 @@ END:
     return status;
 }
 
+#if defined(N_STR) && N_STR > 0
+extern const char *const mdl_str[];   /* model.c: the N_STR String values */
+/* value references of String variables: 0..N_STR-1 (FMI 2.0: unique per base type) */
+static int str_vrs(RtCtx *c, const char *fn, const fmi2ValueReference vr[], size_t nvr, const void *values)
+{
+    size_t i;
+    if (nvr > 0 && (!vr || !values)) {
+        rlog(c, fmi2Error, RT_LOG_ERROR, "%s: NULL pointer argument", fn);
+        return 0;
+    }
+    for (i = 0; i < nvr; i++)
+        if (vr[i] >= (fmi2ValueReference)N_STR) {
+            rlog(c, fmi2Error, RT_LOG_ERROR, "%s: value reference %u is not a String variable of the "
+                 "model description (out of range 0..%d)", fn, vr[i], N_STR - 1);
+            return 0;
+        }
+    return 1;
+}
+#endif
+
 fmi2Status fmi2GetString(fmi2Component comp, const fmi2ValueReference vr[], size_t nvr,
                          fmi2String value[])
 {
     RT_BEGIN("fmi2GetString", M_Get)
+#if defined(N_STR) && N_STR > 0
+    /* the String parameters and constants: fixed values (model.c's mdl_str) */
+    if (str_vrs(c, FN, vr, nvr, value)) {
+        size_t i;
+        for (i = 0; i < nvr; i++) value[i] = mdl_str[vr[i]];
+    } else status = fmi2Error;
+    if (nvr > 0) goto END;
+#endif
     /* this FMU has no String variables: every value reference is refused, with the
        reason for the first one (unknown, or of another type) */
     if (nvr > 0) {
@@ -1678,6 +1706,17 @@ fmi2Status fmi2SetString(fmi2Component comp, const fmi2ValueReference vr[], size
                          const fmi2String value[])
 {
     RT_BEGIN("fmi2SetString", M_Set)
+#if defined(N_STR) && N_STR > 0
+    /* the String parameters are kept out of the equations: a set to their own value only */
+    if (str_vrs(c, FN, vr, nvr, value)) {
+        size_t i;
+        for (i = 0; i < nvr; i++)
+            if (!value[i] || strcmp(value[i], mdl_str[vr[i]]) != 0)
+                FAIL("%s: String variable (vr=%u) cannot be changed from \"%s\": this FMU keeps String "
+                     "parameters out of its equations", FN, vr[i], mdl_str[vr[i]]);
+    } else status = fmi2Error;
+    if (nvr > 0) goto END;
+#endif
     /* this FMU has no String variables: every value reference is refused, with the
        reason for the first one (unknown, or of another type) */
     if (nvr > 0) {

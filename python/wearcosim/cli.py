@@ -597,6 +597,7 @@ def cmd_system_run(args: argparse.Namespace) -> int:
     why = _option_problem(args, limit)     # the options alone, before any file is opened
     if why:
         return _err(why)
+    options = _cosim_options(args)
     out = Path(args.out)
     if out.exists() and not out.is_dir():
         return _err(f"--out {out}: is not a folder")
@@ -610,9 +611,10 @@ def cmd_system_run(args: argparse.Namespace) -> int:
             return _err(why)
         record = [r.strip() for r in args.record.split(",") if r.strip()] or None
         cache = out / ".containers"         # the container FMU is written where the user said, nowhere else
-        options = {"algorithm": args.algorithm} if args.master == "cosim" else {}
         t, values, info = simulate(system, stop, args.step, master=args.master, tolerance=args.tolerance,
                                    record=record, cache_dir=cache, max_points=limit, **options)
+    flagged = (info.get("stats") or {}).get("flagged")
+    estimate = (info.get("stats") or {}).get("estimate")
     names = list(values)
     data = np.column_stack([t] + [values[n] for n in names])
     lines = [",".join(["time"] + names)] + [",".join(f"{x:.17g}" for x in row) for row in data]
@@ -620,8 +622,44 @@ def cmd_system_run(args: argparse.Namespace) -> int:
     out.mkdir(parents=True, exist_ok=True)
     write_bytes(dest, ("\n".join(lines) + "\n").encode())
     counts = f", {info['nRhs']} right-hand sides, {info['nEvents']} events" if info.get("nRhs") is not None else ""
+    if estimate is not None:                # the co-simulation's error estimate, one row per connection
+        from .system.estimate import summary, table_csv
+        est = out / f"{Path(args.file).stem}.estimate.csv"
+        write_bytes(est, table_csv(estimate).encode())
+        counts += f"; {summary(estimate)} -> {est}"
     print(f"simulated {args.file} ({args.master}): {len(t)} points, {len(names)} variables -> {dest}{counts}")
+    if flagged:
+        print(f"warning: results FLAGGED (--force): connection {flagged['connection']}: energy residual "
+              f"{flagged['value']:.3g} exceeds tolerance {flagged['tolerance']:g} at t={flagged['time']:.6g}",
+              file=sys.stderr)
     return 0
+
+
+_COSIM_ONLY = ("step_control", "rollback", "extrapolation", "coupling_tolerance", "energy_tolerance", "force")
+
+
+def _cosim_options(args) -> dict:
+    """The keyword arguments of run_cosim from 'system run --master cosim ...'; a co-simulation
+    option with --master strong is refused."""
+    given = [n for n in _COSIM_ONLY if getattr(args, n) not in (None, False)]
+    if args.master != "cosim":
+        if given:
+            raise UsageError(f"--{given[0].replace('_', '-')} is an option of --master cosim")
+        return {}
+    for n in ("coupling_tolerance", "energy_tolerance"):
+        x = getattr(args, n)
+        if x is not None and not (x > 0 and x != float("inf")):
+            raise UsageError(f"--{n.replace('_', '-')} must be a finite number > 0, got {x!r}")
+    opts = {"algorithm": args.algorithm, "step_control": args.step_control, "force": args.force}
+    if args.rollback or args.step_control:
+        opts["rollback"] = True
+    if args.extrapolation is not None:
+        opts["extrapolation"] = args.extrapolation
+    if args.coupling_tolerance is not None:
+        opts["rtol_coupling"] = args.coupling_tolerance
+    from .system.estimate import TOLERANCE
+    opts["estimate_tolerance"] = args.energy_tolerance if args.energy_tolerance is not None else TOLERANCE
+    return opts
 
 
 def _max_points(args) -> int:
@@ -663,9 +701,28 @@ def _add_system_parser(sub):
                     help="relative tolerance of the solvers, in (0, 1) (default: %(default)s)")
     rn.add_argument("--algorithm", choices=("gauss-seidel", "jacobi"), default="gauss-seidel",
                     help="coupling of --master cosim (default: %(default)s)")
+    rn.add_argument("--step-control", action="store_true",
+                    help="--master cosim: control the communication step from the coupling error of the "
+                         "exchanged values (steps of --step [s] and below, halved on rejection; implies --rollback)")
+    rn.add_argument("--rollback", action="store_true",
+                    help="--master cosim: save the FMU states before each step and redo a step a component "
+                         "discards with half the step size")
+    rn.add_argument("--extrapolation", type=int, choices=(0, 1), default=None,
+                    help="--master cosim: inputs held constant over a step (0, default) or extrapolated linearly (1)")
+    rn.add_argument("--coupling-tolerance", type=float, default=None, metavar="RTOL",
+                    help="--master cosim with --step-control: relative tolerance of the coupling error of the "
+                         "exchanged values (default: 1e-3)")
+    rn.add_argument("--energy-tolerance", type=float, default=None, metavar="FRACTION",
+                    help="--master cosim: largest energy residual at a power bond (force [N] x velocity [m/s], "
+                         "torque [N.m] x angular velocity [rad/s]), as a fraction of the energy [J] through the "
+                         "connection, before the run stops with an error (default: 1e-3)")
+    rn.add_argument("--force", action="store_true",
+                    help="--master cosim: finish a run whose error estimate exceeds --energy-tolerance; its "
+                         "results are flagged (<system>.estimate.csv, a warning line)")
     rn.add_argument("--record", default="", metavar="NAMES",
                     help="comma-separated <component>.<variable> names (default: all outputs)")
-    rn.add_argument("--out", required=True, metavar="DIR", help="folder for <system>.csv")
+    rn.add_argument("--out", required=True, metavar="DIR",
+                    help="folder for <system>.csv (and, with --master cosim, <system>.estimate.csv)")
     rn.add_argument("--max-points", type=int, default=None, metavar="N",
                     help="refuse a run of more output points than this (default $WEARCOSIM_MAX_POINTS, else 1,000,000)")
     rn.set_defaults(func=cmd_system_run)

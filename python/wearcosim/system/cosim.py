@@ -86,6 +86,7 @@ import numpy as np
 from ..fmi.libcosim import MASTER
 from ..fmi.results import CosimResult
 from ..fmi.runner import FMIError, FMPyRunner
+from .estimate import TOLERANCE as ESTIMATE_TOLERANCE, WARMUP_FRACTION, Violation
 from .model import Connector, SSPError, System
 
 ALGORITHMS = ("gauss-seidel", "jacobi")
@@ -97,6 +98,17 @@ SAFETY = 0.8           # step-size control: aim at 0.8 of the tolerance
 MAX_SHRINK = 5         # a rejected step is redone with at least 1/32 of its size
 GROW = 0.5             # double the step when the doubled step's predicted error ratio is below this
 TYPES = ("Real", "Integer", "Boolean", "Enumeration")
+
+
+class EstimateError(ValueError):
+    """A co-simulation whose error estimate exceeds its tolerance (the run stops; with
+    ``force=True`` it finishes flagged instead)."""
+
+    def __init__(self, system: str, v: Violation):
+        super().__init__(f"co-simulation of {system}: connection {v.connection}: energy residual {v.value:.3g} "
+                         f"exceeds tolerance {v.tolerance:g} at t={v.time:.6g} (use a smaller --step, "
+                         f"--algorithm ..., or --force to finish flagged)")
+        self.system, self.violation = system, v
 
 
 class _Discard(Exception):
@@ -397,7 +409,7 @@ def _split(name: str, its: dict, system: System, what: str):
 
 class _Master:
     def __init__(self, system, its, flows, order, units, algorithm, refresh, extrapolation,
-                 step_control, rollback, rtol, atol, calls):
+                 step_control, rollback, rtol, atol, calls, estimate_tolerance):
         self.system, self.its, self.flows = system, its, flows
         self.units = units
         self.by_name = {u.name: u for u in units}
@@ -427,8 +439,16 @@ class _Master:
                 self.coupled[self.index[src]] = True
             else:
                 u.in_other.append((typ, vr, src))
+        # the Real inputs as set for the current step, all components in one vector (the energy
+        # estimate reads what each side held)
+        self.held_at = {}
+        off = 0
         for u in units:
             u.in_real_vr, u.in_real_src = ins_r[u.name][0], np.array(ins_r[u.name][1], dtype=int)
+            u.held_off = off
+            for vr in u.in_real_vr:
+                self.held_at[(u.name, vr)] = off
+                off += 1
             outs = [(k, i) for k, i in self.index.items() if k[0] == u.name]
             u.out_real_vr = [u.vars[k[1]].valueReference for k, _ in outs]
             u.out_real_dst = np.array([i for _, i in outs], dtype=int)
@@ -456,6 +476,21 @@ class _Master:
         self.have_prev = False
         self.runmax = np.zeros(n)
         self.stats = Counter()
+        self.held = np.zeros(off)
+        self.estimator = self._estimator(estimate_tolerance)
+
+    def _estimator(self, tolerance):
+        from .estimate import Estimator, bonds
+        bl, rest = bonds(self.flows, lambda c, v: self.its[c].unit(v))
+
+        def at(dst):
+            return self.held_at[(dst[0], self.by_name[dst[0]].vars[dst[1]].valueReference)]
+        return Estimator(bl, np.array([self.index[b.e_src] for b in bl], dtype=int),
+                         np.array([self.index[b.f_src] for b in bl], dtype=int),
+                         np.array([at(b.e_dst) for b in bl], dtype=int),
+                         np.array([at(b.f_dst) for b in bl], dtype=int),
+                         rest, np.array([self.index[s] for s, _ in rest], dtype=int),
+                         np.array([at(d) for _, d in rest], dtype=int), tolerance=tolerance)
 
     # -- the exchange
     def _inputs(self, u, table, other):
@@ -517,6 +552,7 @@ class _Master:
                 else:
                     vals = held[src]
                 u.set_real_inputs(vals)
+                self.held[u.held_off:u.held_off + len(src)] = vals
             if u.in_other:
                 src_vals = onew if self.gs else self.other
                 for typ, vr, src in u.in_other:
@@ -546,7 +582,8 @@ class _Master:
             r = np.where(e == 0, 0.0, e / scale)
         return float(np.max(r))
 
-    def accept(self, new: np.ndarray, onew: dict, dt: float):
+    def accept(self, new: np.ndarray, onew: dict, dt: float, t1: float = math.nan):
+        self.estimator.step(self.y, new, self.held, dt, t1)
         self.yprev, self.hprev, self.have_prev = self.y, dt, True
         self.y, self.other = new, onew
         self.runmax = np.maximum(self.runmax, np.abs(new))
@@ -566,7 +603,8 @@ def run_cosim(system: System, stop_time: float, step: float, algorithm: str = "g
               rtol_coupling: float = 1e-3, atol_coupling: "Optional[float | dict[str, float]]" = None, h_min: Optional[float] = None,
               start_values: Optional[dict] = None, start_time: Optional[float] = None,
               extrapolation: int = 0, refresh_outputs: bool = True,
-              rollback: Optional[bool] = None) -> CosimResult:
+              rollback: Optional[bool] = None, estimate_tolerance: Optional[float] = None,
+              force: bool = False) -> CosimResult:
     """Co-simulate ``system`` (every component a Co-Simulation FMU at its ``path``) from
     ``start_time`` (default: the system's, else 0) to ``stop_time`` with communication step
     ``step`` (the macro grid t0 + k*step, the last step ending at ``stop_time``).
@@ -582,7 +620,13 @@ def run_cosim(system: System, stop_time: float, step: float, algorithm: str = "g
     ``parameters`` (and values of system inputs by their names); ``extrapolation``: 0 or 1
     (module docstring); ``refresh_outputs``: see the module docstring; ``rollback``: save
     the FMU states before every step to redo a step a component discards (default: when
-    ``step_control``).
+    ``step_control``); ``estimate_tolerance``: the largest energy estimate of a power bond
+    (:mod:`wearcosim.system.estimate`) a run may reach; beyond it the run stops with
+    :class:`EstimateError` (the first time it is exceeded), or, with ``force``, finishes
+    flagged.  Without ``estimate_tolerance`` the estimate is only reported, against
+    :data:`wearcosim.system.estimate.TOLERANCE` (``wearcosim system run`` always gives one).
+    The estimate's table is ``stats["estimate"]`` (one row per connection), the first
+    exceedance ``stats["flagged"]`` (None: none).
 
     Errors: ValueError for bad arguments (unknown variables, ``step <= 0``, ``stop_time`` not
     after the start time, ...), :class:`~.model.SSPError` (a ValueError) for a system that
@@ -610,6 +654,9 @@ def run_cosim(system: System, stop_time: float, step: float, algorithm: str = "g
     h_min = step * 1e-6 if h_min is None else _number("h_min", h_min, positive=True)
     if h_min > step:
         raise ValueError(f"h_min = {h_min!r} is larger than the step {step!r}")
+    stop_on_estimate = estimate_tolerance is not None and not force
+    estimate_tolerance = _number("estimate_tolerance", ESTIMATE_TOLERANCE if estimate_tolerance is None
+                                 else estimate_tolerance, positive=True)
     rollback = bool(step_control) if rollback is None else bool(rollback)
     if step_control and not rollback:
         raise ValueError("step_control needs rollback (rollback=False given)")
@@ -666,11 +713,13 @@ def run_cosim(system: System, stop_time: float, step: float, algorithm: str = "g
         for name in its:
             units.append(_Unit(comps[name], calls, rollback))
         master = _Master(system, its, flows, order, units, algorithm, refresh_outputs, extrapolation,
-                         step_control, rollback, rtol_coupling, atol_coupling, calls)
+                         step_control, rollback, rtol_coupling, atol_coupling, calls, estimate_tolerance)
+        master.force = not stop_on_estimate
         result = _run(master, units, rec, record, t0, stop_time, step, tolerance, starts, sys_inputs, M)
         result.settings = {"algorithm": algorithm, "refresh_outputs": refresh_outputs, "extrapolation": extrapolation,
                            "step_control": step_control, "rollback": rollback, "rtol_coupling": rtol_coupling,
-                           "h_min": h_min, "tolerance": tolerance, "order": order}
+                           "h_min": h_min, "tolerance": tolerance, "order": order,
+                           "estimate_tolerance": estimate_tolerance, "stop_on_estimate": stop_on_estimate}
     finally:
         first = None
         for u in units:
@@ -740,9 +789,12 @@ def _run(master: _Master, units, rec, record, t0, stop, h, tolerance, starts, sy
         u.call("fmi2ExitInitializationMode", u.slave.exitInitializationMode)
     master.propagate(master.y, 1)
     master.runmax = np.abs(master.y)
+    master.estimator.start(master.y)
     record_at(0)
 
     # -- time stepping
+    est = master.estimator
+    est.warmup = max(est.warmup, int(math.ceil(WARMUP_FRACTION * (len(grid) - 1))))
     stats = master.stats
     steps = []
     terminated = None
@@ -771,7 +823,8 @@ def _run(master: _Master, units, rec, record, t0, stop, h, tolerance, starts, sy
                     stats["discarded_steps"] += 1
                     if not master.rollback:
                         raise FMIError(d.exc.function, d.exc.status, list(d.exc.log) + [
-                            "the master does not roll back (rollback=False): cannot redo the step"]) from None
+                            "rollback is off (rollback=False; on the command line --rollback or --step-control): "
+                            "the step cannot be redone"]) from None
                     master.restore()
                     if m >= M:
                         raise FMIError(d.exc.function, d.exc.status, list(d.exc.log) + [
@@ -808,7 +861,9 @@ def _run(master: _Master, units, rec, record, t0, stop, h, tolerance, starts, sy
                             warned = True
                 if rejected_at is not None and (jump or t1 >= rejected_at[1]):
                     rejected_at = None
-                master.accept(new, onew, t1 - t)
+                master.accept(new, onew, t1 - t, t1)
+                if master.estimator.first is not None and not master.force:
+                    raise EstimateError(master.system.name, master.estimator.first)
                 if jump:
                     master.have_prev = False        # no extrapolation across the jump
                 steps.append(t1 - t)
@@ -825,6 +880,12 @@ def _run(master: _Master, units, rec, record, t0, stop, h, tolerance, starts, sy
     stats["accepted_steps"] = len(steps)
     for key in ("rejected_steps", "discarded_steps", "rollbacks", "discontinuities", "accepted_above_tolerance"):
         stats.setdefault(key, 0)
+    master.estimator.finish()
+    if master.estimator.first is not None and not master.force and terminated is None:
+        raise EstimateError(master.system.name, master.estimator.first)
+    stats["estimate"] = master.estimator.rows()
+    first = master.estimator.first
+    stats["flagged"] = None if first is None else dataclasses.asdict(first)
     names = list(record)
     values = {nme: cols[: last + 1, j].copy() for j, nme in enumerate(names)}
     return CosimResult(time=grid[: last + 1].copy(), values=values, steps=np.array(steps), stats=dict(stats),

@@ -1,0 +1,333 @@
+"""The error estimate of a co-simulation: energy residuals at the power bonds of the connections
+(the ECCO idea of Sadjina et al., "Energy conservation and power bonds in co-simulations",
+2017), and a defect check of the connections that belong to no bond.
+
+Power bonds
+    A *bond* is a pair of connections between two components A and B that carry, in opposite
+    directions, an effort and the matching flow: a force [N] A -> B with a velocity [m/s]
+    B -> A, or a torque [N.m] A -> B with an angular velocity [rad/s] B -> A.  The pairing
+    rule (:func:`bonds`), from the FMUs' units and causalities and the names on A's side
+    (the side that computes the effort and reads the flow):
+
+    * the effort's unit has the SI dimension of a force or a torque, and the product of the
+      two units is a power (W; ``rad`` is taken as dimensionless);
+    * the array indices agree (``fA[1]`` with ``vA[1]``, not ``vA[2]``; ``F1``/``v1``:
+      the trailing digits of a scalar name are its index);
+    * the *tags* agree, the tag being the name without its index and without its leading
+      quantity symbol (one letter and the lowercase letters after it: ``fA`` -> ``A``,
+      ``tauJ`` -> ``J``, ``wJ`` -> ``J``, ``vNode`` -> ``Node``, ``F`` -> ``""``), or one of
+      the tags is empty (a force element's ``F[1]`` acting at two points pairs with both
+      ``vJ[1]`` and ``vB[1]``: the joint applies F on the journal and -F on the bearing).
+
+    So an effort connection has zero, one or more partners; each (effort, flow) pair is a
+    bond.  A Real connection between components that is in no bond (a position, an angle, a
+    speed without its torque, a force whose velocity is not exchanged) is checked by the
+    *defect* below.
+
+Energy residual
+    Over a communication step [t, t+dt] the effort side A computes e(t) -> e(t+dt) while it
+    holds the flow f_A it was given, and B moves from f(t) to f(t+dt) under the held effort
+    e_B (the values actually set as inputs: held, extrapolated or, under Gauss-Seidel, fresh).
+    The energies the two sides exchanged, by the trapezoidal rule, differ by
+
+        dE = dt/2 * ((e(t) + e(t+dt)) * f_A - e_B * (f(t) + f(t+dt)))
+
+    which is zero for a consistent coupling (monolithic: both are the integral of e*f) and,
+    for inputs held constant, is dt/2 * (e(t+dt) f(t) - e(t) f(t+dt)): the energy the
+    coupling creates or destroys in the step.  The energy flowing through the bond in the step
+    is dt/2 * (|e(t) f(t)| + |e(t+dt) f(t+dt)|).
+
+    The **estimate** of a bond at time t is the net residual energy so far over the energy
+    that has flowed through the *interface* (all bonds between the same two components) so
+    far: eps = |sum dE| / sum over the interface's bonds of the flowing energy.  A bond that
+    carries a negligible part of the interface's energy cannot raise the estimate by itself
+    (the axial force of a spur mesh), and a ratio of sums does not explode where the power
+    passes zero.  A divergent coupling creates energy step after step, in the same sense,
+    and eps grows to O(1); an accurate one keeps eps of the order of the step times the
+    interface's frequency, with alternating signs.  The check starts when the interface has
+    carried energy over at least :data:`WARMUP` communication steps.
+
+Defect (connections in no bond)
+    The extrapolation check: the largest difference between an exchanged value at the start
+    or end of a step and the value its receiver held during the step, relative to the range of
+    the value so far (max - min over the run, or its magnitude when the range is still zero).  It
+    is reported, not used to stop a run: a position held over a step is "off" by v*dt by
+    construction, and how much that matters is what the bonds downstream of it measure (the
+    force a contact computes from it).  A system with no bond at all is therefore not
+    checked, which the table says.
+"""
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+from typing import Optional
+
+import numpy as np
+
+#: the estimate is checked once an interface has carried energy over this many steps, and over
+#: at least this fraction of the run's communication steps
+WARMUP = 20
+WARMUP_FRACTION = 0.1
+#: default tolerance of the energy estimate (fraction of the energy through the interface)
+TOLERANCE = 1e-3
+
+_FORCE = (1, 1, -2)
+_TORQUE = (1, 2, -2)
+_POWER = (1, 2, -3)
+
+
+def _dims(unit: str):
+    """(kg, m, s, A, K, mol, cd) exponents of ``unit`` (rad dropped), its factor; None when
+    not understood."""
+    from ..export import units
+    if not unit or not unit.strip():
+        return None
+    try:
+        d = units.dim(unit.strip())
+    except Exception:
+        return None
+    if d.offset != 0.0:
+        return None
+    exps = tuple(e for b, e in zip(units.BASE, d.exps) if b != "rad")
+    return exps, float(d.factor)
+
+
+def effort_kind(unit: str) -> Optional[str]:
+    """"force" or "torque" for a unit of that dimension, else None."""
+    d = _dims(unit)
+    if d is None:
+        return None
+    head = d[0][:3]
+    if any(d[0][3:]):
+        return None
+    return "force" if head == _FORCE else "torque" if head == _TORQUE else None
+
+
+def is_power(unit_a: str, unit_b: str) -> Optional[float]:
+    """The factor to watts of ``unit_a * unit_b`` when the product is a power, else None."""
+    a, b = _dims(unit_a), _dims(unit_b)
+    if a is None or b is None:
+        return None
+    prod = tuple(x + y for x, y in zip(a[0], b[0]))
+    if prod != _POWER + (0,) * (len(prod) - 3):
+        return None
+    return a[1] * b[1]
+
+
+_INDEX = re.compile(r"^(.*?)(\[[^\]]*\]|\d+)?$")
+_SYMBOL = re.compile(r"^[A-Za-z][a-z]*")
+
+
+def split_name(name: str) -> tuple[str, str]:
+    """(tag, index) of a variable name for the pairing rule: ``fA[1]`` -> ("A", "[1]"),
+    ``tauJ`` -> ("J", ""), ``F1`` -> ("", "1"), ``vNode[2]`` -> ("Node", "[2]")."""
+    m = _INDEX.match(name)
+    base, index = m.group(1), m.group(2) or ""
+    if index.isdigit():
+        index = f"[{index}]"
+    tag = _SYMBOL.sub("", base, count=1)
+    return tag, index
+
+
+@dataclass
+class Bond:
+    """An effort connection (``e_src`` -> ``e_dst``) and the flow connection (``f_src`` ->
+    ``f_dst``) in the opposite direction; ends are ``(component, variable)``."""
+    e_src: tuple
+    e_dst: tuple
+    f_src: tuple
+    f_dst: tuple
+    kind: str            # "force" or "torque"
+    factor: float        # unit product -> W
+
+    @property
+    def effort(self) -> str:
+        return f"{self.e_src[0]}.{self.e_src[1]} -> {self.e_dst[0]}.{self.e_dst[1]}"
+
+    @property
+    def flow(self) -> str:
+        return f"{self.f_src[0]}.{self.f_src[1]} -> {self.f_dst[0]}.{self.f_dst[1]}"
+
+    @property
+    def interface(self) -> tuple:
+        return tuple(sorted((self.e_src[0], self.e_dst[0])))
+
+
+def bonds(flows, unit_of) -> tuple[list[Bond], list[tuple]]:
+    """The power bonds among ``flows`` ([(source, destination, type)], ends ``(component,
+    variable)``, component None for the system) by the rule of the module docstring, and the
+    Real component-to-component connections in no bond, as (source, destination).
+    ``unit_of(component, variable)`` gives a variable's unit."""
+    real = [(s, d) for s, d, typ in flows if typ == "Real" and s[0] is not None and d[0] is not None]
+    out, used = [], set()
+    for es, ed in real:
+        ue = unit_of(*es)
+        kind = effort_kind(ue)
+        if kind is None:
+            continue
+        etag, eidx = split_name(es[1])
+        for fs, fd in real:
+            if fs[0] != ed[0] or fd[0] != es[0]:
+                continue                         # not B -> A
+            factor = is_power(ue, unit_of(*fs))
+            if factor is None:
+                continue
+            ftag, fidx = split_name(fd[1])
+            if fidx != eidx or (etag and ftag and etag != ftag):
+                continue
+            out.append(Bond(es, ed, fs, fd, kind, factor))
+            used.update({(es, ed), (fs, fd)})
+    rest = [c for c in real if c not in used]
+    return out, rest
+
+
+@dataclass
+class Violation:
+    time: float
+    connection: str
+    value: float
+    tolerance: float
+
+
+@dataclass
+class Estimator:
+    """Accumulates the energy residuals of the bonds and the defects of the other Real
+    connections step by step (:meth:`step`), checks the estimate against ``tolerance``
+    (:meth:`check`) and makes the table (:meth:`table`).
+
+    Positions: ``e``/``f`` index the master's table of exchanged values (the source of the
+    effort and of the flow), ``eh``/``fh`` the vector of the held inputs (the effort as set
+    on B, the flow as set on A); ``rest_y``/``rest_h`` the same for the connections in no
+    bond."""
+    bonds: list
+    e: np.ndarray
+    f: np.ndarray
+    eh: np.ndarray
+    fh: np.ndarray
+    rest: list
+    rest_y: np.ndarray
+    rest_h: np.ndarray
+    tolerance: float = TOLERANCE
+    warmup: int = WARMUP
+    residual: np.ndarray = None      # sum of dE per bond [J]
+    spurious: np.ndarray = None      # sum of |dE| per bond [J]
+    flowing: np.ndarray = None       # sum of the energy through each bond [J]
+    peak: np.ndarray = None          # largest estimate per bond so far (after the warm-up)
+    peak_t: np.ndarray = None
+    carried: np.ndarray = None       # steps in which each interface carried energy
+    defect: np.ndarray = None
+    lo: np.ndarray = None
+    hi: np.ndarray = None
+    first: Optional[Violation] = None
+    steps: int = 0
+    eps: np.ndarray = None           # the estimate of each bond after the last step
+    t: float = math.nan
+
+    def __post_init__(self):
+        n = len(self.bonds)
+        self.residual, self.spurious, self.flowing = np.zeros(n), np.zeros(n), np.zeros(n)
+        self.peak, self.peak_t = np.zeros(n), np.full(n, np.nan)
+        faces = sorted({b.interface for b in self.bonds})
+        self.face = np.array([faces.index(b.interface) for b in self.bonds], dtype=int)
+        self.nfaces = len(faces)
+        self.carried = np.zeros(len(faces), dtype=int)
+        self.factor = np.array([b.factor for b in self.bonds], dtype=float)
+        m = len(self.rest)
+        self.defect = np.zeros(m)
+        self.lo, self.hi = np.full(m, np.inf), np.full(m, -np.inf)
+
+    def start(self, y: np.ndarray):
+        if len(self.rest):
+            self.lo = np.minimum(self.lo, y[self.rest_y])
+            self.hi = np.maximum(self.hi, y[self.rest_y])
+
+    def step(self, y: np.ndarray, new: np.ndarray, held: np.ndarray, dt: float, t1: float) -> None:
+        """One accepted communication step: ``y``/``new`` the exchanged values at its start
+        and end, ``held`` the Real inputs the components were given for it."""
+        self.steps += 1
+        if len(self.bonds):
+            e0, e1, f0, f1 = y[self.e], new[self.e], y[self.f], new[self.f]
+            eB, fA = held[self.eh], held[self.fh]
+            with np.errstate(invalid="ignore", over="ignore"):
+                dE = 0.5 * dt * ((e0 + e1) * fA - eB * (f0 + f1)) * self.factor
+                flow = 0.5 * dt * (np.abs(e0 * f0) + np.abs(e1 * f1)) * self.factor
+            self.residual += dE
+            self.spurious += np.abs(dE)
+            self.flowing += flow
+            per_face = np.bincount(self.face, weights=flow, minlength=self.nfaces)
+            self.carried += per_face > 0
+            total = np.bincount(self.face, weights=self.flowing, minlength=self.nfaces)[self.face]
+            with np.errstate(divide="ignore", invalid="ignore"):
+                eps = np.where(total > 0, self.spurious / total, 0.0)
+            eps = np.where(np.isfinite(eps), eps, np.inf)
+            self.eps, self.t = eps, t1
+            live = self.carried[self.face] >= self.warmup
+            self._check(np.where(live, eps, 0.0), t1)
+        if len(self.rest):
+            v0, v1, h = y[self.rest_y], new[self.rest_y], held[self.rest_h]
+            self.lo, self.hi = np.minimum(self.lo, v1), np.maximum(self.hi, v1)
+            scale = np.where(self.hi > self.lo, self.hi - self.lo, np.maximum(np.abs(v1), 1e-300))
+            with np.errstate(invalid="ignore", over="ignore"):
+                d = np.maximum(np.abs(v1 - h), np.abs(v0 - h)) / scale
+            self.defect = np.maximum(self.defect, np.where(np.isfinite(d), d, np.inf))
+
+    def _check(self, eps, t1):
+        up = eps > self.peak
+        self.peak = np.where(up, eps, self.peak)
+        self.peak_t = np.where(up, t1, self.peak_t)
+        if self.first is None and np.any(eps > self.tolerance):
+            i = int(np.argmax(eps))
+            self.first = Violation(t1, self.bonds[i].effort, float(eps[i]), self.tolerance)
+
+    def finish(self) -> None:
+        """The end of the run: the estimate of every bond that carried energy is checked,
+        warm-up or not (a run shorter than the warm-up is checked here)."""
+        if len(self.bonds) and self.steps:
+            self._check(np.where(self.carried[self.face] > 0, self.eps, 0.0), self.t)
+
+    def rows(self) -> list[dict]:
+        """One row per bond and per connection in no bond: the table of the results."""
+        out = []
+        for i, b in enumerate(self.bonds):
+            tot = float(np.sum(self.flowing[self.face == self.face[i]]))
+            out.append({"connection": b.effort, "partner": b.flow, "check": f"energy ({b.kind})",
+                        "residual_J": float(self.residual[i]), "energy_J": float(self.flowing[i]),
+                        "interface_energy_J": tot, "estimate": float(self.eps[i]) if self.eps is not None else 0.0,
+                        "peak": float(self.peak[i]),
+                        "at": float(self.peak_t[i]), "tolerance": self.tolerance,
+                        "verdict": "flagged" if self.peak[i] > self.tolerance else "ok"})
+        # (the verdict: the largest estimate once checked, "at" its time)
+        for j, (s, d) in enumerate(self.rest):
+            out.append({"connection": f"{s[0]}.{s[1]} -> {d[0]}.{d[1]}", "partner": "",
+                        "check": "defect (no partner; reported only)", "residual_J": math.nan,
+                        "energy_J": math.nan, "interface_energy_J": math.nan,
+                        "estimate": float(self.defect[j]), "peak": math.nan, "at": math.nan, "tolerance": math.nan,
+                        "verdict": "-"})
+        return out
+
+
+def table_csv(rows: list[dict]) -> str:
+    """The rows of :meth:`Estimator.rows` as CSV text (header first)."""
+    keys = ["connection", "partner", "check", "estimate", "peak", "at", "tolerance", "verdict", "residual_J",
+            "energy_J", "interface_energy_J"]
+    lines = [",".join(keys)]
+    for r in rows:
+        cells = []
+        for k in keys:
+            v = r[k]
+            cells.append(f"{v:.6g}" if isinstance(v, float) else str(v))
+        lines.append(",".join(cells))
+    return "\n".join(lines) + "\n"
+
+
+def summary(rows: list[dict]) -> str:
+    """One phrase on the estimate: the worst bond and its verdict, or that no bond was found."""
+    bonds = [r for r in rows if r["check"].startswith("energy")]
+    if not bonds:
+        return f"error estimate: no power bond among the connections ({len(rows)} checked by their defect only)"
+    worst = max(bonds, key=lambda r: r["peak"])
+    flagged = sum(r["verdict"] == "flagged" for r in bonds)
+    return (f"error estimate: {len(bonds)} power bond(s), largest energy residual {worst['peak']:.3g} "
+            f"({worst['connection']}), tolerance {worst['tolerance']:g}, "
+            + (f"{flagged} FLAGGED" if flagged else "all ok"))

@@ -8,6 +8,13 @@ wearcosim.export.builddesc rebuild`` rebuilds from it with CMake).  The archive 
 temporary file next to its destination and renamed into place, so an interrupted or failed
 build never leaves a half-written FMU behind.
 
+Windows binaries: when the MinGW-w64 cross compiler is found (``x86_64-w64-mingw32-gcc``,
+Debian's ``gcc-mingw-w64-x86-64``), the same units are compiled with the same definitions and
+options into ``binaries/win64/<id>.dll`` beside this machine's binary, linked with
+``-static-libgcc`` so that the DLL needs only Windows' own ``KERNEL32.dll`` and ``msvcrt.dll``
+(checked after the link: :func:`pe_imports`).  Which platforms: :func:`platforms`
+(``WEARCOSIM_PLATFORMS``, ``wearcosim build --platforms``).
+
 Portable binaries: every unit is compiled with ``-include wc_glibc.h`` (fmu/runtime), which
 binds the C-library functions whose default symbol version is newer than glibc 2.17 (exp,
 log, pow, ... since 2.27-2.38; dlopen & co. since 2.34) to their baseline versions, so the
@@ -21,9 +28,12 @@ import re
 import platform
 import shutil
 import signal
+import struct
 import subprocess
+import sys
 import tempfile
 import zipfile
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, Sequence
 
@@ -53,6 +63,106 @@ def platform_dir() -> str:
 
 def shared_ext() -> str:
     return {"Linux": ".so", "Darwin": ".dylib", "Windows": ".dll"}.get(platform.system(), ".so")
+
+
+# ----------------------------------------------------------------------------- platforms
+
+#: the cross compilers of the platforms the exporter builds beside this machine's: FMI 2.0
+#: platform folder -> (compiler, environment variable naming another one, install hint)
+CROSS = {"win64": ("x86_64-w64-mingw32-gcc", "WEARCOSIM_MINGW_CC",
+                   "MinGW-w64: Debian/Ubuntu gcc-mingw-w64-x86-64, Fedora mingw64-gcc, Homebrew mingw-w64")}
+#: file-name extension of each platform folder's shared library
+EXTENSIONS = {"linux64": ".so", "linux32": ".so", "darwin64": ".dylib", "win64": ".dll", "win32": ".dll"}
+#: DLLs every Windows has: a win64 binary may import these and nothing else (no MinGW runtime
+#: such as libgcc_s_seh-1.dll or libwinpthread-1.dll, which a user's machine lacks)
+WINDOWS_SYSTEM_DLLS = frozenset({"kernel32.dll", "msvcrt.dll", "ucrtbase.dll"})
+_said_no_cross: set = set()
+
+
+def cross_compiler(plat: str) -> str | None:
+    """The compiler for platform folder ``plat`` (``win64``): the environment variable's
+    (``WEARCOSIM_MINGW_CC``) or the default name, if it is found; None otherwise."""
+    name, env, _ = CROSS[plat]
+    cc = os.environ.get(env) or name
+    return shutil.which(cc)
+
+
+def platforms(requested: str | Sequence[str] | None = None) -> list[str]:
+    """The FMI 2.0 platform folders an FMU gets binaries for: this machine's first.
+
+    ``requested``: a comma-separated list or a sequence of platform folders (``linux64,win64``),
+    or ``auto``; None: the environment variable ``WEARCOSIM_PLATFORMS`` (what ``wearcosim build
+    --platforms`` sets), else ``auto``.  ``auto`` is this machine's platform plus win64 when
+    MinGW-w64 is installed; without it one info line on stderr, once per process.  A list must
+    name this machine's platform (the exporter always builds the binary it can test) and only
+    platforms it can cross-compile; a cross compiler that a list asks for and that is missing is
+    an error."""
+    if requested is None:
+        requested = os.environ.get("WEARCOSIM_PLATFORMS") or "auto"
+    items = [x.strip() for x in (requested.split(",") if isinstance(requested, str) else requested)]
+    items = [x for x in items if x]
+    host = platform_dir()
+    if items in ([], ["auto"]):
+        out = [host]
+        for plat in CROSS:
+            if plat == host:
+                continue
+            if cross_compiler(plat):
+                out.append(plat)
+            elif plat not in _said_no_cross:
+                _said_no_cross.add(plat)
+                name, env, hint = CROSS[plat]
+                print(f"info: {os.environ.get(env) or name} not found: the FMUs carry {host} binaries only, no {plat} "
+                      f"(install {hint}; or set {env})", file=sys.stderr)
+        return out
+    known = {host} | set(CROSS)
+    for x in items:
+        if x not in known:
+            raise ExportError(f"platform '{x}' cannot be built here: choose from {', '.join(sorted(known))} "
+                              f"(or 'auto')", None, "usage")
+    if host not in items:
+        raise ExportError(f"platforms {','.join(items)}: {host}, this machine's platform, is always built "
+                          f"(the binary the exporter can load and check)", None, "usage")
+    for x in items:
+        if x != host and not cross_compiler(x):
+            name, env, hint = CROSS[x]
+            raise ExportError(f"platform {x} needs the cross compiler {os.environ.get(env) or name}, "
+                              f"which is not installed ({hint}; or set {env})", None, "compile")
+    return [host] + sorted(set(items) - {host})
+
+
+def pe_imports(data: bytes) -> list[str]:
+    """The DLLs a Windows PE32+ file (a .dll or .exe) imports, from its import directory."""
+    if data[:2] != b"MZ":
+        raise ValueError("not a PE file (no MZ header)")
+    pe, = struct.unpack_from("<I", data, 0x3C)
+    if data[pe:pe + 4] != b"PE\0\0":
+        raise ValueError("not a PE file (no PE signature)")
+    nsect, = struct.unpack_from("<H", data, pe + 6)
+    opt_size, = struct.unpack_from("<H", data, pe + 20)
+    opt = pe + 24
+    if struct.unpack_from("<H", data, opt)[0] != 0x20B:
+        raise ValueError("not a PE32+ (64-bit) file")
+    imp_rva, _ = struct.unpack_from("<II", data, opt + 112 + 8)     # data directory 1: imports
+    sections = [struct.unpack_from("<IIII", data, opt + opt_size + 40 * i + 8) for i in range(nsect)]
+
+    def off(rva):
+        for vsize, vaddr, rawsize, rawptr in sections:
+            if vaddr <= rva < vaddr + max(vsize, rawsize):
+                return rva - vaddr + rawptr
+        raise ValueError(f"RVA {rva:#x} outside the sections")
+
+    names = []
+    if imp_rva:
+        d = off(imp_rva)
+        while True:
+            entry = struct.unpack_from("<IIIII", data, d)
+            if not any(entry):
+                break
+            start = off(entry[3])
+            names.append(data[start:data.index(b"\0", start)].decode("ascii"))
+            d += 20
+    return names
 
 
 #: force-included into every unit (fmu/runtime/wc_glibc.h): no glibc symbol newer than 2.17
@@ -171,14 +281,35 @@ def unit_bytes(src_dir: Path, unit: str) -> int:
                            if (Path(src_dir) / m.decode()).is_file())
 
 
+@dataclass
+class _Target:
+    """One binary compile_binary builds: platform folder, compiler, options, objects, output."""
+    plat: str
+    cc: str
+    flags: list
+    link: list          # options of the link (after the objects and -o)
+    objdir: Path
+    out: Path
+
+
 def compile_binary(src_dir: Path, units: Sequence[str], identifier: str, out: Path, cc: str | None = None,
-                   opt: str = "-O2") -> list[str]:
+                   opt: str = "-O2", platforms_: str | Sequence[str] | None = None) -> list[str]:
     """Compile every unit to an object file, in parallel (one process per core: the generated
-    model.c and model_jac.c take most of the time), then link the shared library.  Units above
+    model.c and model_jac.c take most of the time), then link the shared library ``out``
+    (this machine's platform, compiler ``cc``, default ``$CC`` or gcc).  Units above
     :data:`LARGE_UNIT_BYTES` are compiled at -O1, the hand-written ones at
     :data:`HAND_WRITTEN_OPT`.  ``src_dir/buildDescription.xml`` is written from the same lists
     (units, :func:`definitions`, :data:`COMPILER_OPTIONS`, ``src_dir`` as the include
-    directory, :func:`libraries`).  Returns the link command."""
+    directory, :func:`libraries`).
+
+    The other platforms of :func:`platforms` (``platforms_``; default: ``WEARCOSIM_PLATFORMS``
+    or auto) are cross-compiled from the same units with the same options and definitions, in
+    the same pool of jobs, into the sibling folders of ``out``'s folder
+    (``binaries/win64/<identifier>.dll``).  Units that load libraries with dlopen (the
+    container FMUs') are built for this machine only: their loader is POSIX.  A win64 DLL is
+    linked with -static-libgcc (no libgcc_s_seh-1.dll) and without a time stamp (the same
+    sources give the same bytes), and must import nothing but :data:`WINDOWS_SYSTEM_DLLS`.
+    Returns the link command of ``out``."""
     from . import builddesc
     cc = cc or os.environ.get("CC", "gcc")
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -189,50 +320,73 @@ def compile_binary(src_dir: Path, units: Sequence[str], identifier: str, out: Pa
     options = [str(Path(src_dir) / o) if o == PIN_HEADER else o for o in COMPILER_OPTIONS]
     # -fno-math-errno: libm need not set errno, so sqrt is inlined (nothing reads errno;
     # like the optimisation level it does not change a result, so it is not a listed option)
-    flags = ["-fPIC", opt, "-fno-math-errno", "-std=c99"] + \
+    common = [opt, "-fno-math-errno", "-std=c99"] + \
         [f"-D{n}={v}" for n, v in config.file_sets[0].definitions] + options + ["-I", str(src_dir)]
     large = {u for u in units if opt == "-O2" and unit_bytes(src_dir, u) > LARGE_UNIT_BYTES}
     level = {u: "-O1" for u in large}
     if opt == "-O2":
         level.update({u: HAND_WRITTEN_OPT for u in hand_written(units)})
-    jobs = max(1, min(len(units), os.cpu_count() or 1))
+    host = platform_dir()
+    extra = [p for p in platforms(platforms_) if p != host] if "dl" not in libs else []
     with tempfile.TemporaryDirectory(prefix="wearcosim-obj-") as tmp:
         # the compiler's own temporaries (cc*.s, cc*.o) go into this folder too, so a failed or
         # interrupted build leaves nothing behind in the system's temp folder
         env = dict(os.environ, TMPDIR=tmp)
-        objs = [str(Path(tmp) / (Path(u).stem + ".o")) for u in units]
+        targets = [_Target(host, cc, ["-fPIC"] + common, ["-fPIC"] + _link_flags(libs), Path(tmp), out)]
+        for plat in extra:
+            objdir = Path(tmp) / plat
+            objdir.mkdir()
+            link = ["-static-libgcc", "-Wl,--no-insert-timestamp"] + [f"-l{n}" for n in libs]
+            targets.append(_Target(plat, cross_compiler(plat), list(common), link, objdir,
+                                   out.parent.parent / plat / (identifier + EXTENSIONS[plat])))
         # in the given order: the generated units (the big ones) come first, the small runtime
-        # files fill the gaps
-        running, pending = [], list(range(len(units)))
+        # files fill the gaps; this machine's binary first
+        pending = [(t, u) for t in targets for u in units]
+        jobs = max(1, min(len(pending), os.cpu_count() or 1))
+        running = []
         try:
             while pending or running:
                 while pending and len(running) < jobs:
-                    i = pending.pop(0)
-                    uflags = [(level.get(units[i], opt) if f == opt else f) for f in flags]
-                    cmd = [cc, "-c"] + uflags + [str(src_dir / units[i]), "-o", objs[i]]
+                    t, unit = pending.pop(0)
+                    uflags = [(level.get(unit, opt) if f == opt else f) for f in t.flags]
+                    obj = t.objdir / (Path(unit).stem + ".o")
+                    cmd = [t.cc, "-c"] + uflags + [str(src_dir / unit), "-o", str(obj)]
                     try:
-                        running.append((units[i], subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                                                   text=True, env=env, start_new_session=True)))
+                        running.append((t, unit, subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                                                  text=True, env=env, start_new_session=True)))
                     except FileNotFoundError:
-                        raise ExportError(f"C compiler '{cc}' not found (install gcc or set CC)", None,
-                                          "compile") from None
-                unit, p = running.pop(0)
+                        what = "install gcc or set CC" if t.plat == host else f"cross compiler for {t.plat}"
+                        raise ExportError(f"C compiler '{t.cc}' not found ({what})", None, "compile") from None
+                t, unit, p = running.pop(0)
                 _, err = p.communicate(timeout=600)
                 if p.returncode != 0:
-                    raise ExportError(f"C compilation of {identifier} ({unit}) failed:\n{err[-4000:]}", None,
+                    where = "" if t.plat == host else f" for {t.plat}"
+                    raise ExportError(f"C compilation of {identifier}{where} ({unit}) failed:\n{err[-4000:]}", None,
                                       "compile")
         finally:
-            for _, p in running:          # the whole process group: gcc's cc1/as too
+            for _, _, p in running:          # the whole process group: gcc's cc1/as too
                 try:
                     os.killpg(p.pid, signal.SIGKILL)
                 except OSError:
                     pass
                 p.wait()
-        cmd = [cc, "-shared", "-fPIC"] + objs + ["-o", str(out)] + _link_flags(libs)
-        p = subprocess.run(cmd, capture_output=True, text=True, timeout=600, env=env)
-        if p.returncode != 0:
-            raise ExportError(f"linking {identifier} failed:\n{p.stderr[-4000:]}", None, "compile")
-    return cmd
+        first = None
+        for t in targets:
+            t.out.parent.mkdir(parents=True, exist_ok=True)
+            objs = [str(t.objdir / (Path(u).stem + ".o")) for u in units]
+            cmd = [t.cc, "-shared"] + objs + ["-o", str(t.out)] + t.link
+            p = subprocess.run(cmd, capture_output=True, text=True, timeout=600, env=env)
+            if p.returncode != 0:
+                where = "" if t.plat == host else f" for {t.plat}"
+                raise ExportError(f"linking {identifier}{where} failed:\n{p.stderr[-4000:]}", None, "compile")
+            if t.plat.startswith("win"):
+                foreign = [d for d in pe_imports(t.out.read_bytes()) if d.lower() not in WINDOWS_SYSTEM_DLLS]
+                if foreign:
+                    raise ExportError(f"the {t.plat} binary of {identifier} needs {', '.join(foreign)}, which "
+                                      f"Windows does not have (only {', '.join(sorted(WINDOWS_SYSTEM_DLLS))} "
+                                      f"may be imported)", None, "compile")
+            first = first or cmd
+    return first
 
 
 def write_fmu(stage: Path, dest: Path) -> Path:

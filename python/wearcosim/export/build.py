@@ -8,12 +8,15 @@
 """
 from __future__ import annotations
 
+import os
+import re
 import shutil
 import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from . import alias as _alias
 from . import causalize as _causalize
 from . import codegen, dae as _dae, events, frontend, ir, package
 from .errors import ExportError
@@ -61,7 +64,9 @@ def load(path: Path, model: str) -> ir.Model:
     assigned in a when-clause) named at their lines (``events.diagnose_when_refusal``, which
     reads rumoca's own message: the cause of the front end's error)."""
     try:
-        return frontend.load(path, model)
+        src = frontend.sources(Path(path))
+        flat = frontend._flatten(src, model)
+        irm = frontend._to_ir(flat, src, model, probe=False)   # = frontend.load(path, model)
     except ExportError as exc:
         cause = exc.__cause__ or exc.__context__
         if cause is None or exc.kind not in ("compile", "unsupported", "structure", "error"):
@@ -71,27 +76,183 @@ def load(path: Path, model: str) -> ir.Model:
         if better is None:
             raise
         raise better from None
+    # the enumeration types of the model's variables (the IR has them as Integers): for the
+    # FMI <Enumeration> variables and their <TypeDefinitions> (codegen)
+    irm.enumerations = enumerations(flat, src, irm)
+    return irm
 
 
-def generate(model: str, path: Path, expose_protected: bool = False) -> tuple:
+@dataclass
+class EnumType:
+    """An enumeration type (MLS 4.9.5) as FMI 2.0 declares it: a SimpleType with Items
+    ``(name, description)`` whose values are 1..n in this order."""
+    name: str                 # qualified Modelica name, e.g. "Modelica.Blocks.Types.Init"
+    items: tuple              # ((literal, description), ...)
+    description: str = ""
+
+
+_QUOTED = re.compile(r"'((?:[^'\\]|\\.)*)'")
+
+
+def enumerations(flat: dict, src, irm: ir.Model) -> dict:
+    """{variable name: EnumType} of the model's enumeration-typed variables, from rumoca's flat
+    model: the literals' ordinals (``enum_literal_ordinals``, keyed by qualified and short
+    type names), each variable's type as written (``variable_type_names``) and its type id
+    (variables of one canonical type have one enumeration).  The descriptions of the type and
+    of its literals are read from its declaration in the sources (rumoca does not keep them);
+    none where it is not found."""
+    ords = flat.get("enum_literal_ordinals") or {}
+    roots = set(flat.get("enumeration_type_roots") or [])
+    eff = {int(k): v for k, v in (flat.get("effective_types") or {}).items()}
+    written = flat.get("variable_type_names") or {}
+    types: dict = {}                                     # type name -> {ordinal: literal}
+    for key, k in ords.items():
+        m = re.match(r"^(.*)\.('(?:[^'\\]|\\.)*'|[^.']+)$", key)
+        if not m:
+            continue
+        lit = m.group(2)
+        if lit.startswith("'") and re.fullmatch(r"'[A-Za-z_][A-Za-z0-9_]*'", lit):
+            lit = lit[1:-1]                              # 'off' and off are one literal
+        types.setdefault(m.group(1), {}).setdefault(int(k), lit)
+    # a short key (Mode.off) beside the qualified one (Lab.Mode.off): the qualified one
+    full = {t for t in types if not any(u != t and u.endswith("." + t) and types[u] == types[t] for u in types)}
+    by_root: dict = {}                                   # canonical type id -> [variable]
+    for name, r in (flat.get("variables") or {}).items():
+        root = eff.get(r.get("type_id"), {}).get("canonical_type")
+        if root in roots and name in irm.variables:
+            by_root.setdefault(root, []).append(name)
+    out, made = {}, {}
+    for root, names in by_root.items():
+        said = {written.get(n, "") for n in names} - {""}
+        cands = [t for t in full if said and all(t == w or t.endswith("." + w) for w in said)]
+        if not cands:
+            continue
+        t = max(cands, key=len) if len(cands) == 1 else sorted(cands, key=lambda c: (-len(c), c))[0]
+        if t not in made:
+            lits = [types[t][k] for k in sorted(types[t])]
+            descr, items = _enum_descriptions(t, lits, src)
+            made[t] = EnumType(t, tuple(zip(lits, items)), descr)
+        for n in names:
+            out[n] = made[t]
+    return out
+
+
+def _enum_descriptions(tname: str, lits: list, src) -> tuple:
+    """(type description, [literal description]) from the declaration ``type <Name> =
+    enumeration(a "...", b "...") "..."`` of ``tname`` in the sources ("" where not found)."""
+    none = ("", [""] * len(lits))
+    short = tname.split(".")[-1]
+    files = []
+    top = tname.split(".")[0]
+    lib = frontend.library_packages().get(top)
+    for root in ([lib] if lib is not None else []) + [src.root]:
+        try:
+            f = frontend.model_file_for(Path(root), tname) if Path(root).is_dir() else None
+        except OSError:
+            f = None
+        if f is not None:
+            files.append(Path(f))
+    files.append(Path(src.path))
+    pat = re.compile(r"\btype\s+" + re.escape(short) + r"\s*=\s*enumeration\s*\(")
+    for f in dict.fromkeys(files):
+        try:
+            text = f.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        m = pat.search(text)
+        if not m:
+            continue
+        body, end = _balanced(text, m.end())
+        if body is None:
+            return none
+        got = {}
+        for part in _split_top(body):
+            pm = re.match(r"\s*('(?:[^'\\]|\\.)*'|[A-Za-z_][A-Za-z0-9_]*)\s*(.*)$", part, re.S)
+            if pm:
+                lit = pm.group(1).strip("'") if re.fullmatch(r"'[A-Za-z_][A-Za-z0-9_]*'", pm.group(1)) else pm.group(1)
+                got[lit] = _string_comment(pm.group(2))
+        return _string_comment(text[end:end + 2000]), [got.get(x, "") for x in lits]
+    return none
+
+
+def _balanced(text: str, i: int):
+    """(the text up to the parenthesis closing the one opened before ``i``, index after it)."""
+    depth, j, n = 1, i, len(text)
+    while j < n:
+        ch = text[j]
+        if ch == '"':
+            j += 1
+            while j < n and text[j] != '"':
+                j += 2 if text[j] == "\\" else 1
+        elif ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+            if depth == 0:
+                return text[i:j], j + 1
+        j += 1
+    return None, n
+
+
+def _split_top(body: str) -> list:
+    """``body`` split at the commas outside strings and parentheses."""
+    parts, depth, start, j = [], 0, 0, 0
+    while j < len(body):
+        ch = body[j]
+        if ch == '"':
+            j += 1
+            while j < len(body) and body[j] != '"':
+                j += 2 if body[j] == "\\" else 1
+        elif ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            parts.append(body[start:j])
+            start = j + 1
+        j += 1
+    parts.append(body[start:])
+    return parts
+
+
+def _string_comment(text: str) -> str:
+    """The string comment at the start of ``text`` ("a" + "b" joined), "" if none."""
+    m = re.match(r'\s*"((?:[^"\\]|\\.)*)"((?:\s*\+\s*"(?:[^"\\]|\\.)*")*)', text, re.S)
+    if not m:
+        return ""
+    s = m.group(1) + "".join(re.findall(r'"((?:[^"\\]|\\.)*)"', m.group(2)))
+    return re.sub(r'\\(.)', r"\1", s)
+
+
+def alias_default() -> bool:
+    """Alias elimination is off by default (``WEARCOSIM_ALIAS=1`` turns it on)."""
+    return os.environ.get("WEARCOSIM_ALIAS", "") not in ("", "0")
+
+
+def generate(model: str, path: Path, expose_protected: bool = False, alias: bool | None = None) -> tuple:
     """The front half of a build, the passes from the Modelica file ``path`` to the generated
     CasADi functions of class ``model``: (the front end's model, the causalized DAE,
-    codegen.Generated)."""
+    codegen.Generated).  ``alias``: eliminate alias equations first (alias.py; None: the
+    default, :func:`alias_default`)."""
     irm = load(path, model)
-    c = _causalize.causalize(_dae.build(irm))
+    d = _dae.build(irm)
+    if alias_default() if alias is None else alias:
+        d = _alias.eliminate(d)
+    c = _causalize.causalize(d)
+    _alias.restore(c)
     return irm, c, codegen.build_functions(c, expose_protected)
 
 
 def build_fmu(model: str, package_dir: str | Path = DEFAULT_PACKAGE, out_dir: str | Path | None = None,
               path: str | Path | None = None,
               identifier: str | None = None, keep_dir: str | Path | None = None,
-              expose_protected: bool = False) -> BuildResult:
+              expose_protected: bool = False, alias: bool | None = None) -> BuildResult:
     """Build ``<out_dir>/<ShortName>.fmu`` for class ``model``.  Protected parameters are
     not ScalarVariables of the FMU unless ``expose_protected`` (as in Dymola's default)."""
     t0 = time.perf_counter()
     package_dir = Path(package_dir).resolve()
     path = Path(path) if path else model_path(package_dir, model)
-    irm, c, gen = generate(model, path, expose_protected)
+    irm, c, gen = generate(model, path, expose_protected, alias)
     ident = identifier or short_name(model)
     gen.identifier = ident
     exp = irm.experiment
@@ -127,5 +288,5 @@ def build_fmu(model: str, package_dir: str | Path = DEFAULT_PACKAGE, out_dir: st
         package.write_fmu(stage, dest)
     L = gen.layout
     stats = {"blocks": {k: sum(1 for b in c.blocks if b.kind == k) for k in ("explicit", "linear", "nonlinear")},
-             "n_w": len(c.w), "nv": L.NV}
+             "n_w": len(c.w), "nv": L.NV, "n_aliases": len(c.dae.aliases)}
     return BuildResult(model, dest, time.perf_counter() - t0, L.n["X"], L.n["M"], stats)

@@ -110,6 +110,7 @@ class Slot:
     quantity: str = ""        # Modelica quantity attribute (of the declared type)
     display_unit: str = ""    # Modelica displayUnit attribute
     reinit: bool = False      # a state that a when-equation re-initialises (reinit)
+    enum: object = None       # build.EnumType of an enumeration-typed Integer (FMI <Enumeration>)
 
 
 @dataclass
@@ -190,7 +191,7 @@ def layout(causal: Causal, expose_protected: bool = False) -> Layout:
         return Slot(sv.name, kind, sv.type, sv.sym, sv, sv.start,
                     description=sv.base.description, unit=sv.base.unit, min=lo, max=hi,
                     nominal=abs(nom) if nom else None, quantity=sv.base.quantity,
-                    display_unit=sv.base.display_unit, **kw)
+                    display_unit=sv.base.display_unit, enum=dae.enums.get(sv.base.name), **kw)
 
     states = [s for s in S if s.kind == "state"]
     L.add_slice("X", [mk(s, "MK_STATE") for s in states])
@@ -296,6 +297,12 @@ class Generated:
     out_slots: list = None   # slots wc_out computes (the outputs), None: no wc_out (nonlinear loops)
     out_cheap: list = None   # indices (in out_slots) of the outputs wc_out_cheap computes
     init_slots: list = None  # slots solved by Newton at initialisation (wc_ires/wc_ijac), see InitialSystem
+    #: String parameters and constants (dae.StringVar) exported as FMI String variables, their
+    #: value references 0..n-1 (FMI 2.0 2.2.7: unique per base type; model.c's mdl_str)
+    strings: list = field(default_factory=list)
+    #: FMI 2.0 aliases (alias.eliminate): [(alias ScalarVar, slot index of its representative)],
+    #: ScalarVariables sharing the representative's valueReference
+    aliases: list = field(default_factory=list)
 
 
 #: above this many operations, wc_eval leaves the derivatives to wc_deriv (see build_functions)
@@ -513,9 +520,13 @@ def build_functions(causal: Causal, expose_protected: bool = False) -> Generated
         s.initial = "calculated" if s.name in calc_states else "exact"
     model_name = dae.model.name
     ident = model_name.replace(".", "_")
-    guid = "{" + str(uuid.UUID(hashlib.md5(("wearcosim:" + model_name + str(L.NV) + "".join(s.name for s in L.slots)).encode()).hexdigest())) + "}"
+    strings = [sv for sv in dae.strings if not (sv.base.protected and not expose_protected)]
+    guid = "{" + str(uuid.UUID(hashlib.md5(("wearcosim:" + model_name + str(L.NV) + "".join(s.name for s in L.slots)
+                                            + "".join("$str:" + sv.name for sv in strings)).encode()).hexdigest())) + "}"
+    slot_of = {s.name: k for k, s in enumerate(L.slots) if s.kind != "MK_INTERNAL"}
+    aliases = [(sv, slot_of[rep]) for n, (rep, sg, sv) in dae.aliases.items() if sg > 0 and rep in slot_of]
     return Generated(L, F, len(asserts), asserts, has_jac, {"calc_states": calc_states}, guid, model_name, ident, deps,
-                     split_eval, out_slots if "out" in F else None, out_cheap, init.newton_slots)
+                     split_eval, out_slots if "out" in F else None, out_cheap, init.newton_slots, strings, aliases)
 
 
 def cheap_outputs(inputs: list, outs: ca.SX, full: int) -> tuple:
@@ -1065,6 +1076,7 @@ def render_c(gen: Generated, outdir: Path, experiment: dict[str, Any]) -> None:
         IZ_NAMES=", ".join(_cstr(L.slots[k].name.removeprefix("$w.")) for k in iz) or "0",
         IJAC_COLIND=ints(ijac_colind), IJAC_ROW=ints(ijac_row),
         X_NOMINAL=", ".join(_cnum(s.nominal or 1.0) for s in L.slots[L.off["X"]:L.off["X"] + L.n["X"]]) or "1.0",
+        STR_TABLE=", ".join(_cstr(sv.value) for sv in gen.strings) or "0",
     )
     tpl = Template((TEMPLATES / "model.c.in").read_text())
     (outdir / "model.c").write_text(tpl.substitute(subs))
@@ -1092,6 +1104,7 @@ def render_c(gen: Generated, outdir: Path, experiment: dict[str, Any]) -> None:
         JAC_NNZ=str(len(jac_row)), NL_NNZ=str(len(nl_row)),
         START_TIME=_cnum(exp.get("StartTime", 0.0)), STOP_TIME=_cnum(exp.get("StopTime", 1.0)),
         TOLERANCE=_cnum(exp.get("Tolerance", 1e-6)),
+        N_STR=str(len(gen.strings)),
     )
     tpl = Template((TEMPLATES / "config.h.in").read_text())
     (outdir / "config.h").write_text(tpl.substitute(cfg))
@@ -1144,6 +1157,7 @@ def render_xml(gen: Generated, experiment: dict[str, Any], description: str = ""
     out.append(_source_files(source_files))
     out.append('  </CoSimulation>')
     out.extend(unit_definitions(L))
+    out.extend(type_definitions(L))
     out.append('  <LogCategories>')
     out.extend(f'    <Category name="{n}" description={quoteattr(d)}/>' for n, d in LOG_CATEGORIES)
     out.append('  </LogCategories>')
@@ -1187,8 +1201,40 @@ def render_xml(gen: Generated, experiment: dict[str, Any], description: str = ""
                 t_attr.append(f'max="{_fmt(s.max, s.type)}"')
         if start is not None:
             t_attr.append(f'start="{_fmt(start, s.type)}"')
+        tag = s.type
+        if s.enum is not None and s.type == "Integer":
+            tag = "Enumeration"
+            t_attr.insert(0, f'declaredType={quoteattr(s.enum.name)}')
         out.append(f'    <ScalarVariable {" ".join(a)}>')
-        out.append(f'      <{s.type} {" ".join(t_attr)}/>')
+        out.append(f'      <{tag} {" ".join(t_attr)}/>')
+        out.append('    </ScalarVariable>')
+    for sv, k in gen.aliases:
+        # an alias equal to its representative: same valueReference, value computed (FMI 2.0
+        # 2.2.7); the start value and the unit attributes are the representative's
+        s = L.slots[k]
+        a = [f'name={quoteattr(sv.name)}', f'valueReference="{k}"']
+        if sv.base.description:
+            a.append(f'description={quoteattr(sv.base.description)}')
+        a.append('causality="local" variability="continuous" initial="calculated"')
+        t_attr = []
+        if s.quantity:
+            t_attr.append(f'quantity={quoteattr(s.quantity)}')
+        if s.unit:
+            t_attr.append(f'unit={quoteattr(s.unit)}')
+            if s.display_unit and s.display_unit != s.unit:
+                t_attr.append(f'displayUnit={quoteattr(s.display_unit)}')
+        out.append(f'    <ScalarVariable {" ".join(a)}>')
+        out.append(f'      <Real {" ".join(t_attr)}/>')
+        out.append('    </ScalarVariable>')
+    for vr, sv in enumerate(gen.strings):
+        const = sv.base.variability == "constant"
+        a = [f'name={quoteattr(sv.name)}', f'valueReference="{vr}"']
+        if sv.base.description:
+            a.append(f'description={quoteattr(sv.base.description)}')
+        a.append('causality="local" variability="constant"' if const else 'causality="parameter" variability="fixed"')
+        a.append('initial="exact"')
+        out.append(f'    <ScalarVariable {" ".join(a)}>')
+        out.append(f'      <String start={quoteattr(sv.value)}/>')
         out.append('    </ScalarVariable>')
     out.append('  </ModelVariables>')
     out.append('  <ModelStructure>')
@@ -1246,6 +1292,30 @@ def unit_definitions(L: Layout) -> list:
             out.append(f'      <DisplayUnit name={quoteattr(d)}{attrs}/>')
         out.append('    </Unit>')
     out.append('  </UnitDefinitions>')
+    return out
+
+
+def type_definitions(L: Layout) -> list:
+    """Lines of ``<TypeDefinitions>``: a SimpleType with an ``<Enumeration>`` of Items (values
+    1..n, FMI 2.0 2.2.3) for each enumeration type of an exported variable; none without."""
+    types = {}
+    for s in L.slots:
+        if s.enum is not None and s.type == "Integer" and s.kind != "MK_INTERNAL":
+            types.setdefault(s.enum.name, s.enum)
+    if not types:
+        return []
+    out = ['  <TypeDefinitions>']
+    for name in sorted(types):
+        t = types[name]
+        d = f' description={quoteattr(t.description)}' if t.description else ""
+        out.append(f'    <SimpleType name={quoteattr(name)}{d}>')
+        out.append('      <Enumeration>')
+        for k, (item, idesc) in enumerate(t.items, 1):
+            d = f' description={quoteattr(idesc)}' if idesc else ""
+            out.append(f'        <Item name={quoteattr(item)} value="{k}"{d}/>')
+        out.append('      </Enumeration>')
+        out.append('    </SimpleType>')
+    out.append('  </TypeDefinitions>')
     return out
 
 

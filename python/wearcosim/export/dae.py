@@ -65,6 +65,14 @@ class Dae:
     #: index SX, vector SX)}; the passes see the placeholder, codegen puts in the load
     #: (symbolic.gather)
     gathers: dict = field(default_factory=dict)
+    #: enumeration-typed variables: {variable name: build.EnumType} (the front end's
+    #: ``enumerations``; their scalars are Integers here)
+    enums: dict = field(default_factory=dict)
+    #: String parameters and constants, kept out of the numerics: [StringVar]
+    strings: list = field(default_factory=list)
+    #: eliminated aliases (alias.eliminate): {name: (representative, sign, ScalarVar)},
+    #: name = sign * representative
+    aliases: dict = field(default_factory=dict)
 
     def of_kind(self, *kinds: str) -> list["ScalarVar"]:
         return [s for s in self.scalars.values() if s.kind in kinds]
@@ -112,6 +120,73 @@ def unhide_gathers(dae: "Dae", x: ca.SX, wrt: ca.SX) -> ca.SX:
         frm = ca.vertcat(*[p for p, _, _ in hit])
         to = ca.vertcat(*[select_chain(k0 + 1, ca.vertsplit(vec)) for _, k0, vec in hit])
         x = ca.substitute(x, frm, to)
+    return x
+
+
+@dataclass
+class StringVar:
+    """A scalar String parameter or constant (FMI String variable) with its value."""
+    name: str
+    base: ir.Var
+    value: str
+
+
+def _string_values(model: ir.Model, num_value) -> list:
+    """The String parameters and constants of the model with their values: literals, other
+    String parameters, ``+`` and ``String(x)`` of a number; one whose value is not computable
+    at build time (a String input of a function, ...) is left out."""
+    S = model.strings
+    memo: dict = {}
+
+    def ev(e, busy):
+        if isinstance(e, ir.Lit) and isinstance(e.value, str):
+            return e.value
+        if isinstance(e, ir.Ref) and not e.subs and e.name in S:
+            if e.name in busy:
+                raise ValueError(e.name)
+            if e.name not in memo:
+                v = S[e.name]
+                src = v.binding if v.binding is not None else v.start
+                memo[e.name] = None if src is None else ev(src, busy | {e.name})
+            if memo[e.name] is None:
+                raise ValueError(e.name)
+            return memo[e.name]
+        if isinstance(e, ir.Bin) and e.op == "+":
+            return ev(e.a, busy) + ev(e.b, busy)
+        if isinstance(e, ir.If):
+            for c, val in e.branches:
+                if _number(model, c, num_value):
+                    return ev(val, busy)
+            return ev(e.other, busy)
+        if isinstance(e, ir.Call) and e.name == "String" and e.args:
+            x = _number(model, e.args[0], num_value)
+            if isinstance(x, (bool, np.bool_)):
+                return "true" if x else "false"
+            return str(x) if isinstance(x, (int, np.integer)) else "%.6g" % float(x)
+        raise ValueError(type(e).__name__)
+
+    out = []
+    for name, v in S.items():
+        if v.dims:
+            src = v.binding if v.binding is not None else v.start
+            if isinstance(src, ir.Arr) and len(src.elems) == v.dims[0] and len(v.dims) == 1:
+                for i, el in enumerate(src.elems):
+                    try:
+                        out.append(StringVar(f"{name}[{i + 1}]", v, ev(el, frozenset())))
+                    except (ValueError, ExportError):
+                        pass
+            continue
+        try:
+            out.append(StringVar(name, v, ev(ir.Ref(name), frozenset())))
+        except (ValueError, ExportError):
+            pass
+    return out
+
+
+def _number(model, e, num_value):
+    x = to_num(Evaluator(model, lambda n, l: num_value(n, l), numeric=True).eval(e))
+    if x is None:
+        raise ValueError("not a number")
     return x
 
 
@@ -582,6 +657,8 @@ def build(model: ir.Model) -> Dae:
         dae.whens.append(WhenS(branches, w.loc))
 
     _add_samplers(dae)
+    dae.enums = dict(getattr(model, "enumerations", None) or {})
+    dae.strings = _string_values(model, num_value)
 
     for a in model.asserts:
         ev.loc = a.loc

@@ -45,6 +45,14 @@ def cmd_build(args: argparse.Namespace) -> int:
             [str(Path(x).resolve()) for x in args.library] + [p for p in [os.environ.get("MODELICAPATH")] if p])
     if not args.file and not package_dir.is_dir():
         return _err(f"--package {package_dir}: no such folder")
+    if args.platforms:    # read by the packaging step (export/package.py: platforms)
+        import os
+        from .export import package
+        try:
+            package.platforms(args.platforms)
+        except ExportError as exc:         # a list it cannot build: nothing is built
+            return _err(f"--platforms {args.platforms}: {exc.message}")
+        os.environ["WEARCOSIM_PLATFORMS"] = args.platforms
     try:
         if args.file:
             models = args.models
@@ -809,6 +817,10 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--keep-going", action="store_true", help="continue after a model fails (exit status 1 at the end)")
     b.add_argument("--expose-protected", action="store_true",
                    help="make protected parameters FMU variables too (default: hidden, as in Dymola)")
+    b.add_argument("--platforms", metavar="LIST",
+                   help="binaries to build, comma-separated FMI platform folders: linux64,win64 (win64 needs "
+                        "MinGW-w64); default: auto = this machine's, plus win64 when x86_64-w64-mingw32-gcc is "
+                        "installed")
     b.set_defaults(func=cmd_build)
     c = _sub(sub, "check", "validate FMUs (FMPy validation; --wear-interface too)")
     c.add_argument("fmus", nargs="+", metavar="FMU", help="the FMU files to check")

@@ -157,7 +157,7 @@ def test_platform_choice(monkeypatch, capsys):
     assert package.platforms("linux64") == ["linux64"]
     monkeypatch.setenv("WEARCOSIM_PLATFORMS", "linux64")
     assert package.platforms() == ["linux64"]
-    for bad, says in [("win64", "linux64, this machine's platform, is always built"),
+    for bad, says in [("win64", "linux64, this machine's platform, must be among the platforms"),
                       ("linux64,darwin64", "platform 'darwin64' cannot be built here")]:
         with pytest.raises(ExportError, match=says) as e:
             package.platforms(bad)
@@ -172,6 +172,20 @@ def test_platform_choice(monkeypatch, capsys):
     assert err.count("\n") == 1 and err.startswith("info: no-such-mingw-gcc not found") and "gcc-mingw-w64" in err
     with pytest.raises(ExportError, match="needs the cross compiler no-such-mingw-gcc.*gcc-mingw-w64-x86-64"):
         package.platforms("linux64,win64")
+
+
+def test_cli_platforms_option(monkeypatch, tmp_path, capsys):
+    """``wearcosim build --platforms``: a list it cannot build is one usage line (exit status 2)
+    before anything is built; a good list is what the packaging step reads."""
+    from wearcosim import cli
+    monkeypatch.delenv("WEARCOSIM_PLATFORMS", raising=False)
+    monkeypatch.setenv("WEARCOSIM_MINGW_CC", "no-such-mingw-gcc")
+    for bad, says in [("win64", "linux64, this machine's platform, must be among the platforms"),
+                      ("linux64,win64", "needs the cross compiler no-such-mingw-gcc")]:
+        rc = cli.main(["build", "--platforms", bad, "--out", str(tmp_path), "WearCosim.Examples.Basic.VanDerPol"])
+        err = capsys.readouterr().err
+        assert rc == 2 and err.count("\n") == 1 and err.startswith(f"error: --platforms {bad}: ") and says in err
+        assert list(tmp_path.iterdir()) == []
 
 
 # ----------------------------------------------------------------------------- 2. same results under Wine

@@ -121,8 +121,8 @@ def platforms(requested: str | Sequence[str] | None = None) -> list[str]:
             raise ExportError(f"platform '{x}' cannot be built here: choose from {', '.join(sorted(known))} "
                               f"(or 'auto')", None, "usage")
     if host not in items:
-        raise ExportError(f"platforms {','.join(items)}: {host}, this machine's platform, is always built "
-                          f"(the binary the exporter can load and check)", None, "usage")
+        raise ExportError(f"{host}, this machine's platform, must be among the platforms: the exporter always "
+                          f"builds the binary it can load and check", None, "usage")
     for x in items:
         if x != host and not cross_compiler(x):
             name, env, hint = CROSS[x]

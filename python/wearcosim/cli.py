@@ -723,7 +723,7 @@ def _add_system_parser(sub):
     rn.add_argument("--energy-tolerance", type=float, default=None, metavar="FRACTION",
                     help="--master cosim: largest energy residual at a power bond (force [N] x velocity [m/s], "
                          "torque [N.m] x angular velocity [rad/s]), as a fraction of the energy [J] through the "
-                         "connection, before the run stops with an error (default: 1e-3)")
+                         "connection, before the run stops with an error (default: 2e-4)")
     rn.add_argument("--force", action="store_true",
                     help="--master cosim: finish a run whose error estimate exceeds --energy-tolerance; its "
                          "results are flagged (<system>.estimate.csv, a warning line)")

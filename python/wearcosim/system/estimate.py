@@ -61,7 +61,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import Callable, Optional
 
 import numpy as np
 
@@ -70,7 +70,7 @@ import numpy as np
 WARMUP = 20
 WARMUP_FRACTION = 0.1
 #: default tolerance of the energy estimate (fraction of the energy through the interface)
-TOLERANCE = 1e-3
+TOLERANCE = 2e-4
 
 _FORCE = (1, 1, -2)
 _TORQUE = (1, 2, -2)
@@ -154,7 +154,7 @@ class Bond:
         return tuple(sorted((self.e_src[0], self.e_dst[0])))
 
 
-def bonds(flows, unit_of) -> tuple[list[Bond], list[tuple]]:
+def bonds(flows: list, unit_of: "Callable[[str, str], str]") -> tuple[list[Bond], list[tuple]]:
     """The power bonds among ``flows`` ([(source, destination, type)], ends ``(component,
     variable)``, component None for the system) by the rule of the module docstring, and the
     Real component-to-component connections in no bond, as (source, destination).
@@ -237,7 +237,7 @@ class Estimator:
         self.defect = np.zeros(m)
         self.lo, self.hi = np.full(m, np.inf), np.full(m, -np.inf)
 
-    def start(self, y: np.ndarray):
+    def start(self, y: np.ndarray) -> None:
         if len(self.rest):
             self.lo = np.minimum(self.lo, y[self.rest_y])
             self.hi = np.maximum(self.hi, y[self.rest_y])

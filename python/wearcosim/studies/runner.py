@@ -359,12 +359,13 @@ def write_report(paths: Sequence[str | Path], out_dir: Path, title: str = "study
     """``out_dir``/``title``.csv and .md (one row per run, naturally sorted) and the comparison
     figures (final profiles, orbits); returns the rows."""
     from ..master.store import read_results, atomic_write_bytes
-    from ..plots.wear import compare_orbits, compare_profiles
+    from ..plots.wear import compare_orbits, compare_profiles, run_labels
     from ..plots.style import natural_key
-    runs, orbits, clearance, rows = {}, {}, 0.0, []
+    runs, orbits, clearance, rows, metas = {}, {}, 0.0, [], {}
     for p in sorted(paths, key=lambda q: natural_key(Path(q).stem)):     # 4, 8, 16, 32 pi; read once each
         meta, series, wear = read_results(p)
         name = Path(p).stem
+        metas[name] = meta
         rows.append(summary_row(name, meta, wear))
         wear["profile"] = float(meta.get("extent", 0) or 0) > 0
         runs[name] = wear
@@ -384,9 +385,12 @@ def write_report(paths: Sequence[str | Path], out_dir: Path, title: str = "study
         md.append(f"| {r['case']} | {r['peak_um']:.4g} | {r['mean_um']:.4g} | {r['peak_over_mean']:.3g} | "
                   f"{r.get('peak_angle_deg', r.get('peak_position_mm', float('nan'))):.1f} | {r['volume_mm3']:.4g} | {r['cycles']:.4g} |")
     atomic_write_bytes(out_dir / f"{title}.md", ("\n".join(md) + "\n").encode())
-    compare_profiles(runs, out_dir / f"{title}_profiles", f"{title}: final wear depth")
+    labels, shared = run_labels(metas)              # legends by omega, c, lubrication: not file names
+    cond = f" ({shared})" if shared else ""
+    compare_profiles(runs, out_dir / f"{title}_profiles", f"{title} study{cond}: final worn depth", labels=labels)
     if orbits:
-        compare_orbits(orbits, clearance, out_dir / f"{title}_orbits", f"{title}: journal-centre orbits")
+        compare_orbits(orbits, clearance, out_dir / f"{title}_orbits", f"{title} study{cond}: journal-centre orbits",
+                       labels=labels)
     return rows
 
 

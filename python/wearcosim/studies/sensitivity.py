@@ -853,73 +853,215 @@ def write_report(res: Mapping[str, Any], out: str | Path) -> Path:
     return out / "sensitivity.md"
 
 
+#: the outputs in the figures: name with its symbol, and unit (mathtext; "" dimensionless)
+OUTPUT_FIG = {"peak_um": (r"peak depth $h_\mathrm{max}$", "µm"),
+              "peak_over_mean": (r"peak/mean depth $h_\mathrm{max}/\bar{h}$", ""),
+              "peak_cos": (r"$\cos\,\theta_\mathrm{max}$ (peak angle)", ""),
+              "peak_sin": (r"$\sin\,\theta_\mathrm{max}$ (peak angle)", ""),
+              "volume_mm3": ("worn volume $V$", "mm³"),
+              "peak_angle": (r"peak angle $\theta_\mathrm{max}$ as ($\cos$, $\sin$)", "")}
+#: the parameters' symbols in the figures: symbol (mathtext), unit, what it is, factor from
+#: the study's own unit to the unit shown (the hybrid mechanism's names,
+#: cosim/sensitivity/hybrid_dry.toml; another study's parameters fall back on their labels)
+PARAM_SYMBOLS = {
+    "speed": (r"$\omega$", "rad/s", "drive speed", 1.0),
+    "clearance": (r"$c$", "mm", "radial clearance", 1e3),
+    "gPlane": (r"$g_\mathrm{p}$", "m/s²", "gravity in the plane of chain 3", 1.0),
+    "m31": (r"$m_{31}$", "kg", "mass of link A3B3", 1.0),
+    "m32": (r"$m_{32}$", "kg", "mass of the parallelogram bars", 1.0),
+    "m33": (r"$m_{33}$", "kg", "mass of the coupler with C3D3", 1.0),
+    "J31": (r"$J_{31}$", "kg·m²", "moment of inertia of A3B3", 1.0),
+    "J32": (r"$J_{32}$", "kg·m²", "of the parallelogram bars", 1.0),
+    "J33": (r"$J_{33}$", "kg·m²", "of the coupler with C3D3", 1.0),
+    "mu_d": (r"$\mu_\mathrm{d}$", "", "dry friction coefficient", 1.0),
+    "cr": (r"$c_\mathrm{r}$", "", "coefficient of restitution", 1.0),
+}
+
+
+def param_symbol(spec: Spec, name: str) -> tuple[str, str, str, float]:
+    """(symbol, unit, description, scale) of a parameter for the figures: from
+    :data:`PARAM_SYMBOLS`, else from its label ``text [unit]`` (units typeset)."""
+    if name in PARAM_SYMBOLS:
+        return PARAM_SYMBOLS[name]
+    import re
+
+    from ..plots.style import pretty
+    label = spec.parameter(name).label or name
+    m = re.match(r"\s*(.*?)\s*\[([^\]]*)\]\s*$", label)
+    text, unit = (m.group(1), m.group(2)) if m else (label, "")
+    unit = "" if unit.strip() in ("-", "1", "") else pretty(f"[{unit}]")[1:-1]
+    return pretty(text), unit, "", 1.0
+
+
+def _axis_label(sym: str, unit: str) -> str:
+    return f"{sym} ({unit})" if unit else sym
+
+
+def _definitions(spec: Spec, names: Sequence[str], width: int = 150) -> str:
+    """One line (wrapped) defining the parameters' symbols, for the figure's foot."""
+    from ..plots.style import wrap_math
+    parts = []
+    for n in names:
+        sym, unit, desc, _ = param_symbol(spec, n)
+        if desc:
+            parts.append(f"{sym} {desc}" + (f" ({unit})" if unit else ""))
+    return wrap_math("; ".join(parts) + ".", width) if parts else ""
+
+
 def plot_morris(m: MorrisResult, spec: Spec, base: Path) -> Path:
-    """mu* against sigma per output (one panel each), parameters labelled."""
+    """μ* against σ per output (one panel each; both in the output's unit), every parameter
+    labelled by its symbol clear of the points, of the other labels and of the line σ = μ*;
+    the screening ranking; the symbols defined at the foot."""
     from ..plots import style
-    fig, axes = style.figure(style.DOUBLE, 0.55, nrows=2, ncols=3)
+    fig, axes = style.figure(style.DOUBLE, 0.66, nrows=2, ncols=3)
     axes = axes.ravel()
+    syms = [param_symbol(spec, n)[0] for n in m.names]
     for ax, o in zip(axes, OUTPUTS):
         d = m.indices[o]
-        ax.scatter(d["mu_star"], d["sigma"], s=10, color="C0")
-        for i, n in enumerate(m.names):
-            ax.annotate(n, (d["mu_star"][i], d["sigma"][i]), fontsize=6, xytext=(2, 2), textcoords="offset points")
-        hi = float(max(np.max(d["mu_star"]), np.max(d["sigma"]), 1e-30))
-        ax.plot([0, hi], [0, hi], color="0.6", lw=0.6, ls="--")
-        ax.set_xlabel("mu*")
-        ax.set_ylabel("sigma")
-        ax.set_title(OUTPUT_LABELS[o])
+        what, unit = OUTPUT_FIG[o]
+        x, y = np.asarray(d["mu_star"], float), np.asarray(d["sigma"], float)
+        ax.scatter(x, y, s=10, color=style.OKABE_ITO[0], zorder=3)
+        hi = float(max(np.max(x), np.max(y), 1e-30)) * 1.15
+        ax.plot([0, hi], [0, hi], color="0.55", lw=0.6, ls="--", zorder=1)
+        ax.set_xlim(-0.1 * hi, hi)                   # room left of and below the points at the origin
+        ax.set_ylim(-0.1 * hi, hi)
+        ax.set_xlabel(_axis_label(r"$\mu^*$", unit))
+        ax.set_ylabel(_axis_label(r"$\sigma$", unit))
+        ax.set_title(what)
     ax = axes[-1]
     order = np.argsort(-m.importance, kind="stable")
-    ax.barh([m.names[i] for i in order][::-1], m.importance[order][::-1], color="C1")
-    ax.set_xlabel("importance (max mu*/std)")
+    ax.barh([syms[i] for i in order][::-1], m.importance[order][::-1], color=style.OKABE_ITO[4])
+    ax.set_xlabel(r"importance: largest $\mu^*_y/s_y$ over the outputs $y$")
     ax.set_title("screening ranking")
+    fig.supxlabel(style.wrap_math(r"$\mu^*$: mean absolute elementary effect of a parameter on the output (a step "
+                                  r"of its normalised range), $\sigma$: standard deviation of the elementary effects, "
+                                  r"both in the output's unit; dashed: $\sigma = \mu^*$; $s_y$: standard deviation of "
+                                  "output $y$.", 150) + "\n" + _definitions(spec, m.names),
+                  fontsize=6, ha="left", x=0.01, multialignment="left")
+    fig.canvas.draw()                                # labels last, in the layout fixed by this drawing
+    for ax, o in zip(axes, OUTPUTS):
+        d = m.indices[o]
+        x, y = np.asarray(d["mu_star"], float), np.asarray(d["sigma"], float)
+        hi = ax.get_xlim()[1]
+        line = ax.transData.transform(np.column_stack([np.linspace(0, hi, 200)] * 2))
+        order = np.argsort(-np.hypot(x, y), kind="stable")
+        style.place_labels(ax, x[order], y[order], [syms[i] for i in order], obstacles=line, draw=False)
     return style.save(fig, base)
 
 
 def plot_sobol(s: SobolResult, spec: Spec, base: Path) -> Path:
-    """S1 and ST with their 95 % bootstrap intervals, one panel per output."""
+    """First- and total-order Sobol indices with their 95 % bootstrap intervals, one panel per
+    output; the key above the panels (clear of every bar), the symbols defined at the foot."""
     from ..plots import style
-    fig, axes = style.figure(style.DOUBLE, 0.32, ncols=len(SOBOL_SHOWN), sharey=True, squeeze=False)
+    fig, axes = style.figure(style.DOUBLE, 0.4, ncols=len(SOBOL_SHOWN), sharey=True, squeeze=False)
     axes = axes[0]
     x = np.arange(len(s.names))
+    syms = [param_symbol(spec, n)[0] for n in s.names]
+    err = dict(capsize=2, error_kw=dict(lw=0.7, capthick=0.7))
     for ax, o in zip(axes, SOBOL_SHOWN):
         d = s.indices[o]
-        ax.bar(x - 0.2, d["S1"], 0.4, yerr=d["S1_conf"], capsize=2, label="S1", color="C0")
-        ax.bar(x + 0.2, d["ST"], 0.4, yerr=d["ST_conf"], capsize=2, label="ST", color="C1")
+        ax.bar(x - 0.2, d["S1"], 0.4, yerr=d["S1_conf"], label=r"first order $S_1$", color=style.OKABE_ITO[0], **err)
+        ax.bar(x + 0.2, d["ST"], 0.4, yerr=d["ST_conf"], label=r"total order $S_T$", color=style.OKABE_ITO[4],
+               hatch="////", edgecolor="white", lw=0, **err)
         ax.set_xticks(x)
-        ax.set_xticklabels(s.names, rotation=45, ha="right")
-        ax.set_title(f"{OUTPUT_LABELS[o]}\nsum S1 = {float(np.sum(d['S1'])):.2f}")
+        ax.set_xticklabels(syms)
+        ax.set_title(f"{OUTPUT_FIG[o][0]}\n" + r"$\Sigma S_1$" + f" = {float(np.sum(d['S1'])):.2f}")
         ax.axhline(0, color="0.3", lw=0.5)
+        ax.grid(axis="x", visible=False)
     axes[0].set_ylabel("Sobol index")
-    axes[0].legend(loc="upper left")
+    h, lab = axes[0].get_legend_handles_labels()
+    fig.legend(h, lab, loc="outside upper center", ncol=2, fontsize=7)
+    fig.supxlabel(style.wrap_math(r"$S_1$: share of the output's variance due to the parameter alone; $S_T$: due "
+                                  "to it alone and in interactions with the others; error bars: 95 % bootstrap "
+                                  "confidence intervals.", 150) + "\n" + _definitions(spec, s.names),
+                  fontsize=6, ha="left", x=0.01, multialignment="left")
     return style.save(fig, base)
 
 
+#: the trend map's two colours and the fail cells' hatching (Okabe-Ito blue and orange: told
+#: apart with colour-vision deficiencies and in grey)
+TREND_COLOURS = {"holds": "#0072B2", "fails": "#E69F00"}
+
+
 def plot_trends(tr: TrendResult, spec: Spec, base: Path) -> Path:
-    """One panel per trend: grid cells green where it holds, red where it fails."""
+    """One panel per trend over the grid of two parameters: cells blue where it holds, orange
+    and hatched where it fails, with a key; axes labelled with the parameters' symbols and
+    units."""
     from matplotlib.colors import ListedColormap
+    from matplotlib.patches import Patch, Rectangle
 
     from ..plots import style
     ts = list(tr.holds)
-    fig, axes = style.figure(style.DOUBLE, 0.3, ncols=len(ts), sharey=True, squeeze=False)
+    fig, axes = style.figure(style.DOUBLE, 0.36, ncols=len(ts), sharey=True, squeeze=False)
     axes = axes[0]
-    cmap = ListedColormap(["#d7301f", "#1a9850"])
+    cmap = ListedColormap([TREND_COLOURS["fails"], TREND_COLOURS["holds"]])
     pa, pb = spec.parameter(tr.names[0]), spec.parameter(tr.names[1])
+    sa_, ua, _, fa = param_symbol(spec, tr.names[0])
+    sb_, ub, _, fb = param_symbol(spec, tr.names[1])
 
     def edges(v, log):
-        v = np.log10(v) if log else v
-        mid = (v[1:] + v[:-1]) / 2
-        e = np.r_[v[0] - (mid[0] - v[0]), mid, v[-1] + (v[-1] - mid[-1])]
-        return 10 ** e if log else e
+        return 10 ** style.edges(np.log10(v)) if log else style.edges(v)
+    ea, eb = edges(np.asarray(tr.a, float), pa.log) * fa, edges(np.asarray(tr.b, float), pb.log) * fb
     for ax, t in zip(axes, ts):
-        ax.pcolormesh(edges(tr.b, pb.log), edges(tr.a, pa.log), tr.holds[t].astype(float), cmap=cmap, vmin=0, vmax=1,
-                      edgecolors="white", linewidth=0.5)
+        h = tr.holds[t].astype(float)
+        ax.pcolormesh(eb, ea, h, cmap=cmap, vmin=0, vmax=1, edgecolors="white", linewidth=0.6)
+        for i, j in zip(*np.nonzero(h < 0.5)):      # fails: hatched too, for print in grey
+            ax.add_patch(Rectangle((eb[j], ea[i]), eb[j + 1] - eb[j], ea[i + 1] - ea[i], fill=False, hatch="xx",
+                                   edgecolor="0.25", lw=0, zorder=2))
         if pb.log:
             ax.set_xscale("log")
         if pa.log:
             ax.set_yscale("log")
-        ax.set_title(f"{TREND_LABELS[t]}\n{int(tr.holds[t].sum())}/{tr.holds[t].size} hold")
-        ax.set_xlabel(pb.label)
+        ax.set_title(f"{TREND_LABELS[t]}\nholds at {int(tr.holds[t].sum())} of {tr.holds[t].size}")
+        ax.set_xlabel(_axis_label(sb_, ub))
         ax.grid(False)
-    axes[0].set_ylabel(pa.label)
+    axes[0].set_ylabel(_axis_label(sa_, ua))
+    key = [Patch(facecolor=TREND_COLOURS["holds"], edgecolor="white", label="trend holds"),
+           Patch(facecolor=TREND_COLOURS["fails"], edgecolor="0.25", hatch="xx", label="trend fails")]
+    fig.legend(handles=key, loc="outside upper center", ncol=2, fontsize=7)
+    foot = _definitions(spec, list(tr.names))
+    if foot:
+        fig.supxlabel(foot, fontsize=6, ha="left", x=0.01)
     return style.save(fig, base)
+
+
+def replot(spec: Spec, folder: str | Path) -> list[Path]:
+    """The three figures of a finished study drawn again from its tables in ``folder``
+    (``morris.csv``, ``sobol.csv``, ``trends.csv``: the indices as reported, without SALib and
+    without the samples); returns the PNGs written."""
+    folder = Path(folder)
+    made = []
+
+    def rows(name):
+        with open(folder / name, newline="") as f:
+            r = list(csv.DictReader(f))
+        return r
+    if (folder / "morris.csv").is_file():
+        r = rows("morris.csv")
+        names = [x["parameter"] for x in r]
+        idx = {o: {k: np.array([float(x[f"{o}_{k}"]) for x in r]) for k in ("mu_star", "mu_star_conf", "mu", "sigma")}
+               for o in OUTPUTS}
+        m = MorrisResult(names, np.zeros((0, len(names))), np.zeros((0, len(names))), np.zeros((0, len(OUTPUTS))), idx,
+                         np.array([float(x["importance"]) for x in r]), 0, int(spec.morris.get("levels", 4)))
+        made.append(plot_morris(m, spec, folder / "morris"))
+    if (folder / "sobol.csv").is_file():
+        r = rows("sobol.csv")
+        names = list(dict.fromkeys(x["parameter"] for x in r))
+        idx = {}
+        for o in dict.fromkeys(x["output"] for x in r):
+            sel = {x["parameter"]: x for x in r if x["output"] == o}
+            idx[o] = {k: np.array([float(sel[n][k]) for n in names]) for k in ("S1", "S1_conf", "ST", "ST_conf")}
+        so = SobolResult(names, np.zeros((0, len(names))), np.zeros((0, len(names))), np.zeros((0, len(OUTPUTS))), idx,
+                         0, bool(spec.sobol.get("second_order", False)))
+        made.append(plot_sobol(so, spec, folder / "sobol"))
+    if (folder / "trends.csv").is_file():
+        with open(folder / "trends.csv", newline="") as f:
+            r = list(csv.reader(f))
+        head, data = r[0], np.array([[float(v) for v in x] for x in r[1:]], dtype=float)
+        g = int(round(math.sqrt(len(data))))
+        col = {h: i for i, h in enumerate(head)}
+        tr = TrendResult(head[:2], data[::g, 0], data[:g, 1],
+                         {t: data[:, col[t]].reshape(g, g).astype(bool) for t in head[2:] if t in TRENDS},
+                         {k: data[:, col[k]].reshape(g, g) for k in head[2:] if k not in TRENDS})
+        made.append(plot_trends(tr, spec, folder / "trends"))
+    return made

@@ -121,7 +121,14 @@ def _load_error(path, model):
     return info.value
 
 
-def test_a_lower_case_package_name_is_no_error():
+@pytest.fixture
+def no_rewrites(monkeypatch):
+    """The front end without its rewrites of the library view (frontend._rewrites, see
+    test_rumoca_refused.py): what it reports where a rewrite does not apply."""
+    monkeypatch.setattr(frontend, "_rewrites", lambda index, model: {})
+
+
+def test_a_lower_case_package_name_is_no_error(no_rewrites):
     """Lint38.Filters.base (MSL's Blocks.Continuous has 'base'): rumoca's linter warns about the
     name; the package builds, and a model of it that fails for another reason is not reported as
     a syntax error at 'package base' (before: "Filters.mo:3: syntax error: package name 'base'
@@ -175,16 +182,17 @@ def test_call_statements_in_an_initial_algorithm_and_in_functions(tmp_path):
 # stage succeeded: Session.load/loads, codegen_file with the flat-stage targets (flat-modelica,
 # base-modelica), run_scenario and partial classes all raise the ToDae refusal.  The refusals are
 # therefore named in the user's terms, at the construct's line, found in the classes the model uses.
-def test_return_inside_a_loop_of_a_function_is_named_at_its_line():
+def test_return_inside_a_loop_of_a_function_is_named_at_its_line(no_rewrites):
     """MSL's Modelica.Math.BooleanVectors.firstTrueIndex (RealNetwork1, BooleanNetwork1,
     IntegerNetwork1): before, 'unsupported Flat semantic owner `function return`' at the model's
-    first line after a search of up to a minute (or the lint warning of test above)."""
+    first line after a search of up to a minute (or the lint warning of test above).  With the
+    rewrites of the library view, the model is brought in (test_rumoca_refused.py)."""
     err = _load_error(LINT38 / "Examples.mo", "Lint38.Examples.FirstTrue")
     assert (Path(err.loc.file).name, err.loc.line, err.loc.col) == ("Examples.mo", 19, 9), str(err)
     assert err.message.startswith("return inside a for-loop of function 'Lint38.Examples.firstTrue'"), str(err)
 
 
-def test_while_inside_an_if_statement_is_named_in_the_function_the_model_calls():
+def test_while_inside_an_if_statement_is_named_in_the_function_the_model_calls(no_rewrites):
     """MSL's Modelica.Math.Vectors.interpolate with a one-row table (Clutch, Brake, OneWayClutch:
     'missing function value definition for identity 2', no place); the function the model does
     not call (also a while-loop inside an if-statement, defined first) is not the one named."""
@@ -194,7 +202,7 @@ def test_while_inside_an_if_statement_is_named_in_the_function_the_model_calls()
     assert "missing function value definition" in err.message
 
 
-def test_a_parameter_bound_to_a_function_of_two_outputs_is_named():
+def test_a_parameter_bound_to_a_function_of_two_outputs_is_named(no_rewrites):
     """MSL's Rotational.Components.LossyGear (LossyGearDemo1-3, HeatLosses): rumoca refuses
     'tau_bf_a_0' (type mismatch: Boolean expected, Array found); the cause named is the parameter
     it uses, bound to a call of a function with two outputs, at that declaration."""

@@ -106,6 +106,11 @@ class SourceMap:
             self._lines[f] = starts
         return self._text[f]
 
+    def use_text(self, f: Path, b: bytes) -> None:
+        """Read spans into ``f`` against ``b`` (the text rumoca compiled, :func:`_rewrites`)."""
+        self._text[f] = b
+        self._lines[f] = [0] + [m.end() for m in re.finditer(rb"\n", b)]
+
     def line_of(self, f: Path, offset: int) -> int:
         self.text(f)
         import bisect
@@ -302,55 +307,94 @@ def _no_modelicapath():
 
 
 @contextmanager
-def _library_view(libs):
+def _library_view(libs, rewritten: Optional[dict] = None):
     """rumoca's source roots for the library packages ``libs``.  rumoca resolves references
     between packages only inside one root folder (and parses every package of it), so: the
     packages' common folder when it holds exactly these packages (the bundled library), else
-    a temporary folder of symbolic links to them, removed afterwards."""
+    a temporary folder of symbolic links to them, removed afterwards.  ``rewritten`` (file ->
+    text, :func:`_rewrites`): those files are written into the temporary folder, whose folders on
+    their way are real folders and every other entry a link to the original; the view's files
+    -> the originals are then in :data:`_VIEW_FILES` during the call."""
     libs = [Path(p) for p in libs]
     if not libs:
         yield []
         return
     parents = {p.parent for p in libs}
-    if len(parents) == 1 and all(package_name(p) == p.stem for p in libs):
+    if not rewritten and len(parents) == 1 and all(package_name(p) == p.stem for p in libs):
         folder = parents.pop()
         if set(_top_packages(folder).values()) == set(libs):
             yield [str(folder)]
             return
     view = Path(tempfile.mkdtemp(prefix="wearcosim-libs-"))
+    rewritten = {Path(f).resolve(): (Path(f), t) for f, t in (rewritten or {}).items()}
+    on_way = {a for f in rewritten for a in f.parents}
+
+    def mirror(src: Path, dst: Path) -> None:
+        if src.resolve() in rewritten:
+            orig, t = rewritten[src.resolve()]
+            dst.write_text(t, encoding="utf-8")
+            _VIEW_FILES[dst.resolve()] = orig
+        elif src.is_dir() and src.resolve() in on_way:
+            dst.mkdir()
+            for child in sorted(src.iterdir()):
+                mirror(child, dst / child.name)
+        else:
+            dst.symlink_to(src.resolve(), target_is_directory=src.is_dir())
     try:
         for p in libs:
             link = package_name(p) + (".mo" if p.suffix == ".mo" and not p.is_dir() else "")
-            (view / link).symlink_to(p, target_is_directory=p.is_dir())
+            mirror(p, view / link)
         yield [str(view)]
     finally:
         import shutil
+        for k in [k for k in _VIEW_FILES if view in k.parents]:
+            _VIEW_FILES.pop(k, None)
         shutil.rmtree(view, ignore_errors=True)
+
+
+#: the rewritten files of a library view (:func:`_library_view`) -> the files they stand for
+_VIEW_FILES: dict = {}
 
 
 def _is_panic(exc) -> bool:
     return type(exc).__name__ == "PanicException"
 
 
-def _rumoca_flat(src: Sources, model: str, text: str, partial: bool = False) -> dict:
+def _rumoca_flat(src: Sources, model: str, text: str, partial: bool = False, rewritten: Optional[dict] = None) -> dict:
     """rumoca's flat IR of ``model``; ``partial``: of a partial class extending it (no balance
-    check).  Raises rumoca's errors and panics."""
+    check); ``rewritten``: files given to rumoca in a rewritten form (:func:`_rewrites`).  Raises
+    rumoca's errors and panics."""
     import rumoca
     # a package's own folder is one of the roots too: rumoca then reads its other files as a
     # library; the flat IR of a WearCosim model is the same either way.  (MSL's lower-case
     # package Blocks.Continuous.base is only a warning of rumoca's linter, never a refusal:
     # see _translate_rumoca_error)
     libs = list(src.roots) + ([src.root] if src.in_package and src.root not in src.roots else [])
-    with _rust_stderr(), _no_modelicapath(), _library_view(libs) as roots:
+    if rewritten and src.in_package:
+        # the model is loaded from the view: rumoca finds the packages beside its top package
+        # (MSL's ModelicaServices, Complex) in the view's folder, as it does beside the original;
+        # the model's file is a file of the view too (rumoca follows a link to the original
+        # folders, and would read the original of a rewritten file there as well)
+        libs += [p for p in _top_packages(src.root.parent).values() if p not in libs]
+        rewritten = dict(rewritten)
+        rewritten.setdefault(src.path, _read(src.path))
+    with _rust_stderr(), _no_modelicapath(), _library_view(libs, rewritten) as roots:
         if src.in_package:
             if partial:
                 m = rumoca.Session(roots=[str(src.root.parent)] + roots).loads(
                     f"partial model {_PROBE} extends {model}; end {_PROBE};", model=_PROBE,
                     filename=str(_DETACHED / f"{_PROBE}.mo"))
             else:
-                m = rumoca.Session(roots=roots).load(str(src.path), model=model)
+                path = src.path
+                if rewritten and roots:        # the model's file as the view holds it
+                    for lib in libs:
+                        lib = Path(lib)
+                        if lib in src.path.parents:
+                            path = Path(roots[0]) / package_name(lib) / src.path.relative_to(lib)
+                            break
+                m = rumoca.Session(roots=roots).load(str(path), model=model)
         else:
-            code, name = text, model
+            code, name = (rewritten or {}).get(src.path, text), model
             if partial:      # appended: the spans of the file's own text stay as they are
                 code, name = text + f"\npartial model {_PROBE} extends {model}; end {_PROBE};\n", _PROBE
             m = rumoca.Session(roots=roots).loads(
@@ -386,7 +430,7 @@ def _source_files(m, src: Sources, roots: list) -> dict:
             out[sid] = src.path
             continue
         try:
-            f = known.get(name.resolve())
+            f = known.get(name.resolve()) or _VIEW_FILES.get(name.resolve())
         except OSError:
             f = None
         if f is not None:
@@ -1017,7 +1061,8 @@ def _functions_with(index: _ClassIndex, keyword: str, test, kinds=("function",))
 #: function, the message when found there, the message otherwise)
 _FUNCTION_REFUSALS = (
     (r"`function statement`: `([^`]+)` contains a statement", "while",
-     "while-loop in function '{fn}': the Modelica front end (rumoca {v}) does not support while-loops; "
+     "while-loop in function '{fn}': the Modelica front end (rumoca {v}) does not support while-loops other "
+     "than one counting a variable up by one to a bound (while i < n and ... loop ... i := i + 1; end while); "
      "write a for-loop over a range",
      "function '{fn}' has a statement the Modelica front end (rumoca {v}) does not support"),
     (r"`function loop reduction`: `([^`]+)` does not have a proved", "break",
@@ -1230,6 +1275,481 @@ def _translate_todae(text_: str, src: Sources, model: str) -> Optional[ExportErr
                     loc or _find_regex(files, r"(?<![\w.])for\b", prefer=src.path)
                     or _class_loc(src, model), "unsupported")
     return None
+
+
+# ----------------------------------------------------------------------------- rewrites for rumoca
+# rumoca 0.10.2's DAE stage (ToDae) refuses some valid function bodies and parameter bindings of the
+# MSL, and its Python API has no earlier stage to take the model from.  A model it refuses so is
+# compiled once more, from a view of the sources in which the functions and bindings it uses are
+# written in equivalent forms rumoca accepts (:func:`_rewrites`).  The rewritten files live in a
+# temporary folder only (never in the repository or the library); every other file of the view is a
+# link to the original.  A rewritten file keeps the line count of the original and every rewritten
+# statement stays on or after its own line, so that rumoca's spans, read against the rewritten text
+# (:attr:`SourceMap.texts`), give the lines of the original file.
+
+#: prefix of the names the rewrites introduce (locals, wrapper functions)
+_RW = "wearcosim_"
+
+
+class _NoRewrite(Exception):
+    """A construct the rewrites do not handle: the function is left as it is."""
+
+
+_RW_WORD = re.compile(r"[A-Za-z_]\w*")
+
+
+@dataclass
+class _Node:
+    """A statement of an algorithm section (offsets into the function's file)."""
+    kind: str               # simple, if, for, while, when, return, break
+    start: int
+    end: int                # after the ';'
+    heads: list = dataclasses.field(default_factory=list)     # (start, end) of conditions / the for-head
+    bodies: list = dataclasses.field(default_factory=list)    # lists of _Node; an if's else last
+    has_else: bool = False
+    kws: list = dataclasses.field(default_factory=list)       # offsets of the keywords: if/elseif.../else/end
+
+
+def _kw0(code: str, pos: int, end: int, kw: str) -> int:
+    """Offset of keyword ``kw`` outside brackets in ``code[pos:end]`` (-1: none)."""
+    n = len(kw)
+    return _depth0(code, pos, end, lambda c, i: c.startswith(kw, i) and not (c[i - 1].isalnum() or c[i - 1] in "_.")
+                   and not (i + n < len(c) and (c[i + n].isalnum() or c[i + n] == "_")))
+
+
+def _end_kw(code: str, pos: int):
+    m = re.compile(r"end\s+(if|for|while|when)(?!\w)\s*;").match(code, pos)
+    return m
+
+
+def _parse_block(code: str, pos: int, end: int, nested: bool):
+    """The statements of ``code[pos:end]`` up to a block's end: (nodes, position, what ended it:
+    'elseif', 'else', 'end', the end keyword of the algorithm section, or None at ``end``)."""
+    nodes = []
+    ws = re.compile(r"\s*")
+    while True:
+        pos = ws.match(code, pos).end()
+        if pos >= end:
+            if nested:
+                raise _NoRewrite("block not closed")
+            return nodes, pos, None
+        m = _RW_WORD.match(code, pos)
+        word = m.group(0) if m else ""
+        if word in ("elseif", "else") or (word == "end" and _end_kw(code, pos)):
+            if not nested:
+                raise _NoRewrite(f"unexpected {word}")
+            return nodes, pos, word
+        if word in ("end", "annotation", "protected", "public", "external", "equation", "algorithm", "initial"):
+            if nested:
+                raise _NoRewrite(f"{word} inside a block")
+            return nodes, pos, word
+        if word in ("return", "break"):
+            semi = ws.match(code, m.end()).end()
+            if code[semi:semi + 1] != ";":
+                raise _NoRewrite(word)
+            nodes.append(_Node(word, pos, semi + 1))
+            pos = semi + 1
+            continue
+        if word in ("if", "when"):
+            node = _Node(word, pos, pos, kws=[pos])
+            p = m.end()
+            while True:
+                t = _kw0(code, p, end, "then")
+                if t < 0:
+                    raise _NoRewrite("no then")
+                node.heads.append((p, t))
+                body, p, stop = _parse_block(code, t + 4, end, True)
+                node.bodies.append(body)
+                if stop == "elseif":
+                    node.kws.append(p)
+                    p += len("elseif")
+                    continue
+                if stop == "else" and word == "if":
+                    node.kws.append(p)
+                    body, p, stop = _parse_block(code, p + 4, end, True)
+                    node.bodies.append(body)
+                    node.has_else = True
+                if stop != "end":
+                    raise _NoRewrite("if not ended")
+                e = _end_kw(code, p)
+                if not e or e.group(1) != word:
+                    raise _NoRewrite("if not ended")
+                node.kws.append(p)
+                node.end = e.end()
+                break
+            nodes.append(node)
+            pos = node.end
+            continue
+        if word in ("for", "while"):
+            node = _Node(word, pos, pos, kws=[pos])
+            t = _kw0(code, m.end(), end, "loop")
+            if t < 0:
+                raise _NoRewrite("no loop")
+            node.heads.append((m.end(), t))
+            body, p, stop = _parse_block(code, t + 4, end, True)
+            e = _end_kw(code, p)
+            if stop != "end" or not e or e.group(1) != word:
+                raise _NoRewrite("loop not ended")
+            node.bodies.append(body)
+            node.kws.append(p)
+            node.end = e.end()
+            nodes.append(node)
+            pos = node.end
+            continue
+        semi = _depth0(code, pos, end, lambda c, i: c[i] == ";")
+        if semi < 0:
+            raise _NoRewrite("statement without ;")
+        nodes.append(_Node("simple", pos, semi + 1))
+        pos = semi + 1
+
+
+def _contains(nodes, kinds, into_loops=True) -> bool:
+    for n in nodes:
+        if n.kind in kinds:
+            return True
+        if n.kind in ("for", "while") and not into_loops:
+            continue
+        if any(_contains(b, kinds, into_loops) for b in n.bodies):
+            return True
+    return False
+
+
+class _Renderer:
+    """Writes statements back (``text``: the file with comments blanked, strings kept), with
+    ``return`` and ``break`` inside loops replaced by flags (:meth:`block`).  Every statement and
+    keyword is preceded by as many line breaks as before it in the original (one space if none):
+    an unchanged statement keeps its line."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.flags: list = []       # Boolean locals introduced
+        self.counter = 0
+
+    def src(self, a: int, b: int) -> str:
+        return self.text[a:b].strip()
+
+    def sep(self, a: int, b: int) -> str:
+        return "\n" * self.text.count("\n", a, b) or " "
+
+    def flag(self, what: str) -> str:
+        self.counter += 1
+        name = f"{_RW}{what}{self.counter}"
+        self.flags.append(name)
+        return name
+
+    @staticmethod
+    def unless(guard, text: str) -> str:
+        return f"if not ({' or '.join(sorted(guard))}) then {text} end if;" if guard else text
+
+    def block(self, nodes, ret: Optional[str], brk: Optional[str], prev: int, guard=frozenset()):
+        """(text, flags the statements may set); ``prev``: the end of what precedes the block;
+        ``guard``: flags of which none may be set for the statements to run.  Once a statement may
+        have set a flag (a return, or a break of the innermost loop, happened), the statements
+        after it run only while the flag is not set: the ones a return or break skips are skipped."""
+        out, sets = [], set()
+        for n in nodes:
+            t, s = self.stmt(n, ret, brk, frozenset(guard | sets))
+            out.append(self.sep(prev, n.start) + t)
+            prev = n.end
+            sets |= s
+        return "".join(out), sets
+
+    def stmt(self, n: _Node, ret, brk, guard):
+        """A statement, run only while no flag of ``guard`` is set: a simple statement or an
+        if-statement inside ``if not (flags) then ... end if``; a for-loop runs its range and the
+        guard is put on its body's statements (rumoca refuses a for-loop inside an if-statement
+        inside a for-loop: 'requires assignments or nested conditionals in every checked branch')."""
+        if n.kind == "simple":
+            return self.unless(guard, self.src(n.start, n.end)), set()
+        if n.kind == "return":
+            if ret is None:
+                return self.unless(guard, "return;"), set()
+            return self.unless(guard, f"{ret} := true;"), {ret}
+        if n.kind == "break":
+            if brk is None:
+                return self.unless(guard, "break;"), set()
+            return self.unless(guard, f"{brk} := true;"), {brk}
+        if n.kind in ("if", "when"):
+            loops = any(_contains(b, ("for", "while")) for b in n.bodies)
+            inner = guard if loops else frozenset()     # a loop inside: the guard goes inside
+            parts, sets, last = [], set(), n.start
+            kw = n.kind
+            for k, (a, b) in enumerate(n.heads):
+                body, s = self.block(n.bodies[k], ret, brk, b + 4, inner)
+                sets |= s
+                parts.append(("" if k == 0 else self.sep(last, n.kws[k]) + "else") +    # elseif, elsewhen
+                             f"{kw} {self.src(a, b)} then{body}")
+                last = n.bodies[k][-1].end if n.bodies[k] else b + 4
+            if n.has_else:
+                body, s = self.block(n.bodies[-1], ret, brk, n.kws[-2] + 4, inner)
+                sets |= s
+                parts.append(self.sep(last, n.kws[-2]) + f"else{body}")
+                last = n.bodies[-1][-1].end if n.bodies[-1] else n.kws[-2] + 4
+            text = "".join(parts) + self.sep(last, n.kws[-1]) + f"end {kw};"
+            return (text if loops else self.unless(guard, text)), sets
+        head = self.src(*n.heads[0])
+        loop_kw = n.heads[0][1] + 4
+        last = n.bodies[0][-1].end if n.bodies[0] else loop_kw
+        tail = self.sep(last, n.kws[-1]) + f"end {n.kind};"
+        if n.kind == "for":
+            # a loop whose body may return or break: its later iterations run without effect (the
+            # range of a for-loop is evaluated once, before the first iteration: MLS 11.2.2)
+            inner_brk = self.flag("break") if _contains(n.bodies[0], ("break",), into_loops=False) else None
+            sets = ({ret} if ret and _contains(n.bodies[0], ("return",)) else set()) | ({inner_brk} - {None})
+            body, _ = self.block(n.bodies[0], ret, inner_brk, loop_kw, frozenset(guard | sets))
+            pre = f"{inner_brk} := false; " if inner_brk else ""
+            return f"{pre}for {head} loop{body}{tail}", sets - {inner_brk}
+        if n.kind == "while":
+            if _contains(n.bodies[0], ("return", "break")) or guard:
+                raise _NoRewrite("return or break inside a while-loop, or a while-loop after one")
+            body, _ = self.block(n.bodies[0], ret, None, loop_kw)
+            return f"while {head} loop{body}{tail}", set()
+        raise _NoRewrite(n.kind)
+
+
+def _strip_comments_only(src: str) -> str:
+    """``src`` with its comments blanked and its string literals kept."""
+    def blank(m):
+        t = m.group(0)
+        if t in ('"', "/*"):
+            raise ValueError
+        return t if t[0] == '"' else re.sub(r"[^\n]", " ", t)
+    try:
+        return _LEXEME.sub(blank, src)
+    except ValueError:
+        return src
+
+
+_SCALAR_DEFAULTS = {"Real": "0", "Integer": "0", "Boolean": "false"}
+
+
+def _declarations(code: str, start: int, end: int) -> list:
+    """The element declarations of a function's text ``code[start:end]`` (its header left out):
+    (text without the section keywords, start offset)."""
+    out, pos = [], start
+    head = re.compile(r"\s*(?:(?:pure|impure|encapsulated|partial|replaceable|redeclare|final)\s+)*function\s+"
+                      r"[A-Za-z_]\w*\s*(?:\"[^\"]*\"(?:\s*\+\s*\"[^\"]*\")*\s*)?").match(code, start)
+    if head:
+        pos = head.end()
+    while pos < end:
+        semi = _depth0(code, pos, end, lambda c, i: c[i] == ";")
+        if semi < 0:
+            break
+        m = re.compile(r"\s*(?:(?:protected|public)(?!\w)\s*)*").match(code, pos)
+        out.append((code[m.end():semi], m.end()))
+        pos = semi + 1
+    return out
+
+
+def _split0(text: str, sep: str = ",") -> list:
+    parts, p = [], 0
+    while True:
+        c = _depth0(text, p, len(text), lambda s, i: s[i] == sep)
+        parts.append(text[p:c if c >= 0 else len(text)])
+        if c < 0:
+            return parts
+        p = c + 1
+
+
+def _unbound_scalars(code: str, start: int, alg: int) -> list:
+    """(name, value) of the outputs and protected variables of a function (its text
+    ``code[start:alg]``, up to its algorithm keyword) that are scalars of a built-in type or of an
+    SI unit type (Real) without a binding; the value is 0 or false."""
+    out = []
+    for decl, _ in _declarations(code, start, alg):
+        mm = re.match(r"(output\s+)?(?:(?:discrete|final)\s+)*([A-Za-z_][\w.]*)\s+(.*)$", decl.strip(), re.S)
+        if not mm:
+            continue
+        typ = mm.group(2)
+        base = typ if typ in _SCALAR_DEFAULTS else \
+            "Real" if re.fullmatch(r"(?:Modelica\.Units\.)?SI\.\w+|Modelica\.SIunits\.\w+", typ) else None
+        if base is None:
+            continue
+        for part in _split0(mm.group(3)):
+            pm = re.match(r"\s*([A-Za-z_]\w*)\s*(\[)?", part)
+            if not pm or pm.group(2):
+                continue
+            tail = re.sub(r"^\s*\((?:[^()]|\([^()]*\))*\)", "", part[pm.end():])    # a modification
+            if _depth0(tail, 0, len(tail), lambda s, i: s[i] == "=") >= 0:
+                continue
+            out.append((pm.group(1), _SCALAR_DEFAULTS[base]))
+    return out
+
+
+def _rewrite_function(span: "_ClassSpan", text: str):
+    """The rewritten text of function ``span`` (``text``: its file, comments blanked, strings kept)
+    as (start, end, replacement) of the file, or None when nothing needs rewriting or a construct
+    is not handled.
+
+    1. ``return`` inside a loop (MSL's BooleanVectors.firstTrueIndex; rumoca: 'nested return') and
+       ``break`` inside a for-loop (rumoca: 'does not have a proved finite arithmetic-series
+       form'): the return sets a Boolean flag ``wearcosim_return1`` (false at the start of the
+       algorithm), a break a flag of its loop; every statement a return or break would skip --
+       the rest of its block, of each enclosing block and the remaining iterations of the
+       enclosing for-loops -- is guarded by ``if not flag then ... end if`` (MLS 11.2.4 and
+       11.2.5: ``return`` ends the function, ``break`` the innermost loop; a for-loop's range is
+       evaluated once, so running the later iterations without effect is the same).
+    2. A function with a while-loop inside an if-statement (MSL's Vectors.interpolate; rumoca:
+       'missing function value definition', or 'reads i, which only some branches of the
+       conditional define'): every
+       scalar output and protected variable without a binding is given a value (0, false) at the
+       start of the algorithm.  Such a variable's value before its first assignment is undefined
+       (MLS 12.4.4), so no valid function reads it there: the assignment changes no result.
+    """
+    code = span.code
+    m = re.compile(r"(?<![\w.])algorithm(?!\w)").search(code, span.start, span.end)
+    if not m:
+        return None
+    nodes, stop_pos, stop = _parse_block(code, m.end(), span.end, False)
+    r = _Renderer(text)
+    exits = any(n.kind in ("for", "while") and any(_contains(b, ("return", "break")) for b in n.bodies)
+                for n in _walk(nodes))
+    has_while = any(n.kind in ("if", "when") and any(_contains(b, ("while",)) for b in n.bodies)
+                    for n in _walk(nodes))
+    if not exits and not has_while:
+        return None
+    ret = r.flag("return") if exits and _contains(nodes, ("return",)) else None
+    body, _ = r.block(nodes, ret, None, m.end())
+    pre = [f"{ret} := false;"] if ret else []
+    pre += [f"{name} := {val};" for name, val in _unbound_scalars(code, span.start, m.start())]
+    decl = "".join(f"protected Boolean {f}; " for f in r.flags)
+    last = nodes[-1].end if nodes else m.end()
+    new = decl + "algorithm " + " ".join(pre) + body + r.sep(last, stop_pos)
+    return m.start(), stop_pos, new
+
+
+def _walk(nodes):
+    for n in nodes:
+        yield n
+        for b in n.bodies:
+            yield from _walk(b)
+
+
+def _first_output_wrapper(fn: "_ClassSpan", text: str) -> Optional[tuple]:
+    """(name, definition) of a function of one output, the first of function ``fn`` (several
+    outputs), placed beside ``fn`` so that the names of its input declarations resolve as in ``fn``.
+    rumoca 0.10.2 evaluates a call of a function of several outputs in a parameter's binding as an
+    array (MSL's LossyGear: eta_mf1_0 = Vectors.interpolate(...), 'expected Boolean, got Array');
+    MLS 12.4.3: the value of such a call in an expression is its first output, which is what
+    ``(y, ) := f(u)`` assigns (MLS 11.2.1.1)."""
+    code = fn.code
+    alg = re.compile(r"(?<![\w.])(?:algorithm|external)(?!\w)").search(code, fn.start, fn.end)
+    if not alg:
+        return None
+    inputs, names, first, n_out = [], [], None, 0
+    for decl, pos in _declarations(code, fn.start, alg.start()):
+        d = decl.strip()
+        kind = re.match(r"(input|output)\s+(?:(?:discrete|final)\s+)*([\w.]+)", d)
+        if not kind:
+            continue
+        if kind.group(2) not in ("Real", "Integer", "Boolean", "String") and \
+                not re.fullmatch(r"(?:Modelica\.Units\.)?SI\.\w+|Modelica\.SIunits\.\w+", kind.group(2)):
+            return None         # only inputs and outputs of the built-in types (no records, functions)
+        parts = _split0(re.sub(r"^\S+\s+\S+", "", d))      # the names after the type
+        if kind.group(1) == "input":
+            inputs.append(text[pos:pos + len(decl)].strip())
+            for part in parts:
+                pm = re.match(r"\s*([A-Za-z_]\w*)", part)
+                if not pm:
+                    return None
+                names.append(pm.group(1))
+        else:
+            if first is None:
+                if len(parts) != 1:
+                    return None
+                first = (text[pos:pos + len(decl)].strip(), re.match(r"\s*([A-Za-z_]\w*)", parts[0]).group(1))
+            n_out += len(parts)
+    if first is None or n_out < 2:
+        return None
+    name = f"{fn.short}_{_RW}first"
+    decl_out = re.sub(r"=[^\"]*?(?=\"|$)", "", first[0]) if "=" in first[0] else first[0]
+    body = (f" function {name} " + " ".join(f"{d};" for d in inputs) + f" {decl_out}; algorithm "
+            f"({first[1]}{',' * (n_out - 1)}) := {fn.short}({', '.join(names)}); end {name};")
+    return name, body
+
+
+def _binding_calls(index: "_ClassIndex", model: str) -> list:
+    """(file, position after the function's name, function span) of every call of a function of
+    several outputs in the binding of a parameter or constant declared by a class the model uses."""
+    out, order = [], index.reached(model)
+    call = re.compile(r"(?<![\w.])([A-Za-z_][\w.]*)\s*\(")
+    for same in index.by_short().values():
+        for s in same:
+            if s.name not in order or s.kind == "function":
+                continue
+            nested = [(t.start, t.end) for t in index.spans(s.file) if s.start < t.start and t.end <= s.end]
+            code = s.code
+            for m in call.finditer(code, s.start, s.end):
+                if any(a <= m.start() < b for a, b in nested):
+                    continue
+                name = m.group(1)
+                if "." in name:         # a qualified name, as the MSL writes its calls
+                    fns = [f for f in index.by_short().get(name.split(".")[-1], ())
+                           if f.kind == "function" and (f.name == name or f.name.endswith("." + name))]
+                else:                   # a function of an enclosing class (never a built-in: min, max)
+                    scopes = {s.name.rsplit(".", k)[0] + "." + name for k in range(1, s.name.count(".") + 1)}
+                    scopes.add(s.name + "." + name)
+                    fns = [f for f in index.by_short().get(name, ()) if f.kind == "function" and f.name in scopes]
+                if not fns:
+                    continue
+                head = code[max(code.rfind(";", s.start, m.start()), s.start) + 1:m.start()]
+                if not re.search(r"(?<![\w.])(?:parameter|constant)(?!\w)", head) or \
+                        _depth0(head, 0, len(head), lambda c, i: c[i] == "=" and c[i + 1:i + 2] != "=") < 0:
+                    continue
+                fn = _reached_first(index, model, [(f,) for f in fns])
+                if fn and _outputs(fn[0]) > 1:
+                    out.append((s.file, m.start(1) + len(m.group(1)), fn[0]))
+    return out
+
+
+def _fit_lines(new: str, old: str) -> str:
+    """``new`` written on as many lines as ``old`` has (the lines after it keep their numbers)."""
+    n = old.count("\n")
+    lines = new.split("\n")
+    if len(lines) - 1 > n:
+        lines = lines[:n] + [" ".join(lines[n:])]
+    return "\n".join(lines) + "\n" * (n - (len(lines) - 1))
+
+
+def _rewrites(index: "_ClassIndex", model: str) -> dict:
+    """The rewritten texts (file -> text) of the files whose functions or bindings the model uses
+    and rumoca 0.10.2's DAE stage refuses (:func:`_rewrite_function`, :func:`_first_output_wrapper`)."""
+    order = index.reached(model)
+    texts: dict = {}
+    edits: dict = {}
+
+    def text_of(f):
+        if f not in texts:
+            texts[f] = _strip_comments_only(_read(f))
+        return texts[f]
+
+    for same in index.by_short().values():
+        for s in same:
+            if s.kind != "function" or s.name not in order or \
+                    not re.search(r"(?<![\w.])(?:while|return|break)(?!\w)", s.code[s.start:s.end]):
+                continue
+            try:
+                r = _rewrite_function(s, text_of(s.file))
+            except _NoRewrite:
+                continue
+            if r:
+                edits.setdefault(s.file, []).append(r)
+    wrapped = {}
+    for f, pos, fn in _binding_calls(index, model):
+        if fn.name not in wrapped:
+            w = _first_output_wrapper(fn, text_of(fn.file))
+            wrapped[fn.name] = w
+            if w:
+                edits.setdefault(fn.file, []).append((fn.end, fn.end, w[1]))
+        if wrapped[fn.name]:
+            edits.setdefault(f, []).append((pos, pos, f"_{_RW}first"))
+    out = {}
+    for f, es in edits.items():
+        t = _read(f)
+        for a, b, new in sorted(es, key=lambda e: (e[0], e[1]), reverse=True):
+            t = t[:a] + _fit_lines(new, t[a:b]) + t[b:]
+        out[f] = t
+    return out
 
 
 def _find_declaration(files, cls: str, name: str, prefer: Optional[Path] = None):
@@ -1988,7 +2508,10 @@ class _Conv:
             blocks = tuple((self.expr(cb["cond"]), self.stmts(cb.get("stmts"))) for cb in b["cond_blocks"])
             return ir.IfStmt(blocks, self.stmts(b.get("else_block")), loc)
         if tag == "While":
-            return ir.WhileStmt(self.expr(b.get("cond")), self.stmts(b.get("stmts") or b.get("body")), loc)
+            # rumoca 0.10.2: {"block": {"cond", "stmts"}} (no while-loop reached the exporter before
+            # the rewrites of the library view: rumoca's DAE stage refused them all)
+            w = b.get("block") or b
+            return ir.WhileStmt(self.expr(w.get("cond")), self.stmts(w.get("stmts") or w.get("body")), loc)
         if tag == "Break":
             return ir.Break(loc)
         if tag == "Return":
@@ -2316,11 +2839,49 @@ def _flatten(src: Sources, model: str) -> dict:
     try:
         return _rumoca_flat(src, model, text)
     except rumoca.RumocaError as exc:
+        flat = _flatten_rewritten(src, model, text, exc)
+        if flat is not None:
+            return flat
         raise _translate_rumoca_error(exc, src, model, text) from None
     except BaseException as exc:
         if not _is_panic(exc):
             raise
         raise _translate_panic(exc, src, model) from None
+
+
+#: key under which :func:`_flatten_rewritten` adds the rewritten texts (file -> text) to the flat IR
+_REWRITTEN = "wearcosim_rewritten_files"
+
+
+def _flatten_rewritten(src: Sources, model: str, text: str, exc) -> Optional[dict]:
+    """A model rumoca's DAE stage refused (``exc``), compiled from a view of its sources with the
+    functions and bindings it uses rewritten (:func:`_rewrites`); None when nothing is rewritten.
+    If rumoca refuses the rewritten model too, the refusal reported is the first one (it names the
+    construct in the files as they are), unless the second is a different ToDae refusal named in
+    the user's terms."""
+    import rumoca
+    said = str(exc)
+    if "failed in ToDae" not in said:
+        return None
+    index = _ClassIndex(src.map_files or [src.path] + list(src.files))
+    rewritten = _rewrites(index, model)
+    if not rewritten:
+        return None
+    try:
+        flat = _rumoca_flat(src, model, text, rewritten=rewritten)
+    except rumoca.RumocaError as exc2:
+        again = str(exc2)
+        if "failed in ToDae" in again and _rumoca_words(again) != _rumoca_words(said):
+            err = _translate_todae(again.split("\nRelated failures")[0], src, model)
+            if err is not None:
+                raise err from None
+        return None
+    except BaseException as exc2:
+        if _is_panic(exc2):
+            return None
+        raise
+    flat[_REWRITTEN] = {str(f): t for f, t in rewritten.items()}
+    return flat
 
 
 # Size guard.  Every array element becomes a scalar CasADi symbol, equation and slot of the
@@ -2382,6 +2943,8 @@ def _to_ir(flat: dict, src: Sources, model: str, probe: bool = True) -> ir.Model
     if flat.get("is_partial") and not probe:
         raise _err(f"{model} is a partial class and cannot be exported", ir.Loc(str(mfile), 1), "structure")
     smap = SourceMap(src.map_files)
+    for f, t in (flat.get(_REWRITTEN) or {}).items():
+        smap.use_text(Path(f), t.encode())     # rumoca's spans of a rewritten file are into its text
     smap.ids.update(flat.get(_SOURCE_FILES) or {})
     _learn_locations(smap, flat.get("variables", {}))
     for name, r in flat.get("variables", {}).items():

@@ -154,9 +154,16 @@ def test_platform_choice(monkeypatch, capsys):
     if MINGW:
         assert package.platforms() == package.platforms("auto") == ["linux64", "win64"]
         assert package.platforms(" win64 , linux64") == ["linux64", "win64"]
-    assert package.platforms("linux64") == ["linux64"]
+    assert package.platforms("linux64") == package.platforms("host") == ["linux64"]
     monkeypatch.setenv("WEARCOSIM_PLATFORMS", "linux64")
     assert package.platforms() == ["linux64"]
+    # FMUs built on demand to run here: this machine's binary only, whatever the environment says
+    monkeypatch.setenv("WEARCOSIM_PLATFORMS", "linux64,win64")
+    with package.host_only():
+        assert package.platforms() == ["linux64"]
+    if MINGW:
+        assert package.platforms() == ["linux64", "win64"]
+    monkeypatch.setenv("WEARCOSIM_PLATFORMS", "linux64")
     for bad, says in [("win64", "linux64, this machine's platform, must be among the platforms"),
                       ("linux64,darwin64", "platform 'darwin64' cannot be built here")]:
         with pytest.raises(ExportError, match=says) as e:

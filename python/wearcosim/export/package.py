@@ -13,7 +13,8 @@ Debian's ``gcc-mingw-w64-x86-64``), the same units are compiled with the same de
 options into ``binaries/win64/<id>.dll`` beside this machine's binary, linked with
 ``-static-libgcc`` so that the DLL needs only Windows' own ``KERNEL32.dll`` and ``msvcrt.dll``
 (checked after the link: :func:`pe_imports`).  Which platforms: :func:`platforms`
-(``WEARCOSIM_PLATFORMS``, ``wearcosim build --platforms``).
+(``WEARCOSIM_PLATFORMS``, ``wearcosim build --platforms``; FMUs built on demand to run here,
+:mod:`.ondemand`, get this machine's binary only, :func:`host_only`).
 
 Portable binaries: every unit is compiled with ``-include wc_glibc.h`` (fmu/runtime), which
 binds the C-library functions whose default symbol version is newer than glibc 2.17 (exp,
@@ -33,6 +34,8 @@ import subprocess
 import sys
 import tempfile
 import zipfile
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, Sequence
@@ -87,21 +90,40 @@ def cross_compiler(plat: str) -> str | None:
     return shutil.which(cc)
 
 
+#: the platforms of the builds in a :func:`host_only` block (None: not in one)
+_CHOSEN: ContextVar = ContextVar("wearcosim_platforms", default=None)
+
+
+@contextmanager
+def host_only():
+    """Builds inside this block get this machine's binary only, whatever ``WEARCOSIM_PLATFORMS``
+    says: for FMUs built to run here (built on demand by a scenario, a study or the demo), where
+    a cross-compiled binary would double the compile time for nothing."""
+    token = _CHOSEN.set("host")
+    try:
+        yield
+    finally:
+        _CHOSEN.reset(token)
+
+
 def platforms(requested: str | Sequence[str] | None = None) -> list[str]:
     """The FMI 2.0 platform folders an FMU gets binaries for: this machine's first.
 
     ``requested``: a comma-separated list or a sequence of platform folders (``linux64,win64``),
-    or ``auto``; None: the environment variable ``WEARCOSIM_PLATFORMS`` (what ``wearcosim build
-    --platforms`` sets), else ``auto``.  ``auto`` is this machine's platform plus win64 when
-    MinGW-w64 is installed; without it one info line on stderr, once per process.  A list must
-    name this machine's platform (the exporter always builds the binary it can test) and only
-    platforms it can cross-compile; a cross compiler that a list asks for and that is missing is
-    an error."""
+    ``auto`` or ``host`` (this machine's alone); None: ``host`` inside :func:`host_only`, else
+    the environment variable ``WEARCOSIM_PLATFORMS`` (what ``wearcosim build --platforms``
+    sets), else ``auto``.  ``auto`` is this machine's platform plus win64 when MinGW-w64 is
+    installed; without it one info line on stderr, once per process.  A list must name this
+    machine's platform (the exporter always builds the binary it can test) and only platforms
+    it can cross-compile; a cross compiler that a list asks for and that is missing is an
+    error."""
     if requested is None:
-        requested = os.environ.get("WEARCOSIM_PLATFORMS") or "auto"
+        requested = _CHOSEN.get() or os.environ.get("WEARCOSIM_PLATFORMS") or "auto"
     items = [x.strip() for x in (requested.split(",") if isinstance(requested, str) else requested)]
     items = [x for x in items if x]
     host = platform_dir()
+    if items == ["host"]:
+        return [host]
     if items in ([], ["auto"]):
         out = [host]
         for plat in CROSS:
@@ -119,7 +141,7 @@ def platforms(requested: str | Sequence[str] | None = None) -> list[str]:
     for x in items:
         if x not in known:
             raise ExportError(f"platform '{x}' cannot be built here: choose from {', '.join(sorted(known))} "
-                              f"(or 'auto')", None, "usage")
+                              f"(or 'auto', or 'host' for {host} alone)", None, "usage")
     if host not in items:
         raise ExportError(f"{host}, this machine's platform, must be among the platforms: the exporter always "
                           f"builds the binary it can load and check", None, "usage")

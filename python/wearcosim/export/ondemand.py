@@ -27,7 +27,9 @@ def ensure_fmu(model: str, out_dir: Path, package: str | Path | None = None, log
     package = Path(package) if package else DEFAULT_PACKAGE
     dest = Path(out_dir) / f"{model.split('.')[-1]}.fmu"
     if not dest.exists() or dest.stat().st_mtime < (newest if newest is not None else sources_mtime(package)):
-        r = build_fmu(model, package, out_dir)
+        from .package import host_only
+        with host_only():          # built to run here: no cross-compiled binaries (win64)
+            r = build_fmu(model, package, out_dir)
         log(f"built {r.fmu.name:40s} {r.seconds:6.2f} s")
     return dest
 

@@ -17,6 +17,10 @@ os.environ["TMPDIR"] = TMP
 tempfile.tempdir = TMP
 #: entries that are not leftovers: pytest's own tmp_path tree, Dask's scratch folder
 TMP_OWNED = ("pytest-of-", "dask-scratch-space")
+# FMUs built by the tests carry this machine's binary only: with MinGW-w64 installed, the
+# default (auto) would cross-compile win64 too and double every build's compile time;
+# tests/export/test_win64.py asks for win64 itself
+os.environ.setdefault("WEARCOSIM_PLATFORMS", "host")
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "python"))

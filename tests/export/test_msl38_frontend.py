@@ -213,7 +213,7 @@ def test_a_parameter_bound_to_a_function_of_two_outputs_is_named(no_rewrites):
     assert "'lossless'" in err.message
 
 
-def test_two_functions_of_one_name_in_different_classes_are_named():
+def test_two_functions_of_one_name_in_different_classes_are_named(no_rewrites):
     """MSL's Rotational.Examples.GenerationOfFMUs: rumoca takes one protected function 'position'
     for the other ('function shape proof: q_qd: axis 1 requires extent 2 but the call site proves
     3'); both functions are named."""

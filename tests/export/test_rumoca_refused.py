@@ -167,3 +167,32 @@ def test_a_parameter_bound_to_a_function_of_two_outputs_is_brought_in():
     assert b.name == "TupleParam.lookup_wearcosim_first" or b.name.endswith("lookup_wearcosim_first"), b
     assert _call(m, b.name, [0.0, 1.0], [0.5, 0.7]) == 0.5
     assert _call(m, "lookup", [0.0, 1.0], [0.5, 0.7]) == (0.5, 1)
+
+
+# --------------------------------------------------------------------------- what stays refused
+def test_a_while_loop_counting_down_stays_refused_and_is_named_at_its_line():
+    """rumoca 0.10.2 accepts a while-loop only when it counts a variable up by one to a bound
+    (measured: 'i := i - 1', 'i := i + (-1)' and a bound that is not structural are all refused);
+    no rewrite makes a count-down loop one in general, so the model is refused, at the loop."""
+    assert "without a checked DAE owner" in _refused_before("CountDown")
+    with pytest.raises(ExportError) as info:
+        _load("CountDown")
+    err = info.value
+    assert (Path(err.loc.file).name, err.loc.line, err.loc.col) == ("CountDown.mo", 8, 5), str(err)
+    assert err.message.startswith("while-loop in function 'lastBelow'") and err.kind == "unsupported", str(err)
+    assert "counting a variable up by one to a bound" in err.message
+
+
+# --------------------------------------------------------------------------- class-local functions of one name
+def test_class_local_functions_of_one_name_are_brought_in_renamed():
+    """MSL's protected 'position' of Rotational.Sources.Move and AngleToTorqueAdaptor's Move_w
+    (Rotational GenerationOfFMUs: 'function shape proof: q_qd: axis 1 requires extent 2 but the
+    call site proves 3'): rumoca keys class-local functions by their short name; the second is
+    renamed in the view, with its uses in its class, and each model calls its own."""
+    m = frontend.load(MSL38 / "SameName.mo", "SameName.Both")
+    assert set(m.functions) == {"position", "position_wearcosim_2"}
+    assert _call(m, "position", [3.0, 4.0]) == 3.0
+    assert _call(m, "position_wearcosim_2", [5.0, 6.0, 7.0]) == 5.0
+    calls = {eq.residual.a.name: eq.residual.b.name for eq in m.equations
+             if getattr(eq.residual.b, "builtin", True) is False}
+    assert calls == {"a.y": "position", "b.y": "position_wearcosim_2"}, calls

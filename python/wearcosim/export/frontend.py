@@ -1734,6 +1734,32 @@ def _rewrites(index: "_ClassIndex", model: str) -> dict:
                 continue
             if r:
                 edits.setdefault(s.file, []).append(r)
+    # 4. class-local functions of one name in different classes (MSL's protected 'position' of
+    #    Rotational.Sources.Move, Translational.Sources.Move, AngleToTorqueAdaptor.Move_w):
+    #    rumoca 0.10.2 keys them by their short name and calls one for the other ('function shape
+    #    proof: q_qd: axis 1 requires extent 2 but the call site proves 3').  All but the first
+    #    the model reaches are renamed <name>_wearcosim<k>, with every use of the name in the
+    #    class that defines them (MLS 5.3.1: a name used in that class is looked up there first,
+    #    so the uses of the function there are the uses of that name not qualified by a dot).
+    for short, same in index.by_short().items():
+        local = []
+        for fn in same:
+            if fn.kind != "function" or fn.name not in order:
+                continue
+            owner = [t for t in index.spans(fn.file) if t.start < fn.start and fn.end <= t.end]
+            if owner and owner[-1].kind not in ("package",):
+                local.append((order[fn.name], fn, owner[-1]))
+        if len(local) < 2:
+            continue
+        for k, (_, fn, owner) in enumerate(sorted(local, key=lambda x: x[0])[1:], 2):
+            inner = [(t.start, t.end) for t in index.spans(owner.file)
+                     if owner.start < t.start and t.end <= owner.end and t is not fn and not
+                     (t.start <= fn.start and fn.end <= t.end)]
+            for m in re.finditer(r"(?<![\w.])" + re.escape(short) + r"(?!\w)", owner.code[owner.start:owner.end]):
+                pos = owner.start + m.end()
+                if any(a <= pos < b for a, b in inner):
+                    continue        # a nested class other than the function: its own scope
+                edits.setdefault(owner.file, []).append((pos, pos, f"_{_RW}{k}"))
     wrapped = {}
     for f, pos, fn in _binding_calls(index, model):
         if fn.name not in wrapped:

@@ -38,7 +38,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterable, Sequence
+from typing import TYPE_CHECKING, Iterable, Iterator, Sequence
 
 if TYPE_CHECKING:
     from . import builddesc
@@ -95,7 +95,7 @@ _CHOSEN: ContextVar = ContextVar("wearcosim_platforms", default=None)
 
 
 @contextmanager
-def host_only():
+def host_only() -> Iterator[None]:
     """Builds inside this block get this machine's binary only, whatever ``WEARCOSIM_PLATFORMS``
     says: for FMUs built to run here (built on demand by a scenario, a study or the demo), where
     a cross-compiled binary would double the compile time for nothing."""
@@ -330,7 +330,8 @@ def compile_binary(src_dir: Path, units: Sequence[str], identifier: str, out: Pa
     (``binaries/win64/<identifier>.dll``).  Units that load libraries with dlopen (the
     container FMUs') are built for this machine only: their loader is POSIX.  A win64 DLL is
     linked with -static-libgcc (no libgcc_s_seh-1.dll) and without a time stamp (the same
-    sources give the same bytes), and must import nothing but :data:`WINDOWS_SYSTEM_DLLS`.
+    sources give the same bytes), stripped, and must import nothing but
+    :data:`WINDOWS_SYSTEM_DLLS`.
     Returns the link command of ``out``."""
     from . import builddesc
     cc = cc or os.environ.get("CC", "gcc")
@@ -358,7 +359,8 @@ def compile_binary(src_dir: Path, units: Sequence[str], identifier: str, out: Pa
         for plat in extra:
             objdir = Path(tmp) / plat
             objdir.mkdir()
-            link = ["-static-libgcc", "-Wl,--no-insert-timestamp"] + [f"-l{n}" for n in libs]
+            # -s: no COFF symbol table (Windows tools do not read it; half the DLL's size)
+            link = ["-static-libgcc", "-s", "-Wl,--no-insert-timestamp"] + [f"-l{n}" for n in libs]
             targets.append(_Target(plat, cross_compiler(plat), list(common), link, objdir,
                                    out.parent.parent / plat / (identifier + EXTENSIONS[plat])))
         # in the given order: the generated units (the big ones) come first, the small runtime

@@ -189,3 +189,37 @@ def test_a_fixed_start_of_an_algebraic_variable_is_an_initial_equation(tmp_path,
     t = r["time"]
     assert np.max(abs(r["x"] - (2 + (np.sin(t) - np.cos(t)) / 4 + np.exp(-t) / 4))) < 10 * _tol(fmi_type)
     assert abs(r["a"][0]) < 1e-9
+
+
+def test_a_nonlinear_loop_is_torn_to_the_joint_of_two_springs_in_series(tmp_path):
+    """Two springs in series hold a mass, their joint p has no mass: the force balance at p is
+    a nonlinear loop of 18 unknowns.  Torn, p (which has a start value) is the Newton
+    unknown, every other unknown of the loop follows in closed form (d = p - a, l = |d|, e =
+    d/l, f = k (l - L), the force vectors), the balance is the residual; the motion against
+    SciPy with the joint found by fsolve at every step."""
+    from scipy.optimize import fsolve
+    c = causalize.causalize(dae.build(frontend.load(fixture_path("SeriesSprings"), "SeriesSprings")))
+    assert [n for n, _ in c.w] == ["p[1]", "p[2]"]
+    assert [b.kind for b in c.blocks if "l1" in b.vars] == ["explicit"]
+    k1, k2, L1, L2, m, g = 40, 60, 0.3, 0.4, 0.5, 9.81
+    guess = [np.array([0.2, -0.3])]
+
+    def force2(q):
+        def bal(p):
+            d1, d2 = p, q - p
+            l1, l2 = np.linalg.norm(d1), np.linalg.norm(d2)
+            return k1 * (l1 - L1) * d1 / l1 - k2 * (l2 - L2) * d2 / l2
+        p = fsolve(bal, guess[0], xtol=1e-12)
+        guess[0] = p
+        d2 = q - p
+        l2 = np.linalg.norm(d2)
+        return k2 * (l2 - L2) * d2 / l2
+
+    def rhs(t, y):
+        return [y[2], y[3], *((-force2(y[:2]) + [0, -m * g]) / m)]
+
+    fmu = build_fmu("SeriesSprings", path=fixture_path("SeriesSprings"), out_dir=tmp_path).fmu
+    r = _run(fmu, ["q[1]", "q[2]"], "CoSimulation")
+    s = solve_ivp(rhs, (0, STOP), [0.5, -0.6, 0, 0], t_eval=r["time"], rtol=1e-11, atol=1e-11)
+    assert np.max(abs(r["q[1]"] - s.y[0])) < 1e-6
+    assert np.max(abs(r["q[2]"] - s.y[1])) < 1e-6

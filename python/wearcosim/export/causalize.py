@@ -14,7 +14,11 @@
   ``M*der(v) = f``), refused at build time when its matrix is singular for every value of
   its coefficients (``check_regular``); anything nonlinear keeps its unknowns as Newton
   iteration variables ``w``, solved at run time by the runtime's damped Newton with the
-  generated Jacobian, starting from the variables' start values.
+  generated Jacobian, starting from the variables' start values.  A nonlinear block of more
+  than TEAR_ABOVE unknowns is torn first (``tear``): the unknowns that its equations give in
+  closed form one after the other are computed from a few tearing variables, which alone are
+  Newton unknowns (a "nonlinear" block of the tearing variables and the residual equations,
+  then an "explicit" block of the others).
 """
 from __future__ import annotations
 
@@ -270,6 +274,11 @@ ELIMINATE_ABOVE = 8
 PIVOT_THRESHOLD = 0.1
 
 
+#: a nonlinear block of more unknowns than this is torn (see tear); smaller ones keep all
+#: their unknowns as Newton unknowns, as they always did
+TEAR_ABOVE = 2
+
+
 def sample_matrices(dae: Dae | None, A: ca.SX, samples: int = 3) -> list:
     """``A`` evaluated at the default values of its symbols (parameters, start values) and at
     ``samples - 1`` random points around them (uniform in [0.5, 2] without a ``dae``): the
@@ -454,6 +463,27 @@ def causalize(dae: Dae) -> Causal:
                 solution[nm] = s
                 known[nm] = (sy, s)
         else:
+            torn = tear(dae, r, J, vsyms) if len(eqs) > TEAR_ABOVE else None
+            if torn is not None:
+                tears, residual_rows, seq = torn
+                causal.blocks.append(Block([vnames[k] for k in tears], [eqs[i] for i in residual_rows], "nonlinear"))
+                for k in tears:
+                    causal.w.append((vnames[k], vsyms[k]))
+                    solution[vnames[k]] = vsyms[k]
+                done_s, done_e = [], []
+                for i, k, e in seq:
+                    if done_s and ca.depends_on(e, ca.vertcat(*done_s)):
+                        e = ca.substitute(e, ca.vertcat(*done_s), ca.vertcat(*done_e))
+                    done_s.append(vsyms[k])
+                    done_e.append(e)
+                    solution[vnames[k]] = e
+                    known[vnames[k]] = (vsyms[k], e)
+                res_t = ca.vertcat(*[r[i] for i in residual_rows])
+                if done_s:
+                    res_t = ca.substitute(res_t, ca.vertcat(*done_s), ca.vertcat(*done_e))
+                causal.nl_residuals.extend(ca.vertsplit(res_t))
+                causal.blocks.append(Block([vnames[k] for _, k, _ in seq], [eqs[i] for i, _, _ in seq], "explicit"))
+                continue
             kind = "nonlinear"
             for nm, sy in zip(vnames, vsyms):
                 causal.w.append((nm, sy))
@@ -461,3 +491,95 @@ def causalize(dae: Dae) -> Causal:
             causal.nl_residuals.extend(ca.vertsplit(r))
         causal.blocks.append(Block(vnames, eqs, kind))
     return causal
+
+
+def tear(dae: Dae, r: ca.SX, J: ca.SX, V: Sequence[ca.SX]) -> tuple | None:
+    """Tearing of a nonlinear block ``r(V) = 0`` (``J`` = dr/dV): a few *tearing variables* stay
+    Newton unknowns, the other unknowns follow from one equation each, in sequence, in closed
+    form, and the equations left over are the residuals of the Newton iteration (as many as
+    tearing variables).
+
+    An equation solves for an unknown when that unknown is the only one of the block it still
+    has (the others are tearing variables or solved before) and it is linear in it with a
+    coefficient that no unknown of the block, state, input or discrete value changes and that is
+    not zero: a non-zero constant, or parameters that are non-zero at their values (MultiBody's
+    ``frame_b.r_0 = frame_a.r_0 + r``, ``f_a + f_b = 0``, ``e = r_rel/max(length, s_small)``
+    for ``e``) -- no division by a value that can pass through zero.  Greedy (Cellier and
+    Kofman's heuristic, simplified): solve while an equation can be solved; else make the
+    unknown of the most unsolved equations a tearing variable -- among those, one with a start
+    value of its own (the user's guess of the solution, the Newton iteration's start).  The
+    solved part is triangular with non-zero diagonal: the residuals are regular exactly when
+    the whole block is.  ``(tearing variables, residual rows, [(row, unknown, solution in the
+    block's unknowns)])``; None when nothing can be solved (the block stays as it is)."""
+    import math
+    n = len(V)
+    allowed = {sv.sym.name() for sv in dae.scalars.values() if sv.kind in ("param", "const") and sv.sym is not None}
+    rows_of: list = [[] for _ in range(n)]
+    cols_of: list = [[] for _ in range(n)]
+    for i, k in zip(*J.sparsity().get_triplet()):
+        cols_of[i].append(k)
+        rows_of[k].append(i)
+    cache: dict = {}
+
+    def solvable(i: int, k: int) -> bool:
+        if (i, k) not in cache:
+            c = J[i, k]
+            if c.is_constant():
+                ok = float(c) != 0.0
+            else:
+                syms = ca.symvar(c)
+                ok = all(q.name() in allowed for q in syms)
+                if ok:
+                    try:
+                        val = float(ca.Function("wc_coef", syms, [c]).call([_nominal(dae, q.name()) for q in syms])[0])
+                        ok = math.isfinite(val) and val != 0.0
+                    except Exception:      # noqa: BLE001 -- not evaluable at the parameters' values
+                        ok = False
+            cache[i, k] = ok
+        return cache[i, k]
+
+    open_vars = [set(cols_of[i]) for i in range(n)]      # undetermined unknowns of each row
+    done_row = [False] * n
+    determined = [False] * n
+    tears, seq = [], []
+    has_start = [_has_start(dae, V[k].name()) for k in range(n)]
+    left = n
+    while left:
+        progress = True
+        while progress:
+            progress = False
+            for i in range(n):
+                if done_row[i] or len(open_vars[i]) != 1:
+                    continue
+                k = next(iter(open_vars[i]))
+                if not solvable(i, k):
+                    continue
+                seq.append((i, k, -ca.substitute(r[i], V[k], ca.SX(0.0)) / J[i, k]))
+                done_row[i] = True
+                determined[k] = True
+                left -= 1
+                for l in rows_of[k]:
+                    open_vars[l].discard(k)
+                progress = True
+        if not left:
+            break
+        cand = [k for k in range(n) if not determined[k]]
+        count = {k: sum(1 for l in rows_of[k] if not done_row[l]) for k in cand}
+        k = max(cand, key=lambda k: (has_start[k], count[k], -k))
+        tears.append(k)
+        determined[k] = True
+        left -= 1
+        for l in rows_of[k]:
+            open_vars[l].discard(k)
+    if not seq:
+        return None
+    residual_rows = [i for i in range(n) if not done_row[i]]
+    assert len(residual_rows) == len(tears)
+    return tears, residual_rows, seq
+
+
+def _has_start(dae: Dae, name: str) -> bool:
+    """A variable with a start value of its own (not the default 0)."""
+    sv = dae.scalars.get(name)
+    return sv is not None and sv.start is not None and not (
+        not isinstance(sv.start, ca.SX) and float(sv.start) == 0.0)

@@ -232,7 +232,7 @@ def test_a_for_loop_inside_a_when_statement_of_an_algorithm_is_named():
     assert err.message.startswith("for-loop inside a when-statement of the algorithm of WhenFor"), str(err)
 
 
-def test_a_model_extending_its_own_nested_class_is_named_at_the_extends():
+def test_a_model_extending_its_own_nested_class_is_named_at_the_extends(no_rewrites):
     """MSL's Translational.Components.MassWithStopAndFriction (Translational Friction, HeatLosses):
     rumoca's resolver refuses the nested base class's own variables ('reference to non-constant
     variable ... from a lexically nested class', 72 related failures on one message); before: all

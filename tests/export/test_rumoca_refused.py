@@ -196,3 +196,17 @@ def test_class_local_functions_of_one_name_are_brought_in_renamed():
     calls = {eq.residual.a.name: eq.residual.b.name for eq in m.equations
              if getattr(eq.residual.b, "builtin", True) is False}
     assert calls == {"a.y": "position", "b.y": "position_wearcosim_2"}, calls
+
+
+# --------------------------------------------------------------------------- extends of a nested class
+def test_a_model_extending_its_own_encapsulated_nested_class_is_brought_in():
+    """MSL's Translational.Components.MassWithStopAndFriction extends its encapsulated
+    PartialFrictionWithStop (Translational Friction, HeatLosses; rumoca's resolver: 'reference to
+    non-constant variable ... from a lexically nested class'): the class is moved beside its owner
+    in the view (an encapsulated class means the same anywhere, MLS 5.3.2) and the modifier of the
+    extends still applies: s starts at 1, der(s) = 1 until the limit."""
+    m = frontend.load(MSL38 / "NestedBase.mo", "NestedBase")
+    assert set(m.variables) == {"s", "limited", "k"}
+    assert m.variables["s"].start is not None and float(m.variables["s"].start.value) == 1.0
+    assert m.variables["k"].binding.value == 2
+    assert len(m.equations) == 2

@@ -1760,6 +1760,47 @@ def _rewrites(index: "_ClassIndex", model: str) -> dict:
                 if any(a <= pos < b for a, b in inner):
                     continue        # a nested class other than the function: its own scope
                 edits.setdefault(owner.file, []).append((pos, pos, f"_{_RW}{k}"))
+    # 5. a class extending an encapsulated class defined inside it (MSL's
+    #    Translational.Components.MassWithStopAndFriction extends its PartialFrictionWithStop:
+    #    Translational Friction, HeatLosses; rumoca: 'reference to non-constant variable ... from a
+    #    lexically nested class'): the nested class is moved beside its owner as
+    #    <Owner>_<Class>_wearcosim and extended by that name.  Lookup inside an encapsulated class
+    #    does not go past it (MLS 5.3.2), so the class means the same wherever it is defined.
+    for same in index.by_short().values():
+        for owner in same:
+            if owner.name not in order or owner.kind == "package":
+                continue
+            nested = {t.short: t for t in index.spans(owner.file) if owner.start < t.start and t.end <= owner.end}
+            own = index.own_text(owner)
+            for m in re.finditer(r"(?<![\w.])extends\s+([A-Za-z_]\w*)\s*(?=[;(])", owner.code[owner.start:owner.end]):
+                t = nested.get(m.group(1))
+                if t is None or not re.search(r"(?<![\w.])extends\s+" + re.escape(t.short) + r"\b", own) or \
+                        not re.match(r"\s*encapsulated\b", owner.code[t.start:t.end]):
+                    continue
+                new = f"{owner.short}_{t.short}_{_RW[:-1]}"
+                body = _read(owner.file)[t.start:t.end]
+                body = re.sub(r"^(\s*encapsulated\s+(?:partial\s+)?\w+\s+)" + re.escape(t.short) + r"\b",
+                              lambda x: x.group(1) + new, body)
+                body = re.sub(r"(end\s+)" + re.escape(t.short) + r"(\s*;)$", lambda x: x.group(1) + new + x.group(2), body)
+                body = " ".join(_strip_comments_only(body).split())       # one line
+                pkg_name, pkg_file = owner.name.rsplit(".", 1)[0] if "." in owner.name else "", None
+                outer = [u for u in index.spans(owner.file) if u.start < owner.start and owner.end <= u.end]
+                if outer:                                   # beside the owner in its file
+                    edits.setdefault(owner.file, []).append((owner.end, owner.end, " " + body))
+                elif pkg_name and (owner.file.parent / "package.mo").is_file():   # in its package's file
+                    pkg_file = owner.file.parent / "package.mo"
+                    pcode = _strip_comments(_read(pkg_file))
+                    e = [x for x in re.finditer(r"(?<![\w.])end\s+" + re.escape(pkg_name.split(".")[-1]) + r"\s*;", pcode)]
+                    if not e:
+                        continue
+                    edits.setdefault(pkg_file, []).append((e[-1].start(), e[-1].start(), body + " "))
+                elif not pkg_name:                          # a top-level class: a top-level class beside it
+                    edits.setdefault(owner.file, []).append((owner.end, owner.end, " " + body))
+                else:
+                    continue
+                a = owner.start + m.start(1)
+                edits.setdefault(owner.file, []).append((a, a + len(t.short), (pkg_name + "." if pkg_name else "") + new))
+                edits[owner.file].append((t.start, t.end, ""))   # the nested definition goes
     wrapped = {}
     for f, pos, fn in _binding_calls(index, model):
         if fn.name not in wrapped:
@@ -2887,7 +2928,7 @@ def _flatten_rewritten(src: Sources, model: str, text: str, exc) -> Optional[dic
     the user's terms."""
     import rumoca
     said = str(exc)
-    if "failed in ToDae" not in said:
+    if "failed in ToDae" not in said and "from a lexically nested class" not in said:
         return None
     index = _ClassIndex(src.map_files or [src.path] + list(src.files))
     rewritten = _rewrites(index, model)

@@ -65,8 +65,9 @@ def _pair(r: ca.SX, cand: dict):
 def _rank(sv: ScalarVar, order: dict) -> tuple:
     """Sort key of the representative (smallest first)."""
     st = to_num(sv.start) if sv.start is not None else 0.0
+    has_start = sv.start is not None and (st is None or st != 0)     # (an expression of parameters: one)
     return (sv.kind != "state", sv.kind != "input", sv.causality != "output",
-            not (sv.base.fixed is True), st is None or st == 0, sv.name.count("."), order[sv.name])
+            not _fixed(sv), not has_start, sv.name.count("."), order[sv.name])
 
 
 def _special(sv: ScalarVar) -> bool:
@@ -94,7 +95,7 @@ def eliminate(dae: Dae) -> Dae:
     cand = {sv.name: sv for sv in scal.values()
             if sv.kind in _MEMBERS and sv.type == "Real" and sv.sym is not None and not sv.name.startswith("$")}
     n_unknowns = sum(1 for sv in scal.values() if sv.kind in ("alg", "dalg", "state"))
-    if not cand or len(dae.equations) != n_unknowns or dae.gathers:
+    if not cand or len(dae.equations) != n_unknowns:
         return dae
     order = {n: k for k, n in enumerate(scal)}
     # union-find over the candidates, with each member's sign relative to its root
@@ -142,9 +143,10 @@ def eliminate(dae: Dae) -> Dae:
                 raise ExportError(f"alias variables '{x.name}' and '{y.name}' ({'=' if k > 0 else '= -'} through "
                                   f"the equation at {loc}) have different fixed start values: "
                                   f"{x.name} declared at {x.base.loc}, {y.name} at {y.base.loc}", loc, "structure")
-        # a state with a start that is not fixed cannot take an alias's fixed start
-        if (fa and not fb and any(cand[n].kind == "state" and not _fixed(cand[n]) for n in B)) or \
-                (fb and not fa and any(cand[n].kind == "state" and not _fixed(cand[n]) for n in A)):
+        # the representative keeps the fixed start: a set with one is merged only with a set
+        # whose state, input or output (the representative then) has a fixed start itself
+        if (fa and any(_special(cand[n]) and not _fixed(cand[n]) for n in B)) or \
+                (fb and any(_special(cand[n]) and not _fixed(cand[n]) for n in A)):
             continue
         parent[rb], sign[rb] = ra, rel
         members[ra] = A + B
@@ -188,6 +190,7 @@ def eliminate(dae: Dae) -> Dae:
                                                   for k, tg, v, m, l in eqs]) for cs, eqs in w.branches], w.loc)
                  for w in dae.whens]
     out.asserts = [(sub(c), m, lv, l) for c, m, lv, l in dae.asserts]
+    out.gathers = {n: (p, sub(k0), sub(vec)) for n, (p, k0, vec) in dae.gathers.items()}
     ev = out.events = copy.copy(dae.events)
     new = {id(r): dataclasses.replace(r, a=sub(r.a), b=sub(r.b), g=sub(r.g),
                                       scale=sub(r.scale) if r.scale is not None else None)
@@ -208,7 +211,7 @@ def restore(causal) -> None:
     ``dae.aliases`` for the model description (shared valueReference)."""
     dae = causal.dae
     for n, (rep, s, sv) in (getattr(dae, "aliases", None) or {}).items():
-        if s > 0:
+        if s > 0 or n in dae.scalars:
             continue
         rsv = dae.scalars[rep]
         x = causal.solution.get(rep, rsv.sym)

@@ -1173,7 +1173,7 @@ def render_xml(gen: Generated, experiment: dict[str, Any], description: str = ""
         s = L.slots[k]
         caus, var, init, start = _fmi_attrs(s, L, k)
         s.causality, s.variability, s.initial = caus, var, init
-        a = [f'name={quoteattr(s.name)}', f'valueReference="{k}"']
+        a = [f'name={quoteattr(fmi_name(s.name))}', f'valueReference="{k}"']
         if s.description:
             a.append(f'description={quoteattr(s.description)}')
         a.append(f'causality="{caus}"')
@@ -1293,6 +1293,17 @@ def unit_definitions(L: Layout) -> list:
         out.append('    </Unit>')
     out.append('  </UnitDefinitions>')
     return out
+
+
+def fmi_name(name: str) -> str:
+    """The FMI 2.0 name of a variable (structured naming convention, 2.2.9): a derivative of
+    order n > 1 that the index reduction made a variable, ``der(der(x))``, is ``der(x,2)``."""
+    n = 0
+    while name.startswith("der(", 4 * n) and name.endswith(")" * (n + 1)):
+        n += 1
+    if n < 2:
+        return name
+    return f"der({name[4 * n:len(name) - n]},{n})"
 
 
 def type_definitions(L: Layout) -> list:

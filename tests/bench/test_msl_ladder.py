@@ -428,3 +428,15 @@ def test_the_ladder_on_two_msl_examples(tmp_path, capsys):
     chua = rows["ChuaCircuit"]
     assert chua["stage"] == "compare" and chua["error"].startswith("no reference CSV"), chua
     assert "Modelica.Mechanics.Translational.Examples" in (out / "ladder.md").read_text()
+
+
+def test_a_signal_zero_to_rounding_noise_is_measured_against_the_tubes_floor():
+    """A reference that is zero to rounding noise (range 1e-37, as MultiBody's body1.w_a[2] in
+    SpringDamperSystem) and a simulation off by 1e-16: inside the tube (atol 1e-12), and the
+    deviation reported against max(range, atol/rtol) = 1e-9, not as 1e21 of the noise's range."""
+    t = _grid(101)
+    ref = 1e-37 * np.sin(7 * t)
+    c = msl.compare(t, {"w": ref}, t, {"w": ref + 1e-16}, ["w"])
+    assert c.passed
+    assert c.worst.deviation == pytest.approx(1e-16 / 1e-9, rel=1e-6)
+    assert not msl.compare(t, {"w": ref}, t, {"w": ref + 2e-12}, ["w"]).passed

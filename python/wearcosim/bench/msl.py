@@ -468,7 +468,10 @@ def compare(ref_time: Sequence[float] | np.ndarray, ref: dict[str, np.ndarray], 
         err = np.abs(s_at - r[m])
         err[~np.isfinite(err)] = math.inf
         k = int(np.argmax(err))
-        dev = float(err[k]) / scale
+        # the deviation in units of the tube's scale: max(range, atol/rtol), so that a signal
+        # that is zero to rounding noise (range 1e-37, e.g. a MultiBody angular velocity about
+        # an axis nothing turns about) is not reported 0.76 of its "range" while inside the tube
+        dev = float(err[k]) / max(scale, atol / rtol if rtol > 0 else 0.0)
         ok = bool(np.all(err <= max(rtol * scale, atol)))
         note = "" if ok else ("not finite" if math.isinf(dev) else f"outside the tube ({dev:.2g} of its range)")
         results.append(SignalResult(name, True, ok, dev, scale, float(tm[k]), int(m.sum()), note))

@@ -6,6 +6,10 @@
 # The versions CI tests are taken from constraints.txt (pip install -c).
 PYTHON ?= python3
 VENV ?= .venv
+# options of `python -m venv`: the environment sees the packages the machine already has, so
+# pip installs only what is missing or of another version -- into $(VENV), never elsewhere (a
+# fresh CI clone does not download ~2 GB again); `make VENV_FLAGS= ...` for an isolated one
+VENV_FLAGS ?= --system-site-packages
 PY := $(VENV)/bin/python
 # pip of the environment only; PIP_REQUIRE_VIRTUALENV makes any pip outside one refuse
 PIP := PIP_REQUIRE_VIRTUALENV=1 $(PY) -m pip --disable-pip-version-check
@@ -23,8 +27,8 @@ $(PY):
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null || \
 	  { echo "error: wearcosim needs Python >= 3.11 to create $(VENV); '$(PYTHON)' is not (make PYTHON=python3.11 ...)" >&2; exit 1; }
 	@echo "== creating the virtual environment $(VENV) with $(PYTHON) (the system's packages stay as they are)"
-	@$(PYTHON) -m venv $(VENV) >/dev/null 2>&1 || { rm -rf $(VENV); $(PYTHON) -m virtualenv -q $(VENV) >/dev/null 2>&1; } || \
-	  { rm -rf $(VENV); virtualenv -q -p $(PYTHON) $(VENV) >/dev/null 2>&1; } || \
+	@$(PYTHON) -m venv $(VENV_FLAGS) $(VENV) >/dev/null 2>&1 || { rm -rf $(VENV); $(PYTHON) -m virtualenv -q $(VENV_FLAGS) $(VENV) >/dev/null 2>&1; } || \
+	  { rm -rf $(VENV); virtualenv -q $(VENV_FLAGS) -p $(PYTHON) $(VENV) >/dev/null 2>&1; } || \
 	  { rm -rf $(VENV); echo "error: cannot create a virtual environment: '$(PYTHON) -m venv' needs ensurepip (Debian/Ubuntu: apt-get install python3-venv) or install virtualenv" >&2; exit 1; }
 
 $(RUNTIME): $(PY) $(SETUP)

@@ -1752,9 +1752,10 @@ def _rewrites(index: "_ClassIndex", model: str) -> dict:
         if len(local) < 2:
             continue
         for k, (_, fn, owner) in enumerate(sorted(local, key=lambda x: x[0])[1:], 2):
+            # the name's uses in the owner and its nested classes (the derivative annotation of a
+            # sibling function), except inside another definition of that name (its own scope)
             inner = [(t.start, t.end) for t in index.spans(owner.file)
-                     if owner.start < t.start and t.end <= owner.end and t is not fn and not
-                     (t.start <= fn.start and fn.end <= t.end)]
+                     if owner.start < t.start and t.end <= owner.end and t is not fn and t.short == short]
             for m in re.finditer(r"(?<![\w.])" + re.escape(short) + r"(?!\w)", owner.code[owner.start:owner.end]):
                 pos = owner.start + m.end()
                 if any(a <= pos < b for a, b in inner):
@@ -1790,10 +1791,12 @@ def _rewrites(index: "_ClassIndex", model: str) -> dict:
                 elif pkg_name and (owner.file.parent / "package.mo").is_file():   # in its package's file
                     pkg_file = owner.file.parent / "package.mo"
                     pcode = _strip_comments(_read(pkg_file))
-                    e = [x for x in re.finditer(r"(?<![\w.])end\s+" + re.escape(pkg_name.split(".")[-1]) + r"\s*;", pcode)]
+                    # first in the package (after its name and description; its annotation is last)
+                    e = re.compile(r"(?<![\w.])package\s+" + re.escape(pkg_name.split(".")[-1]) +
+                                   r"\s*(?:\"[^\"]*\"(?:\s*\+\s*\"[^\"]*\")*)?").search(pcode)
                     if not e:
                         continue
-                    edits.setdefault(pkg_file, []).append((e[-1].start(), e[-1].start(), body + " "))
+                    edits.setdefault(pkg_file, []).append((e.end(), e.end(), " " + body))
                 elif not pkg_name:                          # a top-level class: a top-level class beside it
                     edits.setdefault(owner.file, []).append((owner.end, owner.end, " " + body))
                 else:
@@ -1811,10 +1814,17 @@ def _rewrites(index: "_ClassIndex", model: str) -> dict:
         if wrapped[fn.name]:
             edits.setdefault(f, []).append((pos, pos, f"_{_RW}first"))
     out = {}
+    import rumoca
     for f, es in edits.items():
         t = _read(f)
         for a, b, new in sorted(es, key=lambda e: (e[0], e[1]), reverse=True):
             t = t[:a] + _fit_lines(new, t[a:b]) + t[b:]
+        # a rewritten file rumoca's parser refuses (a construct the rewrites misread) stays as it is
+        try:
+            if any(getattr(d, "level", "error") == "error" for d in rumoca.validate_source(t)):
+                continue
+        except Exception:
+            continue
         out[f] = t
     return out
 

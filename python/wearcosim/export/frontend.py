@@ -2930,6 +2930,12 @@ def _flatten(src: Sources, model: str) -> dict:
 _REWRITTEN = "wearcosim_rewritten_files"
 
 
+#: rumoca 0.10.2's refusals the rewrites of :func:`_rewrites` address (others are not compiled again)
+_REWRITE_KEYS = ("`function return`", "missing function value definition", "`function statement`",
+                 "`function loop reduction`", "`function conditional`", "`parameter binding`",
+                 "`function shape proof`", "from a lexically nested class")
+
+
 def _flatten_rewritten(src: Sources, model: str, text: str, exc) -> Optional[dict]:
     """A model rumoca's DAE stage refused (``exc``), compiled from a view of its sources with the
     functions and bindings it uses rewritten (:func:`_rewrites`); None when nothing is rewritten.
@@ -2938,7 +2944,7 @@ def _flatten_rewritten(src: Sources, model: str, text: str, exc) -> Optional[dic
     the user's terms."""
     import rumoca
     said = str(exc)
-    if "failed in ToDae" not in said and "from a lexically nested class" not in said:
+    if not any(key in said for key in _REWRITE_KEYS):
         return None
     index = _ClassIndex(src.map_files or [src.path] + list(src.files))
     rewritten = _rewrites(index, model)

@@ -148,6 +148,24 @@ def test_win64_dll_beside_linux64_and_self_contained(win_fmu, tmp_path, monkeypa
     assert err.count("\n") == 1 and err.startswith("info: no-such-mingw-gcc not found: the FMUs carry linux64")
 
 
+@needs_mingw
+def test_import_check_sees_a_mingw_runtime_dll(tmp_path):
+    """The check compile_binary applies to a win64 DLL: a DLL linked with -shared-libgcc that
+    needs libgcc (128-bit division) imports libgcc_s_seh-1.dll, which it refuses; with
+    -static-libgcc only Windows' own DLLs remain."""
+    (tmp_path / "t.c").write_text("__int128 d(__int128 a, __int128 b) { return a / b; }\n"
+                                  "__declspec(dllexport) long long f(long long a, long long b) "
+                                  "{ return (long long)d(a, b); }\n")
+    found = {}
+    for how in ("-shared-libgcc", "-static-libgcc"):
+        dll = tmp_path / f"t{how}.dll"
+        subprocess.run([MINGW, "-shared", how, str(tmp_path / "t.c"), "-o", str(dll)], check=True)
+        found[how] = [d for d in package.pe_imports(dll.read_bytes()) if not package.windows_system_dll(d)]
+    assert found == {"-shared-libgcc": ["libgcc_s_seh-1.dll"], "-static-libgcc": []}
+    with pytest.raises(ValueError, match="not a PE file"):
+        package.pe_imports(b"\x7fELF" + bytes(100))
+
+
 def test_platform_choice(monkeypatch, capsys):
     from wearcosim.export.errors import ExportError
     monkeypatch.delenv("WEARCOSIM_PLATFORMS", raising=False)

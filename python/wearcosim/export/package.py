@@ -76,9 +76,15 @@ CROSS = {"win64": ("x86_64-w64-mingw32-gcc", "WEARCOSIM_MINGW_CC",
                    "MinGW-w64: Debian/Ubuntu gcc-mingw-w64-x86-64, Fedora mingw64-gcc, Homebrew mingw-w64")}
 #: file-name extension of each platform folder's shared library
 EXTENSIONS = {"linux64": ".so", "linux32": ".so", "darwin64": ".dylib", "win64": ".dll", "win32": ".dll"}
-#: DLLs every Windows has: a win64 binary may import these and nothing else (no MinGW runtime
-#: such as libgcc_s_seh-1.dll or libwinpthread-1.dll, which a user's machine lacks)
+#: DLLs every Windows has: a win64 binary may import these (and the api-ms-win-* sets of the
+#: Universal CRT, which a MinGW-w64 built for UCRT links) and nothing else: no MinGW runtime
+#: such as libgcc_s_seh-1.dll or libwinpthread-1.dll, which a user's machine lacks
 WINDOWS_SYSTEM_DLLS = frozenset({"kernel32.dll", "msvcrt.dll", "ucrtbase.dll"})
+
+
+def windows_system_dll(name: str) -> bool:
+    """Whether every 64-bit Windows has the DLL ``name`` (:data:`WINDOWS_SYSTEM_DLLS`, api-ms-win-*)."""
+    return name.lower() in WINDOWS_SYSTEM_DLLS or name.lower().startswith("api-ms-win-")
 _said_no_cross: set = set()
 
 
@@ -404,7 +410,7 @@ def compile_binary(src_dir: Path, units: Sequence[str], identifier: str, out: Pa
                 where = "" if t.plat == host else f" for {t.plat}"
                 raise ExportError(f"linking {identifier}{where} failed:\n{p.stderr[-4000:]}", None, "compile")
             if t.plat.startswith("win"):
-                foreign = [d for d in pe_imports(t.out.read_bytes()) if d.lower() not in WINDOWS_SYSTEM_DLLS]
+                foreign = [d for d in pe_imports(t.out.read_bytes()) if not windows_system_dll(d)]
                 if foreign:
                     raise ExportError(f"the {t.plat} binary of {identifier} needs {', '.join(foreign)}, which "
                                       f"Windows does not have (only {', '.join(sorted(WINDOWS_SYSTEM_DLLS))} "

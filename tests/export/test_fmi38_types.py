@@ -92,3 +92,11 @@ def test_get_and_set_string(fmu):
             s.terminate()
         finally:
             s.freeInstance()
+
+
+def test_fmi_name_of_higher_derivatives():
+    """FMI 2.0 structured names (2.2.9): der(der(x)) of the index reduction is der(x,2)."""
+    from wearcosim.export.codegen import fmi_name
+    assert fmi_name("x") == "x" and fmi_name("der(x)") == "der(x)"
+    assert fmi_name("der(der(x))") == "der(x,2)"
+    assert fmi_name("der(der(der(a.b[1])))") == "der(a.b[1],3)"

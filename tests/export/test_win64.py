@@ -4,7 +4,7 @@
    ``linux64,win64``: ``WEARCOSIM_PLATFORMS``, what ``wearcosim build --platforms`` sets, or
    the default when MinGW-w64 is installed).  The DLL is a PE32+ file that imports only
    Windows' own DLLs (no MinGW runtime: -static-libgcc) and exports the FMI 2.0 functions and
-   nothing else; the win64 build leaves the sources, the build description and the linux64
+   nothing else; the same sources compiled again give the same DLL; the win64 build leaves the sources, the build description and the linux64
    binary as a linux64-only build has them; FMPy's validation passes.  Without the cross
    compiler the default is linux64 alone, with one info line; a list naming a platform that
    cannot be built is one error line.
@@ -132,10 +132,14 @@ def test_win64_dll_beside_linux64_and_self_contained(win_fmu, tmp_path, monkeypa
     assert [e for e in exports if not e.startswith("fmi2")] == []
     assert set(FMI2_FUNCTIONS) <= set(exports)
     assert validate_fmu(str(fmu)) == []
-    # the same sources without a cross compiler: linux64 alone, the same bytes, one info line
     src = tmp_path / "fmu" / "sources"
     desc = (src / "buildDescription.xml").read_bytes()
     units = re.findall(r'<SourceFile name="([^"]+)"', desc.decode())
+    # reproducible: the same sources compiled again (another folder) give the same bytes
+    package.compile_binary(src, units, ident, tmp_path / "same" / "binaries" / "linux64" / f"{ident}.so",
+                           platforms_="linux64,win64")
+    assert (tmp_path / "same" / "binaries" / "win64" / f"{ident}.dll").read_bytes() == dll
+    # the same sources without a cross compiler: linux64 alone, the same bytes, one info line
     monkeypatch.delenv("WEARCOSIM_PLATFORMS", raising=False)
     monkeypatch.setenv("WEARCOSIM_MINGW_CC", "no-such-mingw-gcc")
     monkeypatch.setattr(package, "_said_no_cross", set())

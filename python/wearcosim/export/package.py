@@ -365,8 +365,11 @@ def compile_binary(src_dir: Path, units: Sequence[str], identifier: str, out: Pa
         for plat in extra:
             objdir = Path(tmp) / plat
             objdir.mkdir()
-            # -s: no COFF symbol table (Windows tools do not read it; half the DLL's size)
-            link = ["-static-libgcc", "-s", "-Wl,--no-insert-timestamp"] + [f"-l{n}" for n in libs]
+            # -s: no COFF symbol table (Windows tools do not read it; half the DLL's size); no time
+            # stamp, and the default image base instead of one hashed from the output's path (a
+            # temporary folder): the same sources give the same DLL (it is relocatable either way)
+            link = ["-static-libgcc", "-s", "-Wl,--no-insert-timestamp", "-Wl,--disable-auto-image-base"] + \
+                [f"-l{n}" for n in libs]
             targets.append(_Target(plat, cross_compiler(plat), list(common), link, objdir,
                                    out.parent.parent / plat / (identifier + EXTENSIONS[plat])))
         # in the given order: the generated units (the big ones) come first, the small runtime

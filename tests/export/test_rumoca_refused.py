@@ -178,7 +178,7 @@ def test_a_while_loop_counting_down_stays_refused_and_is_named_at_its_line():
     with pytest.raises(ExportError) as info:
         _load("CountDown")
     err = info.value
-    assert (Path(err.loc.file).name, err.loc.line, err.loc.col) == ("CountDown.mo", 8, 5), str(err)
+    assert (Path(err.loc.file).name, err.loc.line, err.loc.col) == ("CountDown.mo", 14, 5), str(err)
     assert err.message.startswith("while-loop in function 'lastBelow'") and err.kind == "unsupported", str(err)
     assert "counting a variable up by one to a bound" in err.message
 

@@ -1218,6 +1218,20 @@ def _nested_extends_error(src: Sources, model: str, name: str, said: str) -> Opt
     return None
 
 
+def _refused_statement(span: _ClassSpan, keyword: str) -> tuple:
+    """The statement ``keyword`` of function ``span`` that rumoca refuses: of while-loops, the
+    first that does not count a variable up by one (rumoca 0.10.2 accepts those, measured: MSL's
+    Vectors.interpolate has one of each, and its count-down search is the one refused)."""
+    sts = [st for st in _function_statements(span) if st[0] == keyword]
+    if keyword == "while":
+        for st in sts:
+            end = re.compile(r"(?<![\w.])end\s+while\b").search(span.code, st[1], span.end)
+            body = span.code[st[1]:end.start() if end else span.end]
+            if not re.search(r"(?<![\w.])([A-Za-z_]\w*)\s*:=\s*\1\s*\+\s*1\s*;", body):
+                return st
+    return sts[0]
+
+
 def _translate_todae(text_: str, src: Sources, model: str) -> Optional[ExportError]:
     """rumoca 0.10.2's ToDae stage refuses some valid Modelica without a location; the ones met
     are named here in the user's terms, at the construct's line."""
@@ -1231,8 +1245,7 @@ def _translate_todae(text_: str, src: Sources, model: str) -> Optional[ExportErr
         if m:
             fn = m.group(1)
             # the function the model uses (MSL has several of one name: Vectors.interpolate, ...)
-            hit = _reached_first(index, model, [(s, next(st for st in _function_statements(s) if st[0] == keyword))
-                                                for s in index.find(fn)
+            hit = _reached_first(index, model, [(s, _refused_statement(s, keyword)) for s in index.find(fn)
                                                 if any(st[0] == keyword for st in _function_statements(s))])
             loc = hit[0].loc(hit[1][1]) if hit else \
                 _find_in_class(files, fn, r"(?<![\w.])" + keyword + r"\b", prefer=src.path)

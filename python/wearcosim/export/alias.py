@@ -30,9 +30,14 @@ import dataclasses
 
 import casadi as ca
 
+from typing import TYPE_CHECKING
+
 from .dae import Dae, ScalarVar, WhenS
 from .errors import ExportError
 from .symbolic import to_num
+
+if TYPE_CHECKING:                      # causalize imports nothing of this module; for the annotation only
+    from .causalize import Causal
 
 #: kinds of ScalarVar that may be members of an alias set (only "alg" is ever eliminated)
 _MEMBERS = ("alg", "state", "input")
@@ -204,7 +209,7 @@ def eliminate(dae: Dae) -> Dae:
     return out
 
 
-def restore(causal) -> None:
+def restore(causal: "Causal") -> None:
     """After causalisation: each negated alias back as a solved algebraic variable,
     ``-representative`` (what the causalisation would have made of its equation), so that
     codegen gives it a value of its own; the aliases equal to their representatives stay in

@@ -94,7 +94,7 @@ class EnumType:
 _QUOTED = re.compile(r"'((?:[^'\\]|\\.)*)'")
 
 
-def enumerations(flat: dict, src, irm: ir.Model) -> dict:
+def enumerations(flat: dict, src: "frontend.Sources", irm: ir.Model) -> dict:
     """{variable name: EnumType} of the model's enumeration-typed variables, from rumoca's flat
     model: the literals' ordinals (``enum_literal_ordinals``, keyed by qualified and short
     type names), each variable's type as written (``variable_type_names``) and its type id

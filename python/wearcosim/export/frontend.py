@@ -2971,6 +2971,12 @@ def _flatten_rewritten(src: Sources, model: str, text: str, exc) -> Optional[dic
             err = _translate_todae(again.split("\nRelated failures")[0], src, model)
             if err is not None:
                 raise err from None
+            # a refusal of another construct, without a place: in rumoca's words (the first one
+            # is taken over by the rewrites; naming it would send the user to the wrong place)
+            first = _translate_rumoca_error(exc, src, model, text)
+            raise _err(f"the Modelica front end (rumoca {RUMOCA_VERSION}) refuses {model}: "
+                       f"{_rumoca_words(again)} (rumoca's first refusal, {first.loc}: {first.message.split(':')[0]}, "
+                       f"is taken over by the exporter)", _class_loc(src, model), "unsupported") from None
         return None
     except BaseException as exc2:
         if _is_panic(exc2):

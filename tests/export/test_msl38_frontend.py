@@ -22,11 +22,15 @@ def test_enumeration_literals_are_their_ordinals():
 
 @pytest.mark.parametrize("fmi_type", ["CoSimulation", "ModelExchange"])
 def test_enumeration_parameter_comparisons_and_integer(tmp_path, fmi_type):
-    """mode = Mode.Fast: Integer(mode) = 3, der(x) = 2 + 1 (mode > Mode.Slow)."""
+    """mode = Mode.Fast: Integer(mode) = 3, der(x) = 2 + 1 (mode > Mode.Slow).  The String
+    parameter and constant are kept out of the numerics and exported as FMI String variables
+    with their values (issue 38)."""
     from fmpy import read_model_description, simulate_fmu
     fmu = build_fmu("EnumParam", path=fixture_path("EnumParam"), out_dir=tmp_path).fmu
-    names = {v.name for v in read_model_description(str(fmu)).modelVariables}
-    assert not names & {"label", "speedUnit"}
+    strings = {v.name: v for v in read_model_description(str(fmu)).modelVariables if v.type == "String"}
+    assert set(strings) == {"label", "speedUnit"}
+    assert strings["label"].start == "drive" and strings["label"].causality == "parameter"
+    assert strings["speedUnit"].start == "rad/s" and strings["speedUnit"].variability == "constant"
     with unzipped(fmu) as d:
         r = simulate_fmu(d, stop_time=1.0, output=["x", "k"], fmi_type=fmi_type)
     assert r["k"][-1] == 3 and r["x"][-1] == pytest.approx(3.0, rel=1e-9)

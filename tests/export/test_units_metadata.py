@@ -384,3 +384,18 @@ def test_unit_symbols_and_prefixes_follow_mls_19():
     for u in ("kg.m/s2", "N.m", "W/(m2.K)", "1/rad", "rad/s2", "rpm", "deg", "Hz", "min"):
         d = units.dim(u)
         assert d.exps == oracle(u)[0] and d.factor == pytest.approx(oracle(u)[1]), u
+
+
+def test_the_decibel_is_a_dimensionless_level_on_its_own():
+    """'dB' (MSL's Blocks.Continuous.Filter gives its ripple A_ripple in it): dimensionless,
+    base unit '1'; no prefix, no product, no linear conversion to another unit."""
+    from wearcosim.export import units
+    d = units.dim("dB")
+    assert all(e == 0 for e in d.exps) and d.factor == 1.0
+    assert units.base_unit_attrs("dB") == ""
+    assert units.display_conversion("dB", "dB") == (1.0, 0.0)
+    for bad in ("mdB", "dB/s", "dB.m"):
+        with pytest.raises(units.UnitError):
+            units.dim(bad)
+    with pytest.raises(units.UnitError, match="logarithmic"):
+        units.display_conversion("1", "dB")

@@ -87,7 +87,14 @@ SYMBOLS = {
     "degF": _d(5 / 9, 273.15 - 32 * 5 / 9, K=1), "degRk": _d(5 / 9, K=1),
     "bar": _d(1e5, kg=1, m=-1, s=-2), "rev": _d(2 * math.pi, rad=1),
     "rpm": _d(2 * math.pi / 60, rad=1, s=-1), "t": _d(1e3, kg=1),
+    # the decibel: a logarithmic level, dimensionless (FMI base unit "1"); MSL's filters give
+    # their pass-band ripple in it (Blocks.Continuous.Filter A_ripple).  No linear conversion
+    # to or from it exists: it stands alone (LOGARITHMIC) and is no display unit of another
+    "dB": _d(),
 }
+
+#: logarithmic level units: dimensionless, but never part of a product or a linear conversion
+LOGARITHMIC = {"dB"}
 
 PREFIXES = {
     "Q": 1e30, "R": 1e27, "Y": 1e24, "Z": 1e21, "E": 1e18, "P": 1e15, "T": 1e12, "G": 1e9,
@@ -98,7 +105,7 @@ PREFIXES = {
 ONE = _d()
 #: symbols that take no prefix (the kilogram is prefixed as "g"; SI: no prefixes on the
 #: accepted non-SI units of time and angle; temperature scales with an offset)
-NO_PREFIX = {"kg", "min", "h", "d", "deg", "rev", "rpm", "degC", "degF", "degRk"}
+NO_PREFIX = {"kg", "min", "h", "d", "deg", "rev", "rpm", "degC", "degF", "degRk", "dB"}
 
 # ----------------------------------------------------------------------------- parsing
 # A parsed unit is a tuple of factors (operand, exponent), numerator and denominator
@@ -231,7 +238,7 @@ def operand(op: str, text: str = None) -> Dim:
             break
     raise UnitError(f"unknown unit symbol '{op}'" + (f" in '{text}'" if text and text != op else "")
                     + hint + " (the exporter knows the SI units with their prefixes, min, h, d, l, L, eV, "
-                      "deg, debye, degF, degRk, bar, rev, rpm, t)")
+                      "deg, debye, degF, degRk, bar, rev, rpm, t, dB)")
 
 
 def _known(op: str) -> bool:
@@ -249,6 +256,9 @@ def dim(text: str) -> Dim:
     f = parse(text)
     if len(f) == 1 and f[0][1] == 1:
         return operand(f[0][0])
+    for op, _ in f:
+        if op in LOGARITHMIC:
+            raise UnitError(f"'{op}' is a logarithmic level: it is a unit only on its own, not in '{text}'")
     out = ONE
     for op, e in f:
         d = operand(op)
@@ -306,6 +316,8 @@ def display_conversion(unit: str, display: str) -> Tuple[float, float]:
     """(factor, offset) of FMI 2.0's ``<DisplayUnit>``: ``display_value = factor * value +
     offset`` for a value in ``unit`` (raises UnitError if their dimensions differ)."""
     u, d = dim(unit), dim(display)
+    if (unit.strip() in LOGARITHMIC) != (display.strip() in LOGARITHMIC) and unit.strip() != display.strip():
+        raise UnitError(f"display unit '{display}' of '{unit}': a logarithmic level has no linear conversion")
     if not u.same_dimension(d):
         raise UnitError(f"display unit '{display}' is not a unit of the same quantity as '{unit}'")
     return u.factor / d.factor, (u.offset - d.offset) / d.factor

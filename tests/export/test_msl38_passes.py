@@ -286,3 +286,15 @@ def test_solve_linear_against_numpy():
         pv = rng.uniform(0.5, 2.0, 6)
         xv, Av, bv = (np.array(m) for m in f(pv))
         assert np.allclose(xv.ravel(), np.linalg.solve(Av, bv).ravel(), rtol=1e-9, atol=1e-12)
+
+
+def test_arrays_of_size_zero_beside_a_state(tmp_path):
+    """A parameter array and an unknown array of size 0 (MSL's filters of even order have
+    such, Blocks.Examples.FilterWithRiseTime): no scalars, no equations, and the rest of the
+    model as without them: x(t) = exp(-t).  The DAE build indexed the first scalar of every
+    variable (IndexError)."""
+    from fmpy import simulate_fmu
+    fmu = build_fmu("ZeroSizeArrays", path=fixture_path("ZeroSizeArrays"), out_dir=tmp_path).fmu
+    with unzipped(fmu) as d:
+        r = simulate_fmu(d, stop_time=1.0, output=["x"], relative_tolerance=1e-8)
+    assert r["x"][-1] == pytest.approx(np.exp(-1.0), rel=1e-6)

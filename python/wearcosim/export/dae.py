@@ -459,6 +459,8 @@ def build(model: ir.Model) -> Dae:
     pev.gather_hook = gather_hook
     for name, v in V.items():
         svs = [dae.scalars[s] for s, _ in _scalar_names(v)]
+        if not svs:
+            continue                       # an array of size 0 (e.g. Real r[0] of a filter of even order)
         if svs[0].kind == "const":
             val = num_value(name, v.loc)
             for sv in svs:

@@ -225,8 +225,8 @@ def _string_comment(text: str) -> str:
 
 
 def alias_default() -> bool:
-    """Alias elimination is off by default (``WEARCOSIM_ALIAS=1`` turns it on)."""
-    return os.environ.get("WEARCOSIM_ALIAS", "") not in ("", "0")
+    """Alias elimination is on by default (``WEARCOSIM_ALIAS=0`` turns it off, to compare)."""
+    return os.environ.get("WEARCOSIM_ALIAS", "1") not in ("", "0")
 
 
 def generate(model: str, path: Path, expose_protected: bool = False, alias: bool | None = None) -> tuple:

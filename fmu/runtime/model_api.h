@@ -285,6 +285,16 @@ int  mdl_nl_jac_nz(const double *v, double t, double *Jnz);  /* MDL_NL_NNZ value
 /* nonlinear loops (only when N_W > 0) */
 int  mdl_nl_res(const double *v, double t, double *r);   /* N_W residuals at w = v[OFF_W..] */
 int  mdl_nl_jac(const double *v, double t, double *J);   /* N_W*N_W column-major dr/dw   */
+/* homotopy() in the loops (config.h defines HAS_HOMOTOPY 1, generated models only): the same
+   at the value init of the initial() flag, which carries the homotopy parameter lambda
+   (init = 2 - lambda: 2 the simplified, 1 the actual expressions; rt_newton.c "Homotopy") */
+#ifndef HAS_HOMOTOPY
+#define HAS_HOMOTOPY 0
+#endif
+#if HAS_HOMOTOPY
+int  mdl_nl_res_hom(const double *v, double t, double init, double *r);
+int  mdl_nl_jac_hom(const double *v, double t, double init, double *J);
+#endif
 
 #ifdef MDL_HAS_HOOKS
 /* ---- optional hooks (see H1-H3 above), provided by the MODEL ---- */

@@ -506,6 +506,113 @@ static int continuation(RtCtx *ctx, double *v, double t, const double *w0, int *
     return 1;
 }
 
+#if HAS_HOMOTOPY
+/* ------------------------------------------------------------------------------------------
+ * Homotopy (MLS 3.7.4.4: homotopy(actual, simplified) in the loops; config.h HAS_HOMOTOPY).
+ * During initialisation (state RT_INIT_MODE) each solve first follows
+ *     r(w, lambda) = 0,   homotopy() = simplified + lambda (actual - simplified),
+ * from lambda = 0 (the simplified expressions) to lambda = 1 (the actual ones): the iteration
+ * below at lambda = 0 from the current w, then natural-parameter steps in lambda (from the
+ * last point, step doubled after an easy step, halved on failure), the last at lambda = 1;
+ * the ordinary solve (iterate(), the fallbacks, canonical()) then starts from the path's
+ * end, where it converges at once.  lambda reaches the generated residuals through the
+ * initial() flag, init = 2 - lambda (mdl_nl_res_hom, symbolic.Evaluator.homotopy).  Where the
+ * path cannot be followed (the simplified problem not solved, a fold of the path in lambda:
+ * the steps shrink below RT_HH_MIN), w goes back to its start and the ordinary solve runs
+ * from there, as without homotopy (a warning says so).
+ * ------------------------------------------------------------------------------------------ */
+#define RT_HH_FIRST 0.125      /* first step in lambda */
+#define RT_HH_MAX 0.5          /* largest step         */
+#define RT_HH_MIN 1e-6         /* smallest step        */
+#define RT_HH_MAXIT 20         /* iterations per step  */
+
+/* damped Newton on r(w, lambda) from the current w (J, piv: n*n and n of scratch): 0 when
+   converged, with *its the iterations */
+static int hom_iterate(RtCtx *ctx, double *v, double t, double lam, int maxit, double *J, int *piv,
+                       int *its)
+{
+    const int n = N_W;
+    const double init = 2.0 - lam;
+    double *w = v + OFF_W, *r = ctx->nlR, *r2 = ctx->nlR2, *dw = ctx->nlDw, *wb = ctx->nlWb;
+    double fnorm;
+    int it, i;
+    *its = 0;
+    if (mdl_nl_res_hom(v, t, init, r) != 0 || !finite_vec(n, r)) return 1;
+    fnorm = norm2(n, r);
+    for (it = 1; it <= maxit; it++) {
+        double step = 1.0, stepnorm = 0.0;
+        *its = it;
+        if (fnorm == 0.0) return 0;
+        if (mdl_nl_jac_hom(v, t, init, J) != 0 || !finite_vec(n * n, J)) return 1;
+        if (rt_lu_factor(n, J, piv) != 0) return 1;
+        for (i = 0; i < n; i++) dw[i] = -r[i];
+        rt_lu_solve(n, J, piv, dw);
+        for (i = 0; i < n; i++) {
+            const double sc = fabs(dw[i]) / (NL_RTOL * fabs(w[i]) + NL_ATOL);
+            if (sc > stepnorm) stepnorm = sc;
+        }
+        memcpy(wb, w, (size_t)n * sizeof(double));
+        if (stepnorm <= 1.0) {
+            for (i = 0; i < n; i++) w[i] = wb[i] + dw[i];
+            if (!finite_vec(n, w)) memcpy(w, wb, (size_t)n * sizeof(double));
+            return 0;
+        }
+        for (;;) {
+            for (i = 0; i < n; i++) w[i] = wb[i] + step * dw[i];
+            if (mdl_nl_res_hom(v, t, init, r2) == 0 && finite_vec(n, r2)) {
+                const double f2 = norm2(n, r2);
+                if (f2 <= (1.0 - 1e-4 * step) * fnorm) { fnorm = f2; break; }
+            }
+            step *= 0.5;
+            if (step < 1.0 / 1024.0) return 1;
+        }
+        memcpy(r, r2, (size_t)n * sizeof(double));
+    }
+    return 1;
+}
+
+/* the path from lambda = 0 to 1 (see above): w at its end, or at its start when it fails */
+static void homotopy_path(RtCtx *ctx, double *v, double t)
+{
+    const int n = N_W;
+    double *w = v + OFF_W, *H, *ws, *wa, lam = 0.0, h = RT_HH_FIRST;
+    int *piv, its, steps = 0;
+    const char *why = NULL;
+    if (n > RT_HOM_MAXN || hom_space(ctx) != 0) return;
+    H = ctx->nlHom;
+    ws = HOM_WS(H);                 /* the start */
+    wa = HOM_RR(H);                 /* the last point of the path */
+    piv = (int *)(void *)HOM_PIV(H);
+    memcpy(ws, w, (size_t)n * sizeof(double));
+    if (hom_iterate(ctx, v, t, 0.0, NL_MAXIT, HOM_JN(H), piv, &its) != 0) {
+        why = "the simplified problem (lambda = 0) not solved";
+        goto fail;
+    }
+    memcpy(wa, w, (size_t)n * sizeof(double));
+    while (lam < 1.0) {
+        const double ln = lam + h >= 1.0 ? 1.0 : lam + h;
+        steps++;
+        if (hom_iterate(ctx, v, t, ln, RT_HH_MAXIT, HOM_JN(H), piv, &its) == 0) {
+            lam = ln;
+            memcpy(wa, w, (size_t)n * sizeof(double));
+            if (its <= 4 && h < RT_HH_MAX) h *= 2.0;
+        } else {
+            memcpy(w, wa, (size_t)n * sizeof(double));
+            h *= 0.5;
+            if (h < RT_HH_MIN) { why = "the steps in lambda shrank to nothing (a fold of the path?)"; goto fail; }
+        }
+    }
+    rt_log(ctx, 0 /* fmi2OK */, "logAll", "rt_newton: homotopy at t=%.17g followed from lambda = 0 to 1 in %d steps",
+           t, steps);
+    return;
+fail:
+    memcpy(w, ws, (size_t)n * sizeof(double));
+    rt_log(ctx, 1 /* fmi2Warning */, "logStatusWarning",
+           "rt_newton: homotopy at t=%.17g not followed (%s, lambda = %g): the loop is solved from its start "
+           "values with the actual expressions", t, why, lam);
+}
+#endif
+
 int rt_newton(RtCtx *ctx, double *v, double t)
 {
     const int n = N_W;
@@ -516,6 +623,9 @@ int rt_newton(RtCtx *ctx, double *v, double t)
 
     if (!ctx || !ctx->nlR) return 1;
     r = ctx->nlR; wb = ctx->nlWb; w0 = ctx->nlW0;
+#if HAS_HOMOTOPY
+    if (ctx->state == RT_INIT_MODE) homotopy_path(ctx, v, t);
+#endif
 
     memcpy(w0, w, (size_t)n * sizeof(double));
     rc = mdl_nl_res(v, t, r);

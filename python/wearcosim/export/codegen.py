@@ -303,6 +303,9 @@ class Generated:
     #: FMI 2.0 aliases (alias.eliminate): [(alias ScalarVar, slot index of its representative)],
     #: ScalarVariables sharing the representative's valueReference
     aliases: list = field(default_factory=list)
+    #: homotopy() in the nonlinear loops' residuals (symbolic.Evaluator.homotopy): the runtime
+    #: follows its path at initialisation (config.h HAS_HOMOTOPY, rt_newton.c "Homotopy")
+    has_homotopy: bool = False
 
 
 #: above this many operations, wc_eval leaves the derivatives to wc_deriv (see build_functions)
@@ -469,6 +472,9 @@ def build_functions(causal: Causal, expose_protected: bool = False) -> Generated
         F["nlres"] = ca.Function("wc_nlres", inputs, [r], _FOPTS)
         nlj = ca.jacobian(r, wv)
         F["nljac"] = ca.Function("wc_nljac", inputs, [nlj], _jac_opts(nlj))
+        has_homotopy = bool(getattr(dae.events, "has_homotopy", False)) and ca.depends_on(r, INIT)
+    else:
+        has_homotopy = False
     # directional derivatives (fmi2GetDirectionalDerivative): the Jacobian of the derivatives and
     # the outputs (rows: dx, then out_slots) with respect to the states and the inputs (columns:
     # x, then every input slot), sparse, WITHOUT the block d(dx)/dx that wc_jac computes already
@@ -526,7 +532,8 @@ def build_functions(causal: Causal, expose_protected: bool = False) -> Generated
     slot_of = {s.name: k for k, s in enumerate(L.slots) if s.kind != "MK_INTERNAL"}
     aliases = [(sv, slot_of[rep]) for n, (rep, sg, sv) in dae.aliases.items() if sg > 0 and rep in slot_of]
     return Generated(L, F, len(asserts), asserts, has_jac, {"calc_states": calc_states}, guid, model_name, ident, deps,
-                     split_eval, out_slots if "out" in F else None, out_cheap, init.newton_slots, strings, aliases)
+                     split_eval, out_slots if "out" in F else None, out_cheap, init.newton_slots, strings, aliases,
+                     has_homotopy)
 
 
 def cheap_outputs(inputs: list, outs: ca.SX, full: int) -> tuple:
@@ -961,6 +968,29 @@ def _chunks(f):
     return res
 
 
+#: model.c and config.h of a model with homotopy() in its loops (Generated.has_homotopy; the
+#: sources of every other model are those of before, to the byte): the loops' residuals and
+#: dense Jacobian at a given value of the initial() flag, which carries the homotopy
+#: parameter (INIT = 2 - lambda, symbolic.Evaluator.homotopy) along rt_newton.c's path
+HOMOTOPY_WRAPPERS = """
+static void wc_scatter(int n, const int *colind, const int *row, double *J);
+
+int mdl_nl_res_hom(const double *v, double t, double init, double *r) {
+    return call_nlres(v, t, init, r);
+}
+
+int mdl_nl_jac_hom(const double *v, double t, double init, double *J) {
+    int rc = call_nljac(v, t, init, J);
+    wc_scatter(N_W, mdl_nl_colind, mdl_nl_row, J);
+    return rc;
+}
+"""
+HOMOTOPY_CONFIG = """
+/* homotopy() in the nonlinear loops: the initialisation follows the path from the simplified
+   to the actual expressions (rt_newton.c "Homotopy"; mdl_nl_res_hom / mdl_nl_jac_hom) */
+#define HAS_HOMOTOPY 1"""
+
+
 def render_c(gen: Generated, outdir: Path, experiment: dict[str, Any]) -> None:
     L = gen.layout
     outdir.mkdir(parents=True, exist_ok=True)
@@ -1030,6 +1060,8 @@ def render_c(gen: Generated, outdir: Path, experiment: dict[str, Any]) -> None:
                 f"    casadi_real w[{max(f.sz_w(), 1)}];\n"
                 f"    return {f.name()}(arg, res, iw, w, 0);\n}}\n")
     wrappers = "\n".join(wrapper(k, f) for k, f in gen.functions.items())
+    if gen.has_homotopy:
+        wrappers += HOMOTOPY_WRAPPERS
     kinds = []
     for s in L.slots:
         nm = _cstr(s.name) if s.kind != "MK_INTERNAL" else "NULL"
@@ -1105,6 +1137,7 @@ def render_c(gen: Generated, outdir: Path, experiment: dict[str, Any]) -> None:
         START_TIME=_cnum(exp.get("StartTime", 0.0)), STOP_TIME=_cnum(exp.get("StopTime", 1.0)),
         TOLERANCE=_cnum(exp.get("Tolerance", 1e-6)),
         N_STR=str(len(gen.strings)),
+        HOMOTOPY=HOMOTOPY_CONFIG if gen.has_homotopy else "",
     )
     tpl = Template((TEMPLATES / "config.h.in").read_text())
     (outdir / "config.h").write_text(tpl.substitute(cfg))

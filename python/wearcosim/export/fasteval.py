@@ -264,8 +264,11 @@ for _name, (_fn, _) in S._UNARY.items():
     _HELPERS[f"_m_{_name}"] = _fn
 _INT_RESULT = ("floor", "ceil", "integer", "sign")
 
-_PASS_THROUGH = {"noEvent": -1, "smooth": -1, "homotopy": 0}
-_NOT_HERE = {"der", "pre", "edge", "change", "initial", "terminal", "sample", "delay", "reinit"}
+_PASS_THROUGH = {"noEvent": -1, "smooth": -1}
+#: homotopy(): the interpreter's (symbolic.Evaluator.homotopy: a value of the homotopy
+#: parameter in the initial() flag, not a number)
+_NOT_HERE = {"der", "pre", "edge", "change", "initial", "terminal", "sample", "delay", "reinit",
+             "homotopy"}
 #: builtins evaluated by ``Evaluator.builtin`` whose result is always a number
 _SCALAR_BUILTINS = {"sum", "product", "ndims", "scalar"}
 _BUILTINS = {"atan2", "min", "max", "mod", "rem", "div", "sum", "product", "size", "ndims",

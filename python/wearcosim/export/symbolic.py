@@ -615,9 +615,31 @@ class Evaluator:
             base = self.eval(args[0], env)
             return self.index(base, [self.eval(a, env) for a in args[1:]])
         if name == "homotopy":
-            return self.eval(args[0], env)
+            return self.homotopy(args, env)
         vals = [self.eval(a, env) for a in args]
         return self.builtin(name, vals)
+
+    def homotopy(self, args, env) -> Val:
+        """``homotopy(actual, simplified)`` (MLS 3.7.4.4).  The homotopy parameter lambda
+        (1: actual) travels in the initial() flag INIT of the generated functions: INIT = 2 -
+        lambda while the runtime follows the initialisation's path (1 < INIT <= 2, only with
+        HAS_HOMOTOPY: rt_newton.c "Homotopy"), 0 or 1 everywhere else.  The value is
+        ``actual + (simplified - actual) (INIT - 1)`` for INIT > 1 and exactly ``actual``
+        otherwise, so simulation and every other evaluation see ``actual`` alone.  Without an
+        event sink of the model (a function evaluated on its own) it is ``actual``."""
+        a = self.eval(args[0], env)
+        init = self.events.initial() if len(args) > 1 else None
+        if not isinstance(init, ca.SX):
+            return a
+        s = self.eval(args[1], env)
+
+        def blend(x, y):
+            if is_num(x) and is_num(y) and x == y:
+                return x
+            mu = init - 1
+            return _fold(ca.if_else(init > 1, as_sx(x) + (as_sx(y) - as_sx(x)) * mu, as_sx(x)))
+        self.events.has_homotopy = True
+        return _elementwise(blend, a, s)
 
     def builtin(self, name: str, vals: list[Val]) -> Val:
         """Built-in function ``name`` applied to the argument values ``vals`` (those that

@@ -1215,12 +1215,7 @@ def render_xml(gen: Generated, experiment: dict[str, Any], description: str = ""
             a.append(f'initial="{init}"')
         t_attr = []
         if s.type == "Real":
-            if s.quantity:
-                t_attr.append(f'quantity={quoteattr(s.quantity)}')
-            if s.unit:
-                t_attr.append(f'unit={quoteattr(s.unit)}')
-                if s.display_unit and s.display_unit != s.unit:
-                    t_attr.append(f'displayUnit={quoteattr(s.display_unit)}')
+            t_attr += _unit_attrs(s)
             if s.derivative_of >= 0:
                 t_attr.append(f'derivative="{index[L.off["X"] + s.derivative_of]}"')
             if s.kind == "MK_STATE" and s.reinit:
@@ -1249,13 +1244,7 @@ def render_xml(gen: Generated, experiment: dict[str, Any], description: str = ""
         if sv.base.description:
             a.append(f'description={quoteattr(sv.base.description)}')
         a.append('causality="local" variability="continuous" initial="calculated"')
-        t_attr = []
-        if s.quantity:
-            t_attr.append(f'quantity={quoteattr(s.quantity)}')
-        if s.unit:
-            t_attr.append(f'unit={quoteattr(s.unit)}')
-            if s.display_unit and s.display_unit != s.unit:
-                t_attr.append(f'displayUnit={quoteattr(s.display_unit)}')
+        t_attr = _unit_attrs(s)
         out.append(f'    <ScalarVariable {" ".join(a)}>')
         out.append(f'      <Real {" ".join(t_attr)}/>')
         out.append('    </ScalarVariable>')
@@ -1360,6 +1349,19 @@ def type_definitions(L: Layout) -> list:
         out.append('      </Enumeration>')
         out.append('    </SimpleType>')
     out.append('  </TypeDefinitions>')
+    return out
+
+
+def _unit_attrs(s: Any) -> list:
+    """quantity, unit and displayUnit attributes of a Real slot's element in the model
+    description (a variable's own or, for an alias, its representative's)."""
+    out = []
+    if s.quantity:
+        out.append(f'quantity={quoteattr(s.quantity)}')
+    if s.unit:
+        out.append(f'unit={quoteattr(s.unit)}')
+        if s.display_unit and s.display_unit != s.unit:
+            out.append(f'displayUnit={quoteattr(s.display_unit)}')
     return out
 
 

@@ -619,7 +619,7 @@ class Evaluator:
         vals = [self.eval(a, env) for a in args]
         return self.builtin(name, vals)
 
-    def homotopy(self, args, env) -> Val:
+    def homotopy(self, args: Sequence[Any], env: Optional[dict]) -> Val:
         """``homotopy(actual, simplified)`` (MLS 3.7.4.4).  The homotopy parameter lambda
         (1: actual) travels in the initial() flag INIT of the generated functions: INIT = 2 -
         lambda while the runtime follows the initialisation's path (1 < INIT <= 2, only with

@@ -305,9 +305,16 @@ def _reinit_targets(dae: Dae) -> dict:
     return {we[1]: we[4] for w in dae.whens for _, ws in w.branches for we in ws if we[0] == "reinit"}
 
 
-def _point(dae: Dae, syms: list, generic: bool) -> list:
+#: draws of the generic point tried until the matrix is finite everywhere
+GENERIC_DRAWS = 8
+
+
+def _point(dae: Dae, syms: list, generic: bool, draw: int = 0) -> list:
+    """The start values (nominal) of ``syms``, or a generic point near them: each shifted by a
+    random 0.11..0.48 (1 + |v|) of random sign; ``draw`` k > 0 is another generic point (a draw
+    may leave a function's domain: sqrt of a squared length drawn negative)."""
     from .causalize import _nominal
-    rng = np.random.default_rng(20260401)
+    rng = np.random.default_rng(20260401 + draw)
     out = []
     for s in syms:
         v = _nominal(dae, s.name())
@@ -403,15 +410,19 @@ def _choose(dae: Dae, nodes: list, eqs: list, g: list, z: list, reinit: dict, ra
     free = ca.symvar(J)
     f = ca.Function("g_z", free, [J])
     mats = []
-    for generic in (False, True):
+    for generic, draw in [(False, 0)] + [(True, k) for k in range(GENERIC_DRAWS)]:
         try:
             # f.call: a list in, a list out, also without any free symbol (a constant matrix:
             # f() of a function without inputs is a dict, which was taken for a failed point,
             # and the columns were then chosen without any rank test)
-            M = np.array(f.call(_point(dae, free, generic))[0], dtype=float).reshape(len(g), len(z))
+            M = np.array(f.call(_point(dae, free, generic, draw))[0], dtype=float).reshape(len(g), len(z))
         except Exception:      # noqa: BLE001 -- a point outside a function's domain
             continue
+        if generic and not np.all(np.isfinite(M)) and draw + 1 < GENERIC_DRAWS:
+            continue           # outside a function's domain (MSL's jointUPS: sqrt(length2) drawn < 0): the next draw
         mats.append(M)
+        if generic:
+            break
     order = sorted(range(len(z)), key=lambda c: _preference(dae, nodes, z[c], reinit, rank))
     chosen = _greedy(mats, order, len(g))
     if chosen is not None:

@@ -98,16 +98,12 @@ class SourceMap:
 
     def text(self, f: Path) -> bytes:
         if f not in self._text:
-            b = f.read_bytes()
-            self._text[f] = b
-            starts = [0]
-            for m in re.finditer(rb"\n", b):
-                starts.append(m.end())
-            self._lines[f] = starts
+            self.use_text(f, f.read_bytes())
         return self._text[f]
 
     def use_text(self, f: Path, b: bytes) -> None:
-        """Read spans into ``f`` against ``b`` (the text rumoca compiled, :func:`_rewrites`)."""
+        """Read spans into ``f`` against ``b``: the file as read, or the text rumoca compiled
+        (:func:`_rewrites`)."""
         self._text[f] = b
         self._lines[f] = [0] + [m.end() for m in re.finditer(rb"\n", b)]
 
@@ -2286,6 +2282,8 @@ class _Conv:
         self.record_instances = {n: r.get("type_name") for n, r in (flat.get("record_instances") or {}).items()
                                  if not r.get("dims")}
         self.functions = flat.get("functions") or {}
+        #: {function name: its long definitions in the sources} (each name's files read once)
+        self._long_defs: dict = {}
         self.field_calls: dict = {}         # 'f.T' -> (f, 'T'): the record-field functions called
         self.record_outputs: dict = {}      # function -> (its record output, record type)
         self._fn_records: dict = {}         # the record outputs and locals of the function being read
@@ -2403,7 +2401,9 @@ class _Conv:
         # a replaceable function (MultiBody's 'replaceable function colorMap = ...ColorMaps.jet')
         # is called through its short class definition: another def_id, the same function.  Only
         # two long definitions of the name, in different classes, are two functions
-        if len(_long_function_definitions(self.smap.files, nm)) < 2:
+        if nm not in self._long_defs:
+            self._long_defs[nm] = _long_function_definitions(self.smap.files, nm)
+        if len(self._long_defs[nm]) < 2:
             return
         kept = self.loc(self.functions[nm])
         raise _err(f"a call of function '{nm}', one of two functions of that name in different classes: the "

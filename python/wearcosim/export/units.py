@@ -316,7 +316,7 @@ def display_conversion(unit: str, display: str) -> Tuple[float, float]:
     """(factor, offset) of FMI 2.0's ``<DisplayUnit>``: ``display_value = factor * value +
     offset`` for a value in ``unit`` (raises UnitError if their dimensions differ)."""
     u, d = dim(unit), dim(display)
-    if (unit.strip() in LOGARITHMIC) != (display.strip() in LOGARITHMIC) and unit.strip() != display.strip():
+    if (unit.strip() in LOGARITHMIC) != (display.strip() in LOGARITHMIC):
         raise UnitError(f"display unit '{display}' of '{unit}': a logarithmic level has no linear conversion")
     if not u.same_dimension(d):
         raise UnitError(f"display unit '{display}' is not a unit of the same quantity as '{unit}'")

@@ -1662,8 +1662,7 @@ fmi2Status fmi2GetString(fmi2Component comp, const fmi2ValueReference vr[], size
         size_t i;
         for (i = 0; i < nvr; i++) value[i] = mdl_str[vr[i]];
     } else status = fmi2Error;
-    if (nvr > 0) goto END;
-#endif
+#else
     /* this FMU has no String variables: every value reference is refused, with the
        reason for the first one (unknown, or of another type) */
     if (nvr > 0) {
@@ -1671,6 +1670,7 @@ fmi2Status fmi2GetString(fmi2Component comp, const fmi2ValueReference vr[], size
             rlog(c, fmi2Error, RT_LOG_ERROR, "%s: this FMU has no String variables", FN);
         status = fmi2Error;
     }
+#endif
 END:
     return status;
 }
@@ -1715,8 +1715,7 @@ fmi2Status fmi2SetString(fmi2Component comp, const fmi2ValueReference vr[], size
                 FAIL("%s: String variable (vr=%u) cannot be changed from \"%s\": this FMU keeps String "
                      "parameters out of its equations", FN, vr[i], mdl_str[vr[i]]);
     } else status = fmi2Error;
-    if (nvr > 0) goto END;
-#endif
+#else
     /* this FMU has no String variables: every value reference is refused, with the
        reason for the first one (unknown, or of another type) */
     if (nvr > 0) {
@@ -1724,6 +1723,7 @@ fmi2Status fmi2SetString(fmi2Component comp, const fmi2ValueReference vr[], size
             rlog(c, fmi2Error, RT_LOG_ERROR, "%s: this FMU has no String variables", FN);
         status = fmi2Error;
     }
+#endif
 END:
     return status;
 }

@@ -118,7 +118,6 @@ def eliminate(dae: Dae) -> Dae:
         return m, s
 
     members: dict = {}          # root -> [names]
-    info: dict = {}             # root -> (fixed member or None)
     dropped = []
     for i, (r, loc) in enumerate(dae.equations):
         p = _pair(r, cand)
@@ -184,12 +183,11 @@ def eliminate(dae: Dae) -> Dae:
         if isinstance(x, ca.SX) and ca.depends_on(x, frm):
             return ca.substitute(x, frm, to)
         return x
-    keep = set(range(len(dae.equations))) - set(dropped)
-    out = Dae(model=dae.model, t=dae.t, init_flag=dae.init_flag)
-    out.__dict__.update({k: v for k, v in dae.__dict__.items()})
+    dropped = set(dropped)
+    out = copy.copy(dae)
     out.scalars = {n: (dataclasses.replace(sv, start=starts[n]) if n in starts else sv)
                    for n, sv in scal.items() if n not in alias_of}
-    out.equations = [(sub(r), loc) for i, (r, loc) in enumerate(dae.equations) if i in keep]
+    out.equations = [(sub(r), loc) for i, (r, loc) in enumerate(dae.equations) if i not in dropped]
     out.initial_equations = [(sub(r), loc) for r, loc in dae.initial_equations]
     out.whens = [WhenS([([sub(c) for c in cs], [(k, tg, sub(v) if v is not None else None, m, l)
                                                   for k, tg, v, m, l in eqs]) for cs, eqs in w.branches], w.loc)

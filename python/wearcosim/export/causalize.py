@@ -22,6 +22,7 @@
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
@@ -199,7 +200,6 @@ def _var_loc(dae: Dae, name: str):
 
 def _singular(A) -> bool:
     """Numerically rank-deficient (numpy's matrix_rank tolerance: n * eps * largest singular value)."""
-    import numpy as np
     sv = np.linalg.svd(A, compute_uv=False)
     return sv[0] == 0 or sv[-1] <= max(A.shape) * np.finfo(float).eps * sv[0]
 
@@ -230,7 +230,6 @@ def check_regular(dae: Dae, J: ca.SX, vnames: Sequence[str], eqs: Sequence[Any],
     relation memories and Booleans), and refused only if it is singular at every one of
     them (a non-zero analytic determinant vanishes on a set of measure zero).  A matrix that is
     singular only for some parameter values stays a run-time error of those values."""
-    import numpy as np
     syms = ca.symvar(J)
     if not syms:
         if not _singular(np.array(ca.DM(J))):
@@ -284,7 +283,6 @@ def sample_matrices(dae: Dae | None, A: ca.SX, samples: int = 3) -> list:
     """``A`` evaluated at the default values of its symbols (parameters, start values) and at
     ``samples - 1`` random points around them (uniform in [0.5, 2] without a ``dae``): the
     magnitudes that solve_linear's pivoting compares."""
-    import numpy as np
     syms = ca.symvar(A)
     if not syms:
         return [np.array(ca.DM(A))]
@@ -320,7 +318,6 @@ def solve_linear(A: ca.SX, b: ca.SX, samples: list | None = None) -> list:
     n = A.shape[0]
     if n <= ELIMINATE_ABOVE:
         return ca.vertsplit(ca.solve(A, b))
-    import numpy as np
     if samples is None:
         samples = sample_matrices(None, A)
     if not samples:
@@ -512,7 +509,6 @@ def tear(dae: Dae, r: ca.SX, J: ca.SX, V: Sequence[ca.SX]) -> tuple | None:
     solved part is triangular with non-zero diagonal: the residuals are regular exactly when
     the whole block is.  ``(tearing variables, residual rows, [(row, unknown, solution in the
     block's unknowns)])``; None when nothing can be solved (the block stays as it is)."""
-    import math
     n = len(V)
     allowed = {sv.sym.name() for sv in dae.scalars.values() if sv.kind in ("param", "const") and sv.sym is not None}
     rows_of: list = [[] for _ in range(n)]

@@ -142,8 +142,7 @@ def eliminate(dae: Dae) -> Dae:
             _, sy = find(fb[0])
             # x = sx*ra, y = sy*rb, ra = rel*rb  ->  x = sx*rel*sy * y
             k = sx * rel * sy
-            if not _same(x.start, k * y.start if to_num(y.start) is not None else y.start) and \
-                    not (k == 1.0 and _same(x.start, y.start)):
+            if not _same(x.start, k * (to_num(y.start) if to_num(y.start) is not None else y.start)):
                 raise ExportError(f"alias variables '{x.name}' and '{y.name}' ({'=' if k > 0 else '= -'} through "
                                   f"the equation at {loc}) have different fixed start values: "
                                   f"{x.name} declared at {x.base.loc}, {y.name} at {y.base.loc}", loc, "structure")

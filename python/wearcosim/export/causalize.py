@@ -463,22 +463,17 @@ def causalize(dae: Dae) -> Causal:
         else:
             torn = tear(dae, r, J, vsyms) if len(eqs) > TEAR_ABOVE else None
             if torn is not None:
-                tears, residual_rows, seq = torn
+                tears, residual_rows, seq, done_e = torn
                 causal.blocks.append(Block([vnames[k] for k in tears], [eqs[i] for i in residual_rows], "nonlinear"))
                 for k in tears:
                     causal.w.append((vnames[k], vsyms[k]))
                     solution[vnames[k]] = vsyms[k]
-                done_s, done_e = [], []
-                for i, k, e in seq:
-                    if done_s and ca.depends_on(e, ca.vertcat(*done_s)):
-                        e = ca.substitute(e, ca.vertcat(*done_s), ca.vertcat(*done_e))
-                    done_s.append(vsyms[k])
-                    done_e.append(e)
+                done_s = [vsyms[k] for _, k, _ in seq]
+                for (_, k, _), e in zip(seq, done_e):
                     solution[vnames[k]] = e
                     known[vnames[k]] = (vsyms[k], e)
-                res_t = ca.vertcat(*[r[i] for i in residual_rows])
-                if done_s:
-                    res_t = ca.substitute(res_t, ca.vertcat(*done_s), ca.vertcat(*done_e))
+                res_t = ca.substitute(ca.vertcat(*[r[i] for i in residual_rows]), ca.vertcat(*done_s),
+                                      ca.vertcat(*done_e))
                 causal.nl_residuals.extend(ca.vertsplit(res_t))
                 causal.blocks.append(Block([vnames[k] for _, k, _ in seq], [eqs[i] for i, _, _ in seq], "explicit"))
                 continue
@@ -508,7 +503,8 @@ def tear(dae: Dae, r: ca.SX, J: ca.SX, V: Sequence[ca.SX]) -> tuple | None:
     value of its own (the user's guess of the solution, the Newton iteration's start).  The
     solved part is triangular with non-zero diagonal: the residuals are regular exactly when
     the whole block is.  ``(tearing variables, residual rows, [(row, unknown, solution in the
-    block's unknowns)])``; None when nothing can be solved (the block stays as it is)."""
+    block's unknowns)], the solved unknowns in the tearing variables alone)``; None when nothing
+    can be solved or the torn sequence is ill-conditioned (the block stays as it is)."""
     n = len(V)
     allowed = {sv.sym.name() for sv in dae.scalars.values() if sv.kind in ("param", "const") and sv.sym is not None}
     rows_of: list = [[] for _ in range(n)]
@@ -572,9 +568,10 @@ def tear(dae: Dae, r: ca.SX, J: ca.SX, V: Sequence[ca.SX]) -> tuple | None:
         return None
     residual_rows = [i for i in range(n) if not done_row[i]]
     assert len(residual_rows) == len(tears)
-    if not _well_conditioned(dae, V, tears, seq):
+    solved = _in_tearing_variables(V, seq)
+    if not _well_conditioned(dae, V, tears, solved):
         return None
-    return tears, residual_rows, seq
+    return tears, residual_rows, seq, solved
 
 
 #: largest sensitivity |d(solved unknown)/d(tearing variable)| (scaled by their magnitudes) at
@@ -582,7 +579,20 @@ def tear(dae: Dae, r: ca.SX, J: ca.SX, V: Sequence[ca.SX]) -> tuple | None:
 TEAR_GAIN = 1e6
 
 
-def _well_conditioned(dae: Dae, V: Sequence[ca.SX], tears: list, seq: list) -> bool:
+def _in_tearing_variables(V: Sequence[ca.SX], seq: list) -> list:
+    """The solutions of ``seq`` (``tear``) in the tearing variables alone: each one with the
+    solutions before it put in."""
+    done_s: list = []
+    done_e: list = []
+    for _, k, e in seq:
+        if done_s and ca.depends_on(e, ca.vertcat(*done_s)):
+            e = ca.substitute(e, ca.vertcat(*done_s), ca.vertcat(*done_e))
+        done_s.append(V[k])
+        done_e.append(e)
+    return done_e
+
+
+def _well_conditioned(dae: Dae, V: Sequence[ca.SX], tears: list, solved: list) -> bool:
     """Whether the torn sequence keeps the errors of the tearing variables small: the
     sensitivities of the solved unknowns to the tearing variables at the start values (each
     scaled by max(1, |value|)) stay below TEAR_GAIN and finite.  A chain that solves each
@@ -591,12 +601,7 @@ def _well_conditioned(dae: Dae, V: Sequence[ca.SX], tears: list, seq: list) -> b
     2 (z[i]^3 + 2 z[i] - c) -- a gain of about 5.5 per link, 1e29 over the ring, and an
     overflow from the start values -- while Newton on the whole block converges in a few
     iterations.  Such a block is left as it is."""
-    done_v, done_x = [], []
-    for _, k, sol in seq:
-        x = ca.substitute(sol, ca.vertcat(*done_v), ca.vertcat(*done_x)) if done_v else sol
-        done_v.append(V[k])
-        done_x.append(x)
-    X = ca.vertcat(*done_x)
+    X = ca.vertcat(*solved)
     T = ca.vertcat(*[V[k] for k in tears])
     G = ca.jacobian(X, T)
     free = ca.symvar(ca.vertcat(ca.vec(G), X))

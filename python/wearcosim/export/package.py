@@ -65,7 +65,8 @@ def platform_dir() -> str:
 
 
 def shared_ext() -> str:
-    return {"Linux": ".so", "Darwin": ".dylib", "Windows": ".dll"}.get(platform.system(), ".so")
+    """File-name extension of this machine's shared libraries (EXTENSIONS of its platform folder)."""
+    return EXTENSIONS.get(platform_dir(), ".so")
 
 
 # ----------------------------------------------------------------------------- platforms
@@ -75,7 +76,8 @@ def shared_ext() -> str:
 CROSS = {"win64": ("x86_64-w64-mingw32-gcc", "WEARCOSIM_MINGW_CC",
                    "MinGW-w64: Debian/Ubuntu gcc-mingw-w64-x86-64, Fedora mingw64-gcc, Homebrew mingw-w64")}
 #: file-name extension of each platform folder's shared library
-EXTENSIONS = {"linux64": ".so", "linux32": ".so", "darwin64": ".dylib", "win64": ".dll", "win32": ".dll"}
+EXTENSIONS = {"linux64": ".so", "linux32": ".so", "darwin64": ".dylib", "darwin32": ".dylib", "win64": ".dll",
+              "win32": ".dll"}
 #: DLLs every Windows has: a win64 binary may import these (and the api-ms-win-* sets of the
 #: Universal CRT, which a MinGW-w64 built for UCRT links) and nothing else: no MinGW runtime
 #: such as libgcc_s_seh-1.dll or libwinpthread-1.dll, which a user's machine lacks

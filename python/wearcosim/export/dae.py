@@ -298,10 +298,28 @@ def build(model: ir.Model) -> Dae:
     numeric: dict = {}
     busy = set()
 
+    def string_value(name):
+        """A String parameter's or constant's value (Strings are known when the FMU is built:
+        what String-valued functions of the model, e.g. MSL's file-name checks, compute with)."""
+        v = model.strings[name]
+        expr = v.binding if v.binding is not None else v.start
+        if expr is None:
+            return ""
+        ev = Evaluator(model, lambda n, l: num_value(n, l), numeric=True)
+        ev.loc = v.loc
+        val = ev.eval(expr)
+        if not isinstance(val, str):
+            raise ExportError(f"String parameter '{name}' has no String value known when the FMU is built", v.loc,
+                              "structure")
+        return val
+
     def num_value(name, loc):
         if name in numeric:
             return numeric[name]
         v = V.get(name)
+        if v is None and name in model.strings:
+            numeric[name] = string_value(name)
+            return numeric[name]
         if v is None:
             raise ExportError(f"unknown variable '{name}'", loc, "name")
         if name in busy:
@@ -398,6 +416,8 @@ def build(model: ir.Model) -> Dae:
     def value_of(name, loc):
         if name in values:
             return values[name]
+        if name not in V and name in model.strings:
+            return num_value(name, loc)
         v = V.get(name)
         if v is None:
             raise ExportError(f"unknown variable '{name}'", loc, "name")
@@ -607,9 +627,8 @@ def build(model: ir.Model) -> Dae:
     for alg in model.algorithms:
         algorithm(alg, dae.equations)
 
-    for eq in model.initial_equations:
-        ev.loc = eq.loc
-        _add_res(dae.initial_equations, ev.eval(eq.residual), eq.loc)
+    for eq in model.initial_equations:       # (a, b) = f(x) too (MSL's filters' coefficients)
+        residuals(eq.residual, eq.loc, dae.initial_equations)
     # initial algorithms (MLS 11.1.2, 8.6): part of the initialisation problem, each assigned
     # variable one equation (MSL's Trapezoid and Pulse: count := integer((time - startTime)/period))
     for alg in model.initial_algorithms:

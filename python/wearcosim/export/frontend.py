@@ -2287,6 +2287,17 @@ class _Conv:
         self.field_calls: dict = {}         # 'f.T' -> (f, 'T'): the record-field functions called
         self.record_outputs: dict = {}      # function -> (its record output, record type)
         self._fn_records: dict = {}         # the record outputs and locals of the function being read
+        # external objects (MLS 12.9.7: a class extending ExternalObject, e.g. MSL's
+        # ExternalCombiTimeTable): the variable's value is its constructor's call, which a
+        # reference stands for (outside functions); only those whose constructor the exporter
+        # evaluates itself (_taken_over) are accepted
+        self.objects: dict = {}             # variable -> its constructor call (rumoca's JSON)
+        self._in_function = False
+        types = flat.get("variable_type_names") or {}
+        for name, r in (flat.get("variables") or {}).items():
+            ext = (self.functions.get(types.get(name)) or {}).get("external")
+            if ext and ext.get("language") != "builtin" and (r.get("binding") or r.get("start")):
+                self.objects[name] = r.get("binding") or r.get("start")
 
     @property
     def where(self) -> ir.Loc:
@@ -2336,6 +2347,8 @@ class _Conv:
                 return ir.Ref("time")
             if not subs and name in self.enum_lits:
                 return ir.Lit(int(self.enum_lits[name]))
+            if not subs and name in self.objects and not self._in_function:
+                return self.expr(self.objects[name])
             return ir.Ref(name, subs)
         if tag == "Binary":
             op = _BINOPS.get(body["op"])
@@ -2383,6 +2396,16 @@ class _Conv:
             return ir.Arr(tuple(self.expr(a) for a in body["elements"]), "tuple")
         if tag == "FieldAccess":
             return self.field_of(body["base"], body["field"], e)
+        if tag == "StringConversion":
+            # String(x, minimumLength=, leftJustified=, significantDigits=) or String(x, format=)
+            # (MLS 3.7.5): the built-in "String" on a value known when the FMU is built
+            fmt = body.get("format") or {}
+            if "Format" in fmt:
+                return ir.Call("String", (self.expr(body["value"]), self.expr(fmt["Format"])), True)
+            o = fmt.get("Options") or {}
+            opt = [self.expr(o.get(k)) if o.get(k) is not None else ir.Lit(d) for k, d in
+                   (("minimum_length", 0), ("left_justified", True), ("significant_digits", 6))]
+            return ir.Call("String", (self.expr(body["value"]), *opt), True)
         raise _err(f"unsupported expression '{tag}'", self.loc(e), "unsupported")
 
     def check_same_function(self, nm: str, call: dict, node) -> None:
@@ -2630,8 +2653,16 @@ class _Conv:
     def function(self, name, f) -> ir.Function:
         loc = self.loc(f)
         ext = f.get("external")
-        if ext and ext.get("language") != "builtin":
-            raise _err(f"external function '{name}' is not supported", loc, "unsupported")
+        if ext and ext.get("language") != "builtin" and not _taken_over(ext):
+            # refused where it is called: rumoca lists functions a model names without calling
+            # them too (MSL's derivative annotations: getDerTimeTableValueNoDer)
+            outs = [a["name"] for a in f.get("outputs") or []]
+            fail = ir.Call(UNSUPPORTED_EXTERNAL, (ir.Lit(name),), True)
+            return ir.Function(name, [ir.Var(name=a["name"], type="Real", dims=(), variability="continuous",
+                                             causality="input", loc=loc) for a in f.get("inputs") or []],
+                               [ir.Var(name=o, type="Real", dims=(), variability="continuous", causality="output",
+                                       loc=loc) for o in outs],
+                               [], (ir.Assign(ir.Ref(outs[0] if outs else "_"), fail, loc),), loc)
 
         def fvar(a, role):
             eff = a.get("effective_type", {})
@@ -2664,6 +2695,7 @@ class _Conv:
             return [ir.Var(name=f"{a['name']}.{fld}", type=t, dims=dims, variability="continuous", causality=role,
                            loc=loc) for fld, t, dims in self.fields(a.get("type_name"), f)]
         self._fn_records = {}
+        self._in_function = True
         sized: dict = {}
         outputs = [v for a in f["outputs"] for v in fvars(a, "output")]
         if f["outputs"] and f["outputs"][0].get("type_class") == "Record":
@@ -2674,18 +2706,34 @@ class _Conv:
         self._fn_records = {}
         if sized:
             first = _first_assignments(body)
-            start = {n: b for n, b in sized.items() if first.get(n) is False}
+            # first assigned by element, or never (an array of size 0, MSL's den2[0, 2] of the
+            # filters of even order): sized from the start
+            start = {n: b for n, b in sized.items() if first.get(n) is not True}
             outputs = [dataclasses.replace(v, binding=start[v.name]) if v.name in start else v for v in outputs]
             locals_ = [dataclasses.replace(v, binding=start[v.name]) if v.name in start else v for v in locals_]
         if ext:
             # external "builtin" (MSL's Modelica.Math.sin, exp, ...; MLS 12.9): the body is the
-            # call of the built-in function of that name on the external call's arguments
+            # call of the built-in function of that name on the external call's arguments; the
+            # same for the external C functions the exporter evaluates itself (_taken_over)
             out = ext.get("output_name") or (outputs[0].name if len(outputs) == 1 else None)
             if out is None or not ext.get("function_name"):
                 raise _err(f"external \"builtin\" function '{name}' without one output", loc, "unsupported")
             call = ir.Call(ext["function_name"], tuple(self.expr(a) for a in ext.get("args", [])), True)
             body = (ir.Assign(ir.Ref(out), call, loc),)
+        self._in_function = False
         return ir.Function(name, inputs, outputs, locals_, body, loc)
+
+
+#: the built-in that stands for the call of an external function the exporter does not evaluate
+#: (:meth:`_Conv.function`); evaluating it is the error
+UNSUPPORTED_EXTERNAL = "$unsupported_external"
+
+
+def _taken_over(ext: dict) -> bool:
+    """An external C function the exporter evaluates itself (:mod:`wearcosim.export.external`:
+    MSL's time tables and String utilities, by the C function's name)."""
+    from . import external
+    return ext.get("language") == "C" and ext.get("function_name") in external.FUNCTIONS
 
 
 def _first_assignments(body) -> dict:
@@ -3056,6 +3104,8 @@ def _to_ir(flat: dict, src: Sources, model: str, probe: bool = True) -> ir.Model
                    loc=ir.Loc(str(mfile), 1))
     top_inputs = set(flat.get("top_level_input_components") or [])
     for name, r in flat["variables"].items():
+        if name in conv.objects:
+            continue                  # an external object: its references are its constructor's call
         v = conv.var(name, r)
         if v.type == "String":
             # String parameters and constants (MultiBody's World.label1, ...) are kept out of the
@@ -3119,11 +3169,68 @@ def _to_ir(flat: dict, src: Sources, model: str, probe: bool = True) -> ir.Model
     for fname, f in flat.get("functions", {}).items():
         out.functions[fname] = conv.function(fname, f)
     out.functions.update(conv.record_field_functions(out.functions))
+    _drop_unconnected_expandable(out, flat, smap.files)
     out.experiment = parse_experiment(mfile, model.split(".")[-1])
     top = Path(src.root) / "package.mo" if src.in_package else None
     out.metadata = library_metadata(top if top and top.is_file() else None, mfile, model)
     out.documentation = model_documentation(mfile, model)
     return out
+
+
+# ----------------------------------------------------------------------------- expandable connectors
+def _expandable_lines(files) -> dict:
+    """{file: [(first line, last line) of each ``expandable connector`` class in it]}."""
+    out: dict = {}
+    for f in files:
+        try:
+            text = _strip_comments(Path(f).read_text(encoding="utf-8", errors="replace"))
+        except OSError:
+            continue
+        if "expandable" not in text:
+            continue
+        for m in re.finditer(r"\bexpandable\s+connector\s+(\w+)", text):
+            end = re.compile(r"\bend\s+" + re.escape(m.group(1)) + r"\s*;").search(text, m.end())
+            if end:
+                out.setdefault(str(f), []).append((text.count("\n", 0, m.start()) + 1,
+                                                   text.count("\n", 0, end.end()) + 1))
+    return out
+
+
+def _ir_names(node, into: set) -> None:
+    """The names of every variable ``node`` (IR, or tuples/lists of it) refers to."""
+    if isinstance(node, ir.Ref):
+        into.add(node.name)
+    if isinstance(node, (list, tuple)):
+        for x in node:
+            _ir_names(x, into)
+    elif dataclasses.is_dataclass(node) and not isinstance(node, ir.Loc):
+        for fld in dataclasses.fields(node):
+            _ir_names(getattr(node, fld.name), into)
+
+
+def _drop_unconnected_expandable(out: ir.Model, flat: dict, files) -> None:
+    """A component declared in an expandable connector that no connection uses is not part of
+    the model (MLS 9.1.3: only the connected members of an expandable connector exist; MSL's
+    BusUsage declares ``realSignal2`` in its bus and connects nothing to it)."""
+    spans = None
+    candidates = []
+    for name, r in (flat.get("variables") or {}).items():
+        v = out.variables.get(name)
+        if v is None or r.get("connected") is not False or "." not in name or \
+                v.variability in ("parameter", "constant") or not v.loc.line:
+            continue
+        if spans is None:
+            spans = _expandable_lines(files)
+        if any(lo <= v.loc.line <= hi for lo, hi in spans.get(str(v.loc.file), [])):
+            candidates.append(name)
+    if not candidates:
+        return
+    used: set = set()
+    _ir_names((out.equations, out.initial_equations, out.whens, out.algorithms, out.initial_algorithms,
+               out.asserts, [v.binding for v in out.variables.values()]), used)
+    for name in candidates:
+        if name not in used:
+            del out.variables[name]
 
 
 # ----------------------------------------------------------------------------- for-equations

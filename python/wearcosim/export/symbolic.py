@@ -115,6 +115,8 @@ def _un(name, x):
 
 def _binop(op, a, b):
     """Scalar binary operation with numeric folding."""
+    if isinstance(a, str) or isinstance(b, str):
+        return _string_op(op, a, b)
     na, nb = to_num(a), to_num(b)
     both = na is not None and nb is not None
     if op == "+":
@@ -164,6 +166,18 @@ def _binop(op, a, b):
             return True if nb else a
         return ca.logic_or(as_sx(a), as_sx(b))
     raise ValueError(op)
+
+
+def _string_op(op, a, b):
+    """``a op b`` of two Strings (known when the model is built): concatenation and the
+    relations (lexicographic, MLS 3.5)."""
+    if not (isinstance(a, str) and isinstance(b, str)):
+        raise ValueError(f"operator '{op}' between a String and a non-String")
+    if op == "+":
+        return a + b
+    if op in ("<", "<=", ">", ">=", "==", "<>"):
+        return {"<": a < b, "<=": a <= b, ">": a > b, ">=": a >= b, "==": a == b, "<>": a != b}[op]
+    raise ValueError(f"operator '{op}' on Strings")
 
 
 #: dynamic subscripts of vectors at least this long become one indexed load (:func:`gather`,
@@ -536,8 +550,16 @@ class Evaluator:
             n = to_num(cv)
             if n is not None:
                 out = self.eval(v, env) if n else out
+                continue
+            val = self.eval(v, env)
+            if isinstance(val, str) or isinstance(out, str) or not isinstance(val, (ca.SX, np.ndarray)) and not is_num(val):
+                # a String (or an external object) is chosen when the model is built
+                n = self.num(cv)
+                if n is None:
+                    self.fail("an if-expression of Strings needs a condition known when the FMU is built", "structure")
+                out = val if n else out
             else:
-                out = if_else(cv, self.eval(v, env), out)
+                out = if_else(cv, val, out)
         return out
 
     def _e_Arr(self, e, env):
@@ -746,7 +768,42 @@ class Evaluator:
             return if_else(_binop(">=", x, 0), _binop("*", kp, x), _binop("*", kn, x))
         if name in ("sample", "delay", "reinit"):
             self.fail(f"{name}() is not supported here")
+        if name == "String":
+            return self.string_of(vals)
+        if name == "$unsupported_external":       # frontend.UNSUPPORTED_EXTERNAL
+            self.fail(f"external function '{vals[0]}' is not supported")
+        from . import external
+        if name in external.FUNCTIONS:   # MSL's external C functions the exporter evaluates itself
+            return external.call(self, name, vals)
         self.fail(f"built-in function {name}() is not supported")
+
+    def string_of(self, vals: list) -> str:
+        """``String(x, minimumLength, leftJustified, significantDigits)`` or ``String(x,
+        format)`` (MLS 3.7.5) of a value known when the FMU is built (Strings are: messages,
+        String parameters)."""
+        x = vals[0]
+        if isinstance(x, str):
+            return x
+        n = self.num(x)
+        if n is None:
+            self.fail("String() of a value not known when the FMU is built")
+        if len(vals) == 2:
+            fmt = vals[1]
+            if not isinstance(fmt, str):
+                self.fail("the format of String() must be a String")
+            try:
+                return ("%" + fmt) % n
+            except (TypeError, ValueError):
+                self.fail(f"format \"{fmt}\" of String() does not suit the value {n}")
+        width, left, digits = (self.num(v) for v in vals[1:4])
+        if isinstance(x, (bool, np.bool_)) or (isinstance(n, bool)):
+            text = "true" if n else "false"
+        elif isinstance(n, int) and not isinstance(x, float):
+            text = str(n)
+        else:
+            text = "%.*g" % (int(digits if digits is not None else 6), float(n))
+        width = int(width or 0)
+        return text.ljust(width) if (left is None or left) else text.rjust(width)
 
     # ------------------------------------------------------------------ functions
     def call_function(self, e: ir.Call, env: Optional[dict], all_outputs: bool = False) -> Val:

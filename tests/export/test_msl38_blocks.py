@@ -65,3 +65,12 @@ def test_string_conversion_follows_the_specification():
     assert s([7, 4, True, 6]) == "7   " and s([7, 4, False, 6]) == "   7"
     assert s([True, 0, True, 6]) == "true"
     assert s([3.14159, ".2f"]) == "3.14"
+
+
+def test_an_explicit_initial_equation_gives_its_parameter_a_start(tmp_path):
+    """p = 4 and q = sqrt(p) + 1/p with both fixed = false: the initialisation starts at p = 4
+    (the first equation's solution), not at 0, where the second is not evaluable (MSL's
+    filters divide by their base coefficients).  Before: "initial equations not solved ...
+    residual not evaluable at the start values"."""
+    r = _run(build_fmu("ExplicitGuess", path=HERE / "ExplicitGuess.mo", out_dir=tmp_path).fmu, ["x", "q"])
+    assert r["q"][-1] == pytest.approx(2.25, rel=1e-12) and r["x"][-1] == pytest.approx(2.25, rel=1e-9)

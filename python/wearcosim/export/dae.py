@@ -629,6 +629,7 @@ def build(model: ir.Model) -> Dae:
 
     for eq in model.initial_equations:       # (a, b) = f(x) too (MSL's filters' coefficients)
         residuals(eq.residual, eq.loc, dae.initial_equations)
+    _explicit_guesses(dae)
     # initial algorithms (MLS 11.1.2, 8.6): part of the initialisation problem, each assigned
     # variable one equation (MSL's Trapezoid and Pulse: count := integer((time - startTime)/period))
     for alg in model.initial_algorithms:
@@ -743,6 +744,30 @@ def _broadcast(val, v: ir.Var):
 def _sub(a, b):
     from .symbolic import _elementwise, _binop
     return _elementwise(lambda x, y: _binop("-", x, y), a, b)
+
+
+def _explicit_guesses(dae: "Dae") -> None:
+    """Start values of parameters with fixed=false that an initial equation gives explicitly,
+    ``p = number`` (MSL's filters: ``(cr, c0, c1) = Bessel(order, normalized)`` evaluates to
+    numbers when the model is built): the equation's solution becomes the start of the
+    initialisation's iteration, which then sees the other equations (``lowPass(cr, ...)``, which
+    divides by cr) at those values instead of at the default 0 -- the solution is the same, the
+    equation determining p alone."""
+    for r, _ in dae.initial_equations:
+        if r.is_constant():
+            continue
+        syms = ca.symvar(r)
+        if len(syms) != 1:
+            continue
+        sv = dae.scalars.get(syms[0].name())
+        if sv is None or not sv.by_initial:
+            continue
+        d = ca.jacobian(r, syms[0])
+        if not d.is_constant() or float(d) == 0.0:
+            continue
+        r0 = ca.substitute(r, syms[0], ca.SX(0.0))
+        if r0.is_constant():
+            sv.start = -float(r0) / float(d)
 
 
 def _add_res(into, r, loc):

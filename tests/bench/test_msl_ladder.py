@@ -290,16 +290,19 @@ def test_discovery_of_examples_with_references(tmp_path):
 
 def test_tables_summary_and_causes(tmp_path):
     R = msl.Record
-    recs = [R("P.A", "P.A.x", "pass", 1.0, 2.0, 0.1, 1e-5, "s", "1/1", ""),
-            R("P.A", "P.A.y", "flatten", error="/m/M.mo:3: unsupported error: unsupported expression 'FieldAccess'"),
-            R("P.A", "P.A.z", "flatten", error="/m/N.mo:44:2: unsupported error: unsupported expression 'FieldAccess'"),
+    recs = [R("P.A", "P.A.x", "pass", 1.0, 2.0, 0.1, 1e-5, "s", "1/1", "", rumoca="loads"),
+            R("P.A", "P.A.y", "flatten", error="/m/M.mo:3: unsupported error: unsupported expression 'FieldAccess'",
+              rumoca="loads"),
+            R("P.A", "P.A.z", "flatten", error="/m/N.mo:44:2: unsupported error: unsupported expression 'FieldAccess'",
+              rumoca="refuses"),
             R("P.B", "P.B.w", "compare", error="no reference CSV in /r", has_csv=False),
             R("P.B", "P.B.v", "simulate", error="fmi2DoStep failed at t = 0.25"),
             R("P.B", "P.B.u", "found")]
     s = msl.summary(recs)
     assert [x["package"] for x in s] == ["P.A", "P.B", "all"]
     assert s[0] == {"package": "P.A", "examples": 3, "front_end": 1, "built": 1, "simulated": 1, "passed": 1,
-                    "percent": 33.3, "no_reference_csv": 0}
+                    "percent": 33.3, "no_reference_csv": 0, "rumoca_loads": 2, "passed_loaded": 1,
+                    "percent_loaded": 50.0, "rumoca_refuses": 1, "refused_brought_in": 0, "refused_passed": 0}
     assert (s[2]["examples"], s[2]["built"], s[2]["simulated"], s[2]["no_reference_csv"]) == (6, 3, 2, 1)
     cs = msl.causes(recs)
     assert cs[0] == ("flatten", "unsupported error: unsupported expression 'FieldAccess'", 2)
@@ -307,7 +310,8 @@ def test_tables_summary_and_causes(tmp_path):
     msl.write_outputs(recs, tmp_path / "o", meta=["date: today"])
     assert sorted(p.name for p in (tmp_path / "o").iterdir()) == ["ladder.csv", "ladder.md", "summary.csv"]
     md = (tmp_path / "o" / "ladder.md").read_text()
-    assert "| P.A | x | pass |" in md and "- date: today" in md and "| 2 | flatten |" in md
+    assert "| P.A | x | loads | pass |" in md and "- date: today" in md and "| 2 | flatten |" in md
+    assert "| P.A | 3 | 1 | 1 | 1 | 1 | 33.3 | 0 | 2 | 1 | 50 | 1 | 0 | 0 |" in md
     rows = (tmp_path / "o" / "ladder.csv").read_text().splitlines()
     assert rows[0].startswith("package,example,stage,build_wall_s") and len(rows) == 7
     assert "P.A.y,flatten" in rows[2] and "/m/M.mo:3: unsupported error" in rows[2]
@@ -391,6 +395,9 @@ def test_the_ladder_on_a_small_library_reaches_every_stage(tmp_path, capsys):
         "Decay": "pass", "Wrong": "compare", "Halt": "simulate", "Singular": "build", "Bad": "flatten"}
     assert float(rows["Decay"]["max_deviation"]) < 1e-3 and rows["Decay"]["worst_signal"] == "x"
     assert float(rows["Decay"]["step"]) == 0.005            # the reference's grid, finer than Interval 0.01
+    # rumoca's verdict on each as it is: only Bad (an unknown name) does not compile
+    assert {k: v["rumoca"] for k, v in rows.items()} == {
+        "Decay": "loads", "Wrong": "loads", "Halt": "loads", "Singular": "loads", "Bad": "refuses"}
     assert float(rows["Wrong"]["max_deviation"]) > 1e-2 and rows["Wrong"]["error"].startswith("x: outside the tube")
     assert "halted on purpose" in rows["Halt"]["error"] and "package.mo:30" in rows["Halt"]["error"]
     assert rows["Singular"]["error"].startswith(f"{lib}/Modelica/Fake/Examples/package.mo:18: structure error")

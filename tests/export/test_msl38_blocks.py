@@ -67,10 +67,13 @@ def test_string_conversion_follows_the_specification():
     assert s([3.14159, ".2f"]) == "3.14"
 
 
-def test_an_explicit_initial_equation_gives_its_parameter_a_start(tmp_path):
-    """p = 4 and q = sqrt(p) + 1/p with both fixed = false: the initialisation starts at p = 4
-    (the first equation's solution), not at 0, where the second is not evaluable (MSL's
-    filters divide by their base coefficients).  Before: "initial equations not solved ...
-    residual not evaluable at the start values"."""
-    r = _run(build_fmu("ExplicitGuess", path=HERE / "ExplicitGuess.mo", out_dir=tmp_path).fmu, ["x", "q"])
+def test_explicit_initial_equations_give_their_parameters_starts(tmp_path):
+    """p = 4, q = sqrt(p) + 1/p (both fixed = false) and z in its steady state (der(z) = 0 with
+    der(z) = -q z + 1): the initialisation starts at p = 4 and then q = 2.25, the equations'
+    solutions one after the other, not at 0, where q's equation is not evaluable and z's is
+    singular (MSL's filters: lowPass(cr, ...) after cr = Bessel(order), then a steady state
+    whose matrix is built from them).  Before: "initial equations not solved ... residual not
+    evaluable at the start values"."""
+    r = _run(build_fmu("ExplicitGuess", path=HERE / "ExplicitGuess.mo", out_dir=tmp_path).fmu, ["x", "q", "z"])
     assert r["q"][-1] == pytest.approx(2.25, rel=1e-12) and r["x"][-1] == pytest.approx(2.25, rel=1e-9)
+    assert np.max(abs(r["z"] - 1 / 2.25)) < 1e-9

@@ -183,6 +183,18 @@ def test_a_while_loop_counting_down_stays_refused_and_is_named_at_its_line():
     assert "counting a variable up by one to a bound" in err.message
 
 
+def test_an_array_sized_by_a_function_of_parameters_stays_refused_and_is_named_at_its_line():
+    """MSL's RealFFT (Blocks Rectifier6pulseFFT, Rectifier12pulseFFT): buf[ns] with ns computed
+    by a function; rumoca 0.10.2 does not evaluate the dimension and refuses the model in its
+    type check, before any flat model exists to rewrite.  Named at the declaration."""
+    assert "unevaluable array dimensions" in _refused_before("FunctionDimension")
+    with pytest.raises(ExportError) as info:
+        _load("FunctionDimension")
+    err = info.value
+    assert (Path(err.loc.file).name, err.loc.line) == ("FunctionDimension.mo", 10), str(err)
+    assert "unevaluable array dimensions for 'buf'" in err.message
+
+
 # --------------------------------------------------------------------------- class-local functions of one name
 def test_class_local_functions_of_one_name_are_brought_in_renamed():
     """MSL's protected 'position' of Rotational.Sources.Move and AngleToTorqueAdaptor's Move_w

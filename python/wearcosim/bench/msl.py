@@ -94,7 +94,7 @@ from typing import Any, Iterable, Sequence
 import numpy as np
 
 from ..atomic import atomic_path
-from .msl_worker import FRONT_END_DONE
+from .msl_worker import FRONT_END_DONE, RUMOCA_MARK
 
 #: packages whose examples the ladder runs by default
 DEFAULT_PACKAGES: tuple[str, ...] = (
@@ -567,7 +567,8 @@ class Record:
     """One row of the ladder's table: the stage where the example stopped, the build's wall
     and CPU seconds, the simulation's wall seconds, the largest deviation (of the signal's
     range) and its signal, compared/requested signals, the first error (one line), the
-    experiment (``*``: a default) and the communication step used."""
+    experiment (``*``: a default), the communication step used, and rumoca's verdict on the
+    example as it is ("loads", "refuses", or "" when the build did not get that far)."""
     package: str
     example: str
     stage: str = "found"
@@ -581,6 +582,7 @@ class Record:
     experiment: str = ""
     step: float | None = None
     has_csv: bool = True
+    rumoca: str = ""
 
     @property
     def short(self) -> str:
@@ -680,6 +682,8 @@ class Ladder:
         py = [sys.executable, "-m", "wearcosim.bench.msl_worker"]
         b = self.run_process(py + ["build", str(self.library), ex.name, str(wd)], wd / "build.log", tmp)
         rec.build_wall_s, rec.build_cpu_s = round(b.wall, 2), (round(b.cpu, 2) if b.cpu is not None else None)
+        verdict = [x[len(RUMOCA_MARK):] for x in b.output.splitlines() if x.startswith(RUMOCA_MARK)]
+        rec.rumoca = ("loads" if verdict[0] == "loads" else "refuses") if verdict else ""
         fmu = wd / f"{ex.name.split('.')[-1]}.fmu"
         if b.rc != 0 or not fmu.is_file():
             rec.stage = "build" if FRONT_END_DONE in b.output else "flatten"
@@ -768,21 +772,24 @@ def _first_error(p: Proc, timeout: float, what: str) -> str:
         except ValueError:
             name = str(-p.rc)
         return f"{what} was killed by signal {name}"
-    lines = [x.strip() for x in p.output.splitlines() if x.strip() and FRONT_END_DONE not in x]
+    lines = [x.strip() for x in p.output.splitlines()
+             if x.strip() and FRONT_END_DONE not in x and not x.startswith(RUMOCA_MARK)]
     return " ".join(lines[-1].split()) if lines else f"{what} ended with exit code {p.rc}"
 
 
 # --------------------------------------------------------------------------- tables
 
 _COLUMNS = ("package", "example", "stage", "build_wall_s", "build_cpu_s", "simulate_wall_s", "max_deviation",
-            "worst_signal", "signals", "error", "experiment", "step", "has_csv")
+            "worst_signal", "signals", "error", "experiment", "step", "has_csv", "rumoca")
 
 
 def summary(records: Sequence[Record]) -> list[dict[str, Any]]:
     """Per package (in order of appearance) and in all: examples, front end passed (stage
     build or later), built (simulate or later), simulated (compare or later), passed, the
     passed percentage (of all examples), and how many examples have no reference CSV (they
-    cannot pass)."""
+    cannot pass); then apart for the examples rumoca loads as they are (issue 38's acceptance
+    is measured on those: how many, passed, %) and those it refuses (how many, brought in
+    anyway -- past the front end --, passed)."""
     order = list(dict.fromkeys(r.package for r in records))
     rows = []
     for pkg in order + ["all"]:
@@ -794,6 +801,14 @@ def summary(records: Sequence[Record]) -> list[dict[str, Any]]:
                      "built": sum(1 for a in at if a >= 3), "simulated": sum(1 for a in at if a >= 4),
                      "passed": passed, "percent": round(100.0 * passed / n, 1) if n else 0.0,
                      "no_reference_csv": sum(1 for r in rs if not r.has_csv)})
+        loads = [r for r in rs if r.rumoca == "loads"]
+        refuses = [r for r in rs if r.rumoca == "refuses"]
+        ok = sum(1 for r in loads if r.stage == "pass")
+        rows[-1].update({"rumoca_loads": len(loads), "passed_loaded": ok,
+                         "percent_loaded": round(100.0 * ok / len(loads), 1) if loads else 0.0,
+                         "rumoca_refuses": len(refuses),
+                         "refused_brought_in": sum(1 for r in refuses if STAGES.index(r.stage) >= 2),
+                         "refused_passed": sum(1 for r in refuses if r.stage == "pass")})
     return rows
 
 
@@ -842,20 +857,23 @@ def markdown(records: Sequence[Record], library: Path | str | None = None, title
     def rel(s: str) -> str:
         return s.replace(lib, "") if lib else s
     out = ([f"# {title}", ""] if title else []) + [f"- {m}" for m in meta] + ([""] if meta else [])
-    out += ["| package | examples | front end | built | simulated | passed | % | no reference CSV |",
-            "|---|---:|---:|---:|---:|---:|---:|---:|"]
+    out += ["| package | examples | front end | built | simulated | passed | % | no reference CSV "
+            "| rumoca loads | passed | % | rumoca refuses | brought in | passed |",
+            "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for s in summary(records):
         out.append(f"| {s['package']} | {s['examples']} | {s['front_end']} | {s['built']} | {s['simulated']} | "
-                   f"{s['passed']} | {s['percent']:g} | {s['no_reference_csv']} |")
+                   f"{s['passed']} | {s['percent']:g} | {s['no_reference_csv']} | {s['rumoca_loads']} | "
+                   f"{s['passed_loaded']} | {s['percent_loaded']:g} | {s['rumoca_refuses']} | "
+                   f"{s['refused_brought_in']} | {s['refused_passed']} |")
     cs = causes(records)
     if cs:
         out += ["", "Most frequent first errors:", "", "| count | stage | cause |", "|---:|---|---|"]
         out += [f"| {n} | {st} | {_md(rel(c))} |" for st, c, n in cs]
-    out += ["", "| package | example | stage | build wall s | build CPU s | max dev / range | signal | first error |",
-            "|---|---|---|---:|---:|---:|---|---|"]
+    out += ["", "| package | example | rumoca | stage | build wall s | build CPU s | max dev / range | signal "
+            "| first error |", "|---|---|---|---|---:|---:|---:|---|---|"]
     for r in records:
-        out.append(f"| {r.package} | {r.short} | {r.stage} | {_fmt(r.build_wall_s)} | {_fmt(r.build_cpu_s)} | "
-                   f"{_fmt(r.max_deviation)} | {_md(r.worst_signal)} | {_md(rel(r.error))} |")
+        out.append(f"| {r.package} | {r.short} | {r.rumoca} | {r.stage} | {_fmt(r.build_wall_s)} | "
+                   f"{_fmt(r.build_cpu_s)} | {_fmt(r.max_deviation)} | {_md(r.worst_signal)} | {_md(rel(r.error))} |")
     return "\n".join(out) + "\n"
 
 
@@ -897,7 +915,7 @@ def read_table(path: Path) -> list[Record]:
                           num("simulate_wall_s"), num("max_deviation"), r.get("worst_signal", ""),
                           r.get("signals", ""), r.get("error", ""), r.get("experiment", ""), num("step"),
                           r["has_csv"] == "True" if r.get("has_csv") else
-                          not r.get("error", "").startswith("no reference CSV")))
+                          not r.get("error", "").startswith("no reference CSV"), r.get("rumoca", "") or ""))
     return out
 
 
@@ -905,10 +923,13 @@ def format_summary(records: Sequence[Record]) -> str:
     """The per-package summary as plain text (what the command prints)."""
     rows = summary(records)
     w = max(len(s["package"]) for s in rows)
-    lines = [f"{'package':<{w}}  examples  front end  built  simulated  passed      %  no ref. CSV"]
+    lines = [f"{'package':<{w}}  examples  front end  built  simulated  passed      %  no ref. CSV"
+             f"  rumoca loads  passed      %  refuses  brought in  passed"]
     for s in rows:
         lines.append(f"{s['package']:<{w}}  {s['examples']:8d}  {s['front_end']:9d}  {s['built']:5d}  "
-                     f"{s['simulated']:9d}  {s['passed']:6d}  {s['percent']:5.1f}  {s['no_reference_csv']:11d}")
+                     f"{s['simulated']:9d}  {s['passed']:6d}  {s['percent']:5.1f}  {s['no_reference_csv']:11d}"
+                     f"  {s['rumoca_loads']:12d}  {s['passed_loaded']:6d}  {s['percent_loaded']:5.1f}"
+                     f"  {s['rumoca_refuses']:7d}  {s['refused_brought_in']:10d}  {s['refused_passed']:6d}")
     return "\n".join(lines)
 
 

@@ -25,6 +25,10 @@ from typing import Any
 
 #: printed on stderr once the exporter's front end has returned a flat model
 FRONT_END_DONE = "wearcosim-msl: front end done"
+#: printed on stderr with "loads" or "refuses: <its message>" once rumoca (the front end's
+#: Modelica compiler) has compiled the example as it is -- before the exporter's own rewrites of
+#: what rumoca refuses (issue 38 measures the examples rumoca loads and those it refuses apart)
+RUMOCA_MARK = "wearcosim-msl: rumoca "
 
 
 def build(library: str, name: str, out: str) -> int:
@@ -39,7 +43,33 @@ def build(library: str, name: str, out: str) -> int:
             print(FRONT_END_DONE, file=sys.stderr, flush=True)
             return model
         _build.load = load  # type: ignore[assignment]
+    _mark_rumoca()
     return cli.main(["build", "--library", library, name, "--out", out])
+
+
+def _mark_rumoca() -> None:
+    """Print :data:`RUMOCA_MARK` with rumoca's verdict on the model as it is: the front end's
+    first compile (not of a partial class, not of the rewritten view), in this process only."""
+    from wearcosim.export import frontend
+    original = getattr(frontend, "_rumoca_flat", None)
+    if original is None:
+        return
+    said = []
+
+    def rumoca_flat(src: Any, model: str, text: str, partial: bool = False, rewritten: Any = None) -> Any:
+        first = not said and not partial and not rewritten
+        try:
+            flat = original(src, model, text, partial, rewritten)
+        except Exception as exc:
+            if first:
+                said.append(1)
+                print(f"{RUMOCA_MARK}refuses: {' '.join(str(exc).split())[:300]}", file=sys.stderr, flush=True)
+            raise
+        if first:
+            said.append(1)
+            print(f"{RUMOCA_MARK}loads", file=sys.stderr, flush=True)
+        return flat
+    frontend._rumoca_flat = rumoca_flat  # type: ignore[assignment]
 
 
 def simulate(spec: dict[str, Any]) -> int:

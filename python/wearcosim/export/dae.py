@@ -747,27 +747,51 @@ def _sub(a, b):
 
 
 def _explicit_guesses(dae: "Dae") -> None:
-    """Start values of parameters with fixed=false that an initial equation gives explicitly,
-    ``p = number`` (MSL's filters: ``(cr, c0, c1) = Bessel(order, normalized)`` evaluates to
-    numbers when the model is built): the equation's solution becomes the start of the
-    initialisation's iteration, which then sees the other equations (``lowPass(cr, ...)``, which
-    divides by cr) at those values instead of at the default 0 -- the solution is the same, the
-    equation determining p alone."""
+    """Start values of parameters with fixed=false that the initial equations give explicitly,
+    one after the other (MSL's filters: ``(cr, c0, c1) = Bessel(order, normalized)`` evaluates
+    to numbers when the model is built, then ``(r, a, b, ku) = lowPass(cr, c0, c1, f_cut)``):
+    an equation in which only one such parameter is still unknown, linearly, once the
+    parameters and the ones solved before are put in, gives its start.  The initialisation's
+    iteration then starts at that solution instead of at 0, where equations dividing by those
+    parameters are not evaluable, or singular (a steady state whose matrix is built from them).
+    The solution is the same: each equation determines its parameter alone."""
+    known = {n: v for n, v in dae.param_values.items()
+             if n in dae.scalars and dae.scalars[n].kind in ("param", "calc") and not dae.scalars[n].by_initial}
+    open_ = []
     for r, _ in dae.initial_equations:
         if r.is_constant():
             continue
-        syms = ca.symvar(r)
-        if len(syms) != 1:
-            continue
-        sv = dae.scalars.get(syms[0].name())
-        if sv is None or not sv.by_initial:
-            continue
-        d = ca.jacobian(r, syms[0])
-        if not d.is_constant() or float(d) == 0.0:
-            continue
-        r0 = ca.substitute(r, syms[0], ca.SX(0.0))
-        if r0.is_constant():
-            sv.start = -float(r0) / float(d)
+        names = [x.name() for x in ca.symvar(r)]
+        if any(n in dae.scalars and dae.scalars[n].by_initial for n in names):
+            open_.append((r, names))
+    for _ in range(50):
+        progress = False
+        rest = []
+        for r, names in open_:
+            unknown = [n for n in names if n not in known]
+            if len(unknown) != 1 or not dae.scalars.get(unknown[0]) or not dae.scalars[unknown[0]].by_initial:
+                if unknown:
+                    rest.append((r, names))
+                continue
+            given = [n for n in names if n in known]
+            sym = next(x for x in ca.symvar(r) if x.name() == unknown[0])
+            if given:
+                r = ca.substitute(r, ca.vertcat(*[x for x in ca.symvar(r) if x.name() in known]),
+                                  ca.vertcat(*[ca.SX(float(known[x.name()])) for x in ca.symvar(r) if x.name() in known]))
+            d = ca.jacobian(r, sym)
+            r0 = ca.substitute(r, sym, ca.SX(0.0))
+            if not (d.is_constant() and r0.is_constant()) or float(d) == 0.0:
+                rest.append((ca.SX(0.0), []))       # not explicit in it: left to the iteration
+                continue
+            value = -float(r0) / float(d)
+            if not np.isfinite(value):
+                continue
+            dae.scalars[unknown[0]].start = value
+            known[unknown[0]] = value
+            progress = True
+        open_ = [(r, n) for r, n in rest if n]
+        if not progress:
+            break
 
 
 def _add_res(into, r, loc):

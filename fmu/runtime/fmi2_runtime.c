@@ -2620,7 +2620,12 @@ static void cs_x_at(RtCtx *c, double t)
 static int eval_interp(RtCtx *c, double t, double *zout)
 {
     int rc;
-    cs_x_at(c, t);
+    if (N_X > 0) {
+        cs_x_at(c, t);
+    } else {          /* no states: the indicators are functions of t and the discrete values */
+        c->stale = 1;
+        forget_parts(c);
+    }
     if (RT_ZC_NEEDS_EVAL) {        /* the indicators need x and the Newton unknowns w only
                                       (hooks: the model's evaluation, model_api.h H2) */
         rc = mdl_deriv(c->v, t, NULL, c);
@@ -3029,8 +3034,11 @@ static fmi2Status cs_integrate(RtCtx *c, const char *fn, double tEnd)
             c->time = s->t;                             /* step consumed */
             c->ahead = 0;
         } else {
-            /* no states, but indicators depending on time: jump to tEnd, the
-               indicators are checked there (no root location without states) */
+            /* no states, but indicators depending on time: the indicators at tEnd; a sign
+               change is located in (t0, tEnd] as with states (the indicators are functions
+               of time and the discrete values, evaluated at any t), and handled there */
+            const double t0 = c->time;
+            double tev = tEnd;
             c->time = tEnd;
             rc = mdl_eval(c->v, c->time, c);
             if (rc != 0) return cs_discard(c, fn, "model evaluation failed at t=%.17g", tEnd);
@@ -3040,7 +3048,13 @@ static fmi2Status cs_integrate(RtCtx *c, const char *fn, double tEnd)
                 zmemory(c->zOld, c->z, 0);
                 continue;
             }
-            st = cs_event(c, fn, c->time);
+            memcpy(c->zl, c->zOld, (size_t)N_Z * sizeof(double));
+            memcpy(c->zr, c->z, (size_t)N_Z * sizeof(double));
+            rc = locate_root(c, t0, tEnd, &tev);
+            if (rc == 0) rc = mdl_eval(c->v, tev, c);
+            if (rc != 0) return cs_discard(c, fn, "model evaluation failed while locating an event in "
+                                           "(%.17g, %.17g]", t0, tEnd);
+            st = cs_event(c, fn, tev);
             if (st != fmi2OK) return st;
         }
     }

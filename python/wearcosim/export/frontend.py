@@ -2648,6 +2648,9 @@ class _Conv:
             return ir.Assign(ir.Ref("_"), call, loc, targets or (None,))
         if tag == "Assert":
             return ir.AssertStmt(self.expr(b["condition"]), _string(b.get("message")), "error", loc)
+        if tag == "When" and not self._in_function:
+            return ir.WhenStmt(tuple((self.expr(blk["cond"]), self.stmts(blk.get("stmts")))
+                                     for blk in b.get("blocks") or []), loc)
         raise _err(f"unsupported statement '{tag}' in an algorithm", loc, "unsupported")
 
     def function(self, name, f) -> ir.Function:
@@ -3142,7 +3145,11 @@ def _to_ir(flat: dict, src: Sources, model: str, probe: bool = True) -> ir.Model
         out.asserts.append(ir.AssertEq(conv.expr(a["condition"]), _string(a.get("message")), lvl, conv.loc(a)))
     for alg in flat.get("algorithms", []):
         body = alg.get("statements", alg.get("body", alg)) if isinstance(alg, dict) else alg
-        out.algorithms.append(conv.stmts(body))
+        stmts = conv.stmts(body)
+        if any(isinstance(st, ir.WhenStmt) for st in stmts):
+            stmts = _algorithm_whens(stmts, out)
+        if stmts:
+            out.algorithms.append(stmts)
     for alg in flat.get("initial_algorithms", []):
         body = alg.get("statements", alg.get("body", alg)) if isinstance(alg, dict) else alg
         out.initial_algorithms.append(conv.stmts(body))
@@ -3175,6 +3182,149 @@ def _to_ir(flat: dict, src: Sources, model: str, probe: bool = True) -> ir.Model
     out.metadata = library_metadata(top if top and top.is_file() else None, mfile, model)
     out.documentation = model_documentation(mfile, model)
     return out
+
+
+# ----------------------------------------------------------------------------- when-statements
+def _stmt_reads(st, into: set) -> None:
+    """Names an algorithm statement reads (its expressions, not its assignment targets)."""
+    if isinstance(st, ir.Assign):
+        _ir_names(st.value, into)
+        for t in (st.targets or (st.target,)):
+            if t is not None:
+                _ir_names(t.subs, into)
+    elif isinstance(st, ir.WhenStmt):
+        for c, body in st.blocks:
+            _ir_names(c, into)
+            for x in body:
+                _stmt_reads(x, into)
+    elif isinstance(st, ir.IfStmt):
+        for c, body in st.blocks:
+            _ir_names(c, into)
+            for x in body:
+                _stmt_reads(x, into)
+        for x in st.other:
+            _stmt_reads(x, into)
+    else:
+        _ir_names(st, into)
+
+
+def _targets(st) -> list:
+    if isinstance(st, ir.Assign):
+        return [t.name for t in (st.targets or (st.target,)) if t is not None and t.name != "_"]
+    if isinstance(st, (ir.IfStmt, ir.WhenStmt)):
+        out = []
+        for _, body in st.blocks:
+            for x in body:
+                out += _targets(x)
+        for x in getattr(st, "other", ()):
+            out += _targets(x)
+        return out
+    if isinstance(st, (ir.ForStmt, ir.WhileStmt)):
+        return [n for x in st.body for n in _targets(x)]
+    return []
+
+
+def _pre_of_unassigned(e, assigned: set, before: set):
+    """``e`` with each read of a variable in ``assigned`` that the when-statement has not assigned
+    yet (not in ``before``) replaced by its pre() -- its value where the algorithm starts."""
+    if isinstance(e, ir.Ref):
+        if e.name in assigned and e.name not in before:
+            return ir.Call("pre", (e,), True)
+        return dataclasses.replace(e, subs=tuple(_pre_of_unassigned(x, assigned, before) for x in e.subs)) \
+            if e.subs else e
+    if isinstance(e, ir.Call) and e.builtin and e.name in ("pre", "edge", "change"):
+        return e
+    if dataclasses.is_dataclass(e) and isinstance(e, ir.Expr):
+        changes = {}
+        for fld in dataclasses.fields(e):
+            v = getattr(e, fld.name)
+            if isinstance(v, ir.Expr):
+                changes[fld.name] = _pre_of_unassigned(v, assigned, before)
+            elif isinstance(v, tuple) and v and all(isinstance(x, (ir.Expr, tuple)) for x in v):
+                changes[fld.name] = tuple(
+                    tuple(_pre_of_unassigned(y, assigned, before) for y in x) if isinstance(x, tuple)
+                    else _pre_of_unassigned(x, assigned, before) for x in v)
+        return dataclasses.replace(e, **changes) if changes else e
+    return e
+
+
+def _algorithm_whens(stmts: tuple, out: ir.Model) -> tuple:
+    """The when-statements of a model's algorithm (MLS 11.2.7) as when-clauses; what is left of
+    the algorithm is returned.  Supported, as MSL's Blocks.Sources.TimeTable and
+    RadioButtonSource write them: plain assignments first, then when-statements whose branches
+    are assignments (one output, or several from a function call), asserts anywhere (checked
+    as the model's asserts).  A when-statement's assignment reads a variable of the algorithm
+    that it has not assigned yet at its value where the algorithm starts, pre(); several
+    when-statements assigning the same variables become one when-clause whose branches are
+    taken from the last statement first (in an algorithm the last assignment wins).  Anything
+    else is refused at the statement."""
+    plain, whens = [], []
+    for st in stmts:
+        if isinstance(st, ir.AssertStmt):
+            out.asserts.append(ir.AssertEq(st.cond, st.message, st.level, st.loc))
+        elif isinstance(st, ir.IfStmt) and not st.other and len(st.blocks) == 1 and \
+                all(isinstance(x, ir.AssertStmt) for x in st.blocks[0][1]):
+            c = st.blocks[0][0]
+            for a in st.blocks[0][1]:
+                out.asserts.append(ir.AssertEq(ir.Bin("or", ir.Un("not", c), a.cond), a.message, a.level, a.loc))
+        elif isinstance(st, ir.WhenStmt):
+            whens.append(st)
+        elif whens:
+            raise _err("an algorithm statement after a when-statement is not supported (move it before the "
+                       "when-statements, or write the algorithm as when-equations)", st.loc, "unsupported")
+        else:
+            plain.append(st)
+    assigned: set = set()
+    for st in plain + whens:
+        assigned.update(_targets(st))
+    plain_assigned = {n for st in plain for n in _targets(st)}
+    when_assigned = {n for w in whens for n in _targets(w)}
+    reads: set = set()
+    for st in plain:
+        _stmt_reads(st, reads)
+    if reads & when_assigned:
+        raise _err(f"'{sorted(reads & when_assigned)[0]}' is assigned in a when-statement and read by an "
+                   f"assignment before it in the algorithm: not supported", plain[0].loc, "unsupported")
+    groups: dict = {}
+    done = set(plain_assigned)      # assigned by the statements before (their new values are read)
+    for w in whens:
+        branches = []
+        for cond, body in w.blocks:
+            eqs, before = [], set(done)
+            for st in body:
+                if isinstance(st, ir.AssertStmt):
+                    eqs.append(ir.WhenEq("assert", value=st.cond, message=st.message, loc=st.loc))
+                    continue
+                if not isinstance(st, ir.Assign) or any(t is not None and t.subs for t in (st.targets or (st.target,))):
+                    raise _err("only assignments to whole variables are supported in a when-statement of an "
+                               "algorithm", st.loc, "unsupported")
+                value = _pre_of_unassigned(st.value, assigned, before)
+                if st.targets:
+                    for k, t in enumerate(st.targets):
+                        if t is not None:
+                            eqs.append(ir.WhenEq("assign", t, ir.Call("$output", (ir.Lit(k), value), True), loc=st.loc))
+                else:
+                    eqs.append(ir.WhenEq("assign", st.target, value, loc=st.loc))
+                for t in _targets(st):
+                    if t in before - done:
+                        raise _err(f"'{t}' is assigned twice in a when-statement of an algorithm: not supported",
+                                   st.loc, "unsupported")
+                    before.add(t)
+            branches.append((_pre_of_unassigned(cond, when_assigned, done), eqs))
+        done |= set(_targets(w))
+        key = frozenset(_targets(w))
+        sets = {frozenset(t for eq in eqs if eq.kind == "assign" for t in [eq.target.name]) for _, eqs in branches}
+        if len(sets) > 1:
+            raise _err("the branches of a when-statement in an algorithm assign different variables: not supported",
+                       w.loc, "unsupported")
+        groups.setdefault(key, []).append((w, branches))
+    for key, ws in groups.items():
+        if any(key & other for other in groups if other != key):
+            raise _err("when-statements of an algorithm that assign overlapping sets of variables: not supported",
+                       ws[0][0].loc, "unsupported")
+        branches = [b for _, bs in reversed(ws) for b in bs]
+        out.whens.append(ir.WhenClause(branches, ws[0][0].loc))
+    return tuple(plain)
 
 
 # ----------------------------------------------------------------------------- expandable connectors

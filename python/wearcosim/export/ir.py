@@ -155,6 +155,14 @@ class Return(Stmt):
 
 
 @dataclass(frozen=True)
+class WhenStmt(Stmt):
+    """``when c1 then ... elsewhen c2 then ... end when`` in a model's algorithm (MLS 11.2.7);
+    the front end turns it into a when-clause (frontend._algorithm_whens), no pass sees it."""
+    blocks: Tuple[Tuple[Expr, Tuple[Stmt, ...]], ...]
+    loc: Loc = Loc()
+
+
+@dataclass(frozen=True)
 class AssertStmt(Stmt):
     cond: Expr
     message: str

@@ -180,6 +180,9 @@ def _string_op(op, a, b):
     raise ValueError(f"operator '{op}' on Strings")
 
 
+#: iterations a while-loop whose condition varies with time is followed (Evaluator.exec_while)
+MAX_SYMBOLIC_ITERATIONS = 200
+
 #: dynamic subscripts of vectors at least this long become one indexed load (:func:`gather`,
 #: through ``Evaluator.gather_hook``); shorter ones a select chain, whose two operations per
 #: element are cheaper than the call
@@ -465,8 +468,11 @@ class Evaluator:
             else:
                 n = self.num(s)
                 if n is None:
-                    if dyn is not None or base.ndim != 1:
-                        self.fail("dynamic (time-varying) subscripts are supported on vectors only", "unsupported")
+                    if dyn is not None:
+                        self.fail("only one dynamic (time-varying) subscript per array access is supported",
+                                  "unsupported")
+                    if base.ndim != 1:
+                        return self._index_dynamic_axis(base, subs, k, s)
                     dyn = s
                     static.append(slice(None))
                 else:
@@ -494,6 +500,24 @@ class Evaluator:
             return out[()]
         return out
 
+    def _index_dynamic_axis(self, base: np.ndarray, subs: Sequence[Val], k: int, dyn: Val) -> Val:
+        """``base[subs]`` of an array of two or more dimensions whose subscript ``k`` is dynamic
+        (MSL's Sources.TimeTable: ``table[next, columns]``): the static subscripts first, then
+        for every element left a selection along axis ``k`` (one load or select chain each)."""
+        for j, s in enumerate(subs):
+            if j != k and not isinstance(s, (slice, np.ndarray)) and self.num(s) is None:
+                self.fail("only one dynamic (time-varying) subscript per array access is supported", "unsupported")
+        res = self.index(base, [slice(None) if j == k else s for j, s in enumerate(subs)])
+        # the dynamic axis' position once the scalar subscripts before it have dropped theirs
+        p = sum(1 for j in range(k) if j < len(subs) and not isinstance(subs[j], (slice, np.ndarray)))
+        r = np.moveaxis(np.asarray(res, dtype=object), p, 0)
+        if r.ndim == 1:
+            return self.index(r, [dyn])
+        out = np.empty(r.shape[1:], dtype=object)
+        for idx in np.ndindex(*r.shape[1:]):
+            out[idx] = self.index(np.ascontiguousarray(r[(slice(None),) + idx]), [dyn])
+        return out
+
     def _e_Un(self, e, env):
         return self.unary(e.op, self.eval(e.a, env))
 
@@ -517,6 +541,10 @@ class Evaluator:
             old = self.loc
             return self.events.relation(op, a, b, self.loc)
         a = self.eval(e.a, env)
+        if op in ("and", "or") and not shape(a) and to_num(a) is not None and bool(to_num(a)) == (op == "or"):
+            # decided by its left operand, the right one is not evaluated (a search loop's
+            # 'i < n and x[i + 1] <= t' reads x[n + 1] otherwise)
+            return op == "or"
         b = self.eval(e.b, env)
         return self.binary(op, a, b)
 
@@ -638,6 +666,10 @@ class Evaluator:
             return self.index(base, [self.eval(a, env) for a in args[1:]])
         if name == "homotopy":
             return self.homotopy(args, env)
+        if name == "$output":      # output k (0-based) of a call: a when-statement's (a, b) := f(x)
+            outs = self.eval_outputs(args[1], env)
+            k = int(args[0].value)
+            return outs[k] if isinstance(outs, tuple) else outs
         vals = [self.eval(a, env) for a in args]
         return self.builtin(name, vals)
 
@@ -912,18 +944,7 @@ class Evaluator:
                 else:
                     env.pop(s.index, None)
         elif isinstance(s, ir.WhileStmt):
-            for _ in range(100000):
-                c = self.num(self.eval(s.cond, env))
-                if c is None:
-                    self.fail("while-loop condition depends on time-varying values; only structurally "
-                              "evaluable while loops are supported (use a for loop with a fixed count)")
-                if not c:
-                    return
-                try:
-                    self.exec_block(s.body, env)
-                except Break_:
-                    return
-            self.fail("while loop did not terminate in 100000 iterations")
+            self.exec_while(s, env)
         elif isinstance(s, ir.IfStmt):
             self.exec_if(list(s.blocks), s.other, env)
         elif isinstance(s, ir.Break):
@@ -934,6 +955,55 @@ class Evaluator:
             pass  # asserts inside functions are not checked at run time (documented)
         else:
             self.fail(f"statement {type(s).__name__}")
+
+    def exec_while(self, s: ir.WhileStmt, env: dict) -> None:
+        """A while-loop (MLS 11.2.5).  While its condition is a number, the loop runs as written.
+        Where it depends on time-varying values (MSL's Sources.TimeTable searches its interval,
+        ``while next < nrow and t >= table[next, 1] loop next := next + 1``), every iteration is
+        a possible exit: the loop goes on along the path on which the condition held, with its
+        counter a number, until the condition is false as a number (the counter reached its
+        bound), and each variable is then the value at the exit taken, chosen by the conditions
+        (an if-chain of the exits, first exit first)."""
+        exits: list = []              # (guard: the loop ends here, a snapshot of the variables)
+        alive: Val = True
+        for _ in range(100000):
+            c = self.eval(s.cond, env)
+            n = self.num(c)
+            if n is not None and not n:
+                break
+            if n is None:
+                if len(exits) >= MAX_SYMBOLIC_ITERATIONS:
+                    self.loc = s.loc if s.loc.line else self.loc
+                    self.fail(f"while-loop whose condition varies with time: still running after "
+                              f"{MAX_SYMBOLIC_ITERATIONS} iterations along the path on which it holds "
+                              f"(its counter does not reach a bound known when the FMU is built)")
+                exits.append((_binop("and", alive, _not(c)), self._snapshot(env)))
+                alive = _binop("and", alive, c)
+            try:
+                self.exec_block(s.body, env)
+            except Break_:
+                if exits:
+                    self.fail("break in a while-loop whose condition varies with time is not supported")
+                return
+        else:
+            self.fail("while loop did not terminate in 100000 iterations")
+        if not exits:
+            return
+        for name in list(env):
+            v = env[name]
+            for guard, snap in reversed(exits):
+                w = snap.get(name, v)
+                if w is v or (is_num(w) and is_num(v) and w == v):
+                    continue
+                v = if_else(guard, w, v)
+            env[name] = v
+        self._owned.clear()
+
+    def _snapshot(self, env: dict) -> dict:
+        """The variables of ``env`` as they are now (arrays copied; the environment's arrays are
+        no longer its own, so that a later assignment copies them first)."""
+        self._owned.clear()
+        return {k: (v.copy() if isinstance(v, np.ndarray) else v) for k, v in env.items()}
 
     def exec_if(self, blocks: Sequence[tuple[ir.Expr, Sequence[ir.Stmt]]], other: Sequence[ir.Stmt], env: dict) -> None:
         if not blocks:

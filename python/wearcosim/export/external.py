@@ -11,7 +11,12 @@ parameters are not tunable in the FMU).  Any other external C function is refuse
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from . import tables
+
+if TYPE_CHECKING:
+    from .symbolic import Evaluator
 
 
 def _string(ev, v, name: str) -> str:
@@ -76,6 +81,6 @@ FUNCTIONS = {
 FUNCTIONS.update({name: (lambda f: lambda ev, vals: tables.call(ev, f, vals))(name) for name in tables.FUNCTIONS})
 
 
-def call(ev, name: str, vals: list):
+def call(ev: "Evaluator", name: str, vals: list) -> Any:
     """The value of the external C function ``name`` (a key of :data:`FUNCTIONS`)."""
     return FUNCTIONS[name](ev, vals)

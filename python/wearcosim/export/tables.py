@@ -43,12 +43,15 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import casadi as ca
 import numpy as np
 
 from .symbolic import _binop, _minmax, _un, if_else, mod, to_num
+
+if TYPE_CHECKING:
+    from .symbolic import Evaluator
 
 #: the C library's "no further event" (``DBL_MAX``)
 NO_EVENT = sys.float_info.max
@@ -82,7 +85,7 @@ class TableError(Exception):
     """A table the exporter cannot evaluate (the evaluator reports it at the model's line)."""
 
 
-def _int(ev, v, what: str) -> int:
+def _int(ev: "Evaluator", v: Any, what: str) -> int:
     n = ev.num(v)
     if n is None:
         raise TableError(f"{what} of a CombiTimeTable must be known when the FMU is built")
@@ -93,7 +96,7 @@ def _str(v) -> str:
     return v if isinstance(v, str) else ""
 
 
-def init(ev, vals) -> TimeTable:
+def init(ev: "Evaluator", vals: list) -> TimeTable:
     """``ModelicaStandardTables_CombiTimeTable_init2(fileName, tableName, table, nRow, nColumn,
     startTime, columns, nCols, smoothness, extrapolation, shiftTime, timeEvents, verbose)``."""
     if len(vals) < 12:
@@ -178,7 +181,7 @@ def _before_start(tab: TimeTable, t):
     return _binop("<", t, tab.start)
 
 
-def value(ev, vals):
+def value(ev: "Evaluator", vals: list) -> Any:
     """``ModelicaStandardTables_CombiTimeTable_getValue(tableID, icol, t, nextTimeEvent,
     preNextTimeEvent)``."""
     tab, icol, t = vals[0], vals[1], vals[2]
@@ -194,7 +197,7 @@ def value(ev, vals):
     return v if before is False else if_else(before, 0.0, v)
 
 
-def next_event(ev, vals):
+def next_event(ev: "Evaluator", vals: list) -> Any:
     """``ModelicaStandardTables_CombiTimeTable_nextTimeEvent(tableID, t)``."""
     tab, t = vals[0], vals[1]
     if not isinstance(tab, TimeTable):
@@ -229,15 +232,15 @@ def next_event(ev, vals):
     return out
 
 
-def minimum_time(ev, vals):
+def minimum_time(ev: "Evaluator", vals: list) -> Any:
     return vals[0].a[0]
 
 
-def maximum_time(ev, vals):
+def maximum_time(ev: "Evaluator", vals: list) -> Any:
     return vals[0].a[-1]
 
 
-def close(ev, vals):
+def close(ev: "Evaluator", vals: list) -> Any:
     return 0.0
 
 
@@ -252,7 +255,7 @@ FUNCTIONS = {
 }
 
 
-def call(ev, name: str, vals: list):
+def call(ev: "Evaluator", name: str, vals: list) -> Any:
     """The value of the table function ``name`` (a key of :data:`FUNCTIONS`)."""
     try:
         out = FUNCTIONS[name](ev, vals)

@@ -78,6 +78,8 @@ def cmd_build(args: argparse.Namespace) -> int:
                     r = build_fmu(m, package_dir, out, path=args.file, expose_protected=args.expose_protected)
                     _say(f"built {r.fmu}  [{r.seconds:.2f} s, {r.n_states} states, "
                          f"{r.n_event_indicators} event indicators]")
+                    if args.timings:
+                        _say("  stages (wall s): " + ", ".join(f"{k} {v:.2f}" for k, v in r.stats["stages"].items()))
             except ExportError as exc:
                 _say(f"error: {exc}", sys.stderr)
                 rc = 1
@@ -817,6 +819,9 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--keep-going", action="store_true", help="continue after a model fails (exit status 1 at the end)")
     b.add_argument("--expose-protected", action="store_true",
                    help="make protected parameters FMU variables too (default: hidden, as in Dymola)")
+    b.add_argument("--timings", action="store_true",
+                   help="print each build stage's wall time: front end (rumoca), DAE (with the index reduction), "
+                        "alias, causalise, functions (CasADi), C code, compile (gcc), package")
     b.add_argument("--platforms", metavar="LIST",
                    help="binaries to build, comma-separated FMI platform folders: linux64,win64 (win64 needs "
                         "MinGW-w64); default: auto = this machine's, plus win64 when x86_64-w64-mingw32-gcc is "

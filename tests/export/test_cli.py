@@ -32,8 +32,13 @@ def test_bad_models_fail_cleanly(name, needle, tmp_path):
 
 
 def test_build_and_check_one_model(tmp_path):
-    p = wearcosim("build", "WearCosim.Examples.Basic.VanDerPol", "--out", str(tmp_path))
+    p = wearcosim("build", "WearCosim.Examples.Basic.VanDerPol", "--out", str(tmp_path), "--timings")
     assert p.returncode == 0, p.stderr
+    # --timings: each stage's wall time, in order (issue 36: where a build's time goes)
+    from wearcosim.export.build import STAGES
+    line = next(x for x in p.stdout.splitlines() if x.strip().startswith("stages (wall s):"))
+    names = [part.rsplit(" ", 1)[0] for part in line.split(":", 1)[1].strip().split(", ")]
+    assert names == list(STAGES), line
     fmu = tmp_path / "VanDerPol.fmu"
     assert fmu.exists()
     p = wearcosim("check", str(fmu))

@@ -229,18 +229,48 @@ def alias_default() -> bool:
     return os.environ.get("WEARCOSIM_ALIAS", "1") not in ("", "0")
 
 
-def generate(model: str, path: Path, expose_protected: bool = False, alias: bool | None = None) -> tuple:
+class StageClock:
+    """Wall seconds of the stages of a build, in order (``with clock("dae"): ...``)."""
+
+    def __init__(self) -> None:
+        self.seconds: dict[str, float] = {}
+
+    def __call__(self, name: str) -> "StageClock":
+        self._name = name
+        return self
+
+    def __enter__(self) -> "StageClock":
+        self._t0 = time.perf_counter()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.seconds[self._name] = self.seconds.get(self._name, 0.0) + time.perf_counter() - self._t0
+
+
+#: the stages of a build as :class:`BuildResult` ``stats["stages"]`` names them, in order
+STAGES = ("front end", "DAE", "alias", "causalise", "functions", "C code", "compile", "package")
+
+
+def generate(model: str, path: Path, expose_protected: bool = False, alias: bool | None = None,
+             clock: StageClock | None = None) -> tuple:
     """The front half of a build, the passes from the Modelica file ``path`` to the generated
     CasADi functions of class ``model``: (the front end's model, the causalized DAE,
     codegen.Generated).  ``alias``: eliminate alias equations first (alias.py; None: the
-    default, :func:`alias_default`)."""
-    irm = load(path, model)
-    d = _dae.build(irm)
-    if alias_default() if alias is None else alias:
-        d = _alias.eliminate(d)
-    c = _causalize.causalize(d)
-    _alias.restore(c)
-    return irm, c, codegen.build_functions(c, expose_protected)
+    default, :func:`alias_default`); ``clock``: times the stages."""
+    clock = clock or StageClock()
+    with clock("front end"):
+        irm = load(path, model)
+    with clock("DAE"):          # and the index reduction
+        d = _dae.build(irm)
+    with clock("alias"):
+        if alias_default() if alias is None else alias:
+            d = _alias.eliminate(d)
+    with clock("causalise"):
+        c = _causalize.causalize(d)
+        _alias.restore(c)
+    with clock("functions"):
+        gen = codegen.build_functions(c, expose_protected)
+    return irm, c, gen
 
 
 def build_fmu(model: str, package_dir: str | Path = DEFAULT_PACKAGE, out_dir: str | Path | None = None,
@@ -250,9 +280,10 @@ def build_fmu(model: str, package_dir: str | Path = DEFAULT_PACKAGE, out_dir: st
     """Build ``<out_dir>/<ShortName>.fmu`` for class ``model``.  Protected parameters are
     not ScalarVariables of the FMU unless ``expose_protected`` (as in Dymola's default)."""
     t0 = time.perf_counter()
+    clock = StageClock()
     package_dir = Path(package_dir).resolve()
     path = Path(path) if path else model_path(package_dir, model)
-    irm, c, gen = generate(model, path, expose_protected, alias)
+    irm, c, gen = generate(model, path, expose_protected, alias, clock)
     ident = identifier or short_name(model)
     gen.identifier = ident
     exp = irm.experiment
@@ -268,25 +299,29 @@ def build_fmu(model: str, package_dir: str | Path = DEFAULT_PACKAGE, out_dir: st
     with tempfile.TemporaryDirectory(prefix="wearcosim-build-") as tmp:
         tmp = Path(tmp)
         gdir = tmp / "generated"
-        codegen.render_c(gen, gdir, exp)
-        stage = tmp / "fmu"
-        units = package.copy_sources(gdir, stage / "sources")
-        xml = codegen.render_xml(gen, xml_exp, irm.description, units, irm.metadata)
-        (stage / "modelDescription.xml").write_text(xml)
-        # documentation/index.html: the entry point of the FMU's documentation (FMI 2.0, 2.1)
-        (stage / "documentation").mkdir()
-        (stage / "documentation" / "index.html").write_text(
-            codegen.render_documentation(gen, irm.description, irm.documentation, irm.metadata), encoding="utf-8")
+        with clock("C code"):
+            codegen.render_c(gen, gdir, exp)
+            stage = tmp / "fmu"
+            units = package.copy_sources(gdir, stage / "sources")
+            xml = codegen.render_xml(gen, xml_exp, irm.description, units, irm.metadata)
+            (stage / "modelDescription.xml").write_text(xml)
+            # documentation/index.html: the entry point of the FMU's documentation (FMI 2.0, 2.1)
+            (stage / "documentation").mkdir()
+            (stage / "documentation" / "index.html").write_text(
+                codegen.render_documentation(gen, irm.description, irm.documentation, irm.metadata), encoding="utf-8")
         so = stage / "binaries" / package.platform_dir() / (ident + package.shared_ext())
-        package.compile_binary(stage / "sources", units, ident, so)
+        with clock("compile"):
+            package.compile_binary(stage / "sources", units, ident, so)
         if keep_dir:
             kd = Path(keep_dir)
             if kd.exists():
                 shutil.rmtree(kd)
             shutil.copytree(stage, kd)
         dest = Path(out_dir if out_dir is not None else build_dir()) / f"{ident}.fmu"
-        package.write_fmu(stage, dest)
+        with clock("package"):
+            package.write_fmu(stage, dest)
     L = gen.layout
     stats = {"blocks": {k: sum(1 for b in c.blocks if b.kind == k) for k in ("explicit", "linear", "nonlinear")},
-             "n_w": len(c.w), "nv": L.NV, "n_aliases": len(c.dae.aliases)}
+             "n_w": len(c.w), "nv": L.NV, "n_aliases": len(c.dae.aliases),
+             "stages": {k: round(clock.seconds[k], 3) for k in STAGES if k in clock.seconds}}
     return BuildResult(model, dest, time.perf_counter() - t0, L.n["X"], L.n["M"], stats)

@@ -24,6 +24,7 @@ bit-identical results on the build machine.
 """
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import platform
@@ -379,6 +380,8 @@ def compile_binary(src_dir: Path, units: Sequence[str], identifier: str, out: Pa
         pending = [(t, u) for t in targets for u in units]
         jobs = max(1, min(len(pending), os.cpu_count() or 1))
         running = []
+        cache = ObjectCache.from_environment(src_dir)
+        keys: dict = {}
         try:
             while pending or running:
                 while pending and len(running) < jobs:
@@ -386,18 +389,26 @@ def compile_binary(src_dir: Path, units: Sequence[str], identifier: str, out: Pa
                     uflags = [(level.get(unit, opt) if f == opt else f) for f in t.flags]
                     obj = t.objdir / (Path(unit).stem + ".o")
                     cmd = [t.cc, "-c"] + uflags + [str(src_dir / unit), "-o", str(obj)]
+                    if cache is not None:
+                        keys[(t.plat, unit)] = cache.key(t.cc, uflags, unit)
+                        if cache.fetch(keys[(t.plat, unit)], obj):
+                            continue
                     try:
                         running.append((t, unit, subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                                                   text=True, env=env, start_new_session=True)))
                     except FileNotFoundError:
                         what = "install gcc or set CC" if t.plat == host else f"cross compiler for {t.plat}"
                         raise ExportError(f"C compiler '{t.cc}' not found ({what})", None, "compile") from None
+                if not running:
+                    continue
                 t, unit, p = running.pop(0)
                 _, err = p.communicate(timeout=600)
                 if p.returncode != 0:
                     where = "" if t.plat == host else f" for {t.plat}"
                     raise ExportError(f"C compilation of {identifier}{where} ({unit}) failed:\n{err[-4000:]}", None,
                                       "compile")
+                if cache is not None:
+                    cache.store(keys[(t.plat, unit)], t.objdir / (Path(unit).stem + ".o"))
         finally:
             for _, _, p in running:          # the whole process group: gcc's cc1/as too
                 try:
@@ -422,6 +433,68 @@ def compile_binary(src_dir: Path, units: Sequence[str], identifier: str, out: Pa
                                       f"may be imported)", None, "compile")
             first = first or cmd
     return first
+
+
+class ObjectCache:
+    """Object files of earlier builds, by content: opt-in, in the folder ``WEARCOSIM_BUILD_CACHE``
+    names (nothing is written anywhere else).  An object's key is the SHA-256 of the compiler
+    (its path and ``--version``), the flags (the build's temporary folder written as ``<src>``),
+    the unit and every header of the sources folder -- the units include only those -- so an
+    object is reused only where the compiler would be given the same input.  A rebuild after a
+    change that leaves a unit and the headers as they were (the hand-written runtime and solvers
+    of a model whose sizes did not change) takes that unit's object instead of compiling it."""
+
+    _versions: dict = {}
+
+    def __init__(self, folder: Path, src_dir: Path) -> None:
+        self.folder = Path(folder)
+        self.src_dir = Path(src_dir)
+        h = hashlib.sha256()
+        for f in sorted(self.src_dir.glob("*.h")):
+            h.update(f.name.encode() + b"\0" + f.read_bytes() + b"\0")
+        self._headers = h.hexdigest()
+
+    @classmethod
+    def from_environment(cls, src_dir: Path) -> "ObjectCache | None":
+        folder = os.environ.get("WEARCOSIM_BUILD_CACHE", "")
+        return cls(Path(folder), src_dir) if folder else None
+
+    def _version(self, cc: str) -> str:
+        if cc not in self._versions:
+            try:
+                self._versions[cc] = subprocess.run([cc, "--version"], capture_output=True, text=True,
+                                                    timeout=60).stdout
+            except (OSError, subprocess.SubprocessError):
+                self._versions[cc] = ""
+        return self._versions[cc]
+
+    def key(self, cc: str, flags: Sequence[str], unit: str) -> str:
+        h = hashlib.sha256()
+        for part in [shutil.which(cc) or cc, self._version(cc), self._headers, unit] + \
+                [f.replace(str(self.src_dir), "<src>") for f in flags]:
+            h.update(part.encode() + b"\0")
+        h.update((self.src_dir / unit).read_bytes())
+        return h.hexdigest()
+
+    def fetch(self, key: str, obj: Path) -> bool:
+        """Copy the cached object of ``key`` to ``obj``; False if there is none."""
+        cached = self.folder / key[:2] / (key + ".o")
+        try:
+            shutil.copyfile(cached, obj)
+        except OSError:
+            return False
+        return True
+
+    def store(self, key: str, obj: Path) -> None:
+        """Keep ``obj`` under ``key`` (atomically: a reader never sees half an object)."""
+        d = self.folder / key[:2]
+        try:
+            d.mkdir(parents=True, exist_ok=True)
+            part = d / f".{key}.{os.getpid()}.part"
+            shutil.copyfile(obj, part)
+            os.replace(part, d / (key + ".o"))
+        except OSError:
+            pass                       # a cache that cannot be written is only slower
 
 
 def write_fmu(stage: Path, dest: Path) -> Path:

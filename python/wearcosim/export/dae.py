@@ -298,28 +298,12 @@ def build(model: ir.Model) -> Dae:
     numeric: dict = {}
     busy = set()
 
-    def string_value(name):
-        """A String parameter's or constant's value (Strings are known when the FMU is built:
-        what String-valued functions of the model, e.g. MSL's file-name checks, compute with)."""
-        v = model.strings[name]
-        expr = v.binding if v.binding is not None else v.start
-        if expr is None:
-            return ""
-        ev = Evaluator(model, lambda n, l: num_value(n, l), numeric=True)
-        ev.loc = v.loc
-        val = ev.eval(expr)
-        if not isinstance(val, str):
-            raise ExportError(f"String parameter '{name}' has no String value known when the FMU is built", v.loc,
-                              "structure")
-        return val
-
     def num_value(name, loc):
         if name in numeric:
             return numeric[name]
-        v = V.get(name)
-        if v is None and name in model.strings:
-            numeric[name] = string_value(name)
-            return numeric[name]
+        # a String parameter or constant: its value is known when the FMU is built (what MSL's
+        # file-name checks compute with)
+        v = V.get(name) or model.strings.get(name)
         if v is None:
             raise ExportError(f"unknown variable '{name}'", loc, "name")
         if name in busy:
@@ -328,7 +312,7 @@ def build(model: ir.Model) -> Dae:
         busy.add(name)
         try:
             if expr is None:
-                val = _zeros(v)
+                val = "" if v.type == "String" else _zeros(v)
             else:
                 ev = Evaluator(model, lambda n, l: num_value(n, l), numeric=True)
                 ev.loc = v.loc
@@ -342,6 +326,12 @@ def build(model: ir.Model) -> Dae:
                               v.loc, "structure") from None
         finally:
             busy.discard(name)
+        if v.type == "String":
+            if not isinstance(val, str):
+                raise ExportError(f"String parameter '{name}' has no String value known when the FMU is built",
+                                  v.loc, "structure")
+            numeric[name] = val
+            return val
         if isinstance(val, np.ndarray):
             if any(to_num(x) is None for x in val.reshape(-1)):
                 raise ExportError(f"parameter '{name}' has a non-constant value", v.loc, "structure")
@@ -755,43 +745,36 @@ def _explicit_guesses(dae: "Dae") -> None:
     iteration then starts at that solution instead of at 0, where equations dividing by those
     parameters are not evaluable, or singular (a steady state whose matrix is built from them).
     The solution is the same: each equation determines its parameter alone."""
-    known = {n: v for n, v in dae.param_values.items()
+    def guessed(n):
+        sv = dae.scalars.get(n)
+        return sv is not None and sv.by_initial
+    open_ = [(r, ca.symvar(r)) for r, _ in dae.initial_equations if not r.is_constant()]
+    open_ = [(r, syms) for r, syms in open_ if any(guessed(x.name()) for x in syms)]
+    if not open_:
+        return
+    known = {n: float(v) for n, v in dae.param_values.items()
              if n in dae.scalars and dae.scalars[n].kind in ("param", "calc") and not dae.scalars[n].by_initial}
-    open_ = []
-    for r, _ in dae.initial_equations:
-        if r.is_constant():
-            continue
-        names = [x.name() for x in ca.symvar(r)]
-        if any(n in dae.scalars and dae.scalars[n].by_initial for n in names):
-            open_.append((r, names))
-    for _ in range(50):
-        progress = False
-        rest = []
-        for r, names in open_:
-            unknown = [n for n in names if n not in known]
-            if len(unknown) != 1 or not dae.scalars.get(unknown[0]) or not dae.scalars[unknown[0]].by_initial:
+    progress = True
+    while open_ and progress:
+        progress, rest = False, []
+        for r, syms in open_:
+            unknown = [x for x in syms if x.name() not in known]
+            if len(unknown) != 1 or not guessed(unknown[0].name()):
                 if unknown:
-                    rest.append((r, names))
+                    rest.append((r, syms))
                 continue
-            given = [n for n in names if n in known]
-            sym = next(x for x in ca.symvar(r) if x.name() == unknown[0])
+            given = [x for x in syms if x.name() in known]
             if given:
-                r = ca.substitute(r, ca.vertcat(*[x for x in ca.symvar(r) if x.name() in known]),
-                                  ca.vertcat(*[ca.SX(float(known[x.name()])) for x in ca.symvar(r) if x.name() in known]))
-            d = ca.jacobian(r, sym)
-            r0 = ca.substitute(r, sym, ca.SX(0.0))
+                r = ca.substitute(r, ca.vertcat(*given), ca.vertcat(*[ca.SX(known[x.name()]) for x in given]))
+            x = unknown[0]
+            d, r0 = ca.jacobian(r, x), ca.substitute(r, x, ca.SX(0.0))
             if not (d.is_constant() and r0.is_constant()) or float(d) == 0.0:
-                rest.append((ca.SX(0.0), []))       # not explicit in it: left to the iteration
-                continue
+                continue                    # not explicit in it: left to the iteration
             value = -float(r0) / float(d)
-            if not np.isfinite(value):
-                continue
-            dae.scalars[unknown[0]].start = value
-            known[unknown[0]] = value
-            progress = True
-        open_ = [(r, n) for r, n in rest if n]
-        if not progress:
-            break
+            if np.isfinite(value):
+                dae.scalars[x.name()].start = known[x.name()] = value
+                progress = True
+        open_ = rest
 
 
 def _add_res(into, r, loc):

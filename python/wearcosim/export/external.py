@@ -71,16 +71,20 @@ def _compare(ev, vals):
     return 1 if a < b else 2 if a == b else 3
 
 
-#: C function name -> implementation ``f(evaluator, argument values)``
-FUNCTIONS = {
+#: the String functions: C function name -> implementation ``f(evaluator, argument values)``
+_STRINGS = {
     "ModelicaStrings_length": _length,
     "ModelicaStrings_skipWhiteSpace": _skip_white_space,
     "ModelicaStrings_substring": _substring,
     "ModelicaStrings_compare": _compare,
 }
-FUNCTIONS.update({name: (lambda f: lambda ev, vals: tables.call(ev, f, vals))(name) for name in tables.FUNCTIONS})
+
+#: the C function names the exporter evaluates itself
+FUNCTIONS = frozenset(_STRINGS) | frozenset(tables.FUNCTIONS)
 
 
 def call(ev: "Evaluator", name: str, vals: list) -> Any:
-    """The value of the external C function ``name`` (a key of :data:`FUNCTIONS`)."""
-    return FUNCTIONS[name](ev, vals)
+    """The value of the external C function ``name`` (one of :data:`FUNCTIONS`)."""
+    if name in tables.FUNCTIONS:
+        return tables.call(ev, name, vals)
+    return _STRINGS[name](ev, vals)

@@ -2296,8 +2296,9 @@ class _Conv:
         types = flat.get("variable_type_names") or {}
         for name, r in (flat.get("variables") or {}).items():
             ext = (self.functions.get(types.get(name)) or {}).get("external")
-            if ext and ext.get("language") != "builtin" and (r.get("binding") or r.get("start")):
-                self.objects[name] = r.get("binding") or r.get("start")
+            value = r.get("binding") or r.get("start")
+            if ext and ext.get("language") != "builtin" and value:
+                self.objects[name] = value
 
     @property
     def where(self) -> ir.Loc:
@@ -2750,10 +2751,10 @@ def _first_assignments(body) -> dict:
                 for t in (st.targets or (st.target,)):
                     if t is not None and t.name not in out:
                         out[t.name] = not t.subs
-            elif isinstance(st, ir.IfStmt):
+            elif isinstance(st, (ir.IfStmt, ir.WhenStmt)):
                 for _, b in st.blocks:
                     walk(b)
-                walk(st.other)
+                walk(getattr(st, "other", ()))
             elif isinstance(st, (ir.ForStmt, ir.WhileStmt)):
                 walk(st.body)
     walk(body)
@@ -3185,43 +3186,9 @@ def _to_ir(flat: dict, src: Sources, model: str, probe: bool = True) -> ir.Model
 
 
 # ----------------------------------------------------------------------------- when-statements
-def _stmt_reads(st, into: set) -> None:
-    """Names an algorithm statement reads (its expressions, not its assignment targets)."""
-    if isinstance(st, ir.Assign):
-        _ir_names(st.value, into)
-        for t in (st.targets or (st.target,)):
-            if t is not None:
-                _ir_names(t.subs, into)
-    elif isinstance(st, ir.WhenStmt):
-        for c, body in st.blocks:
-            _ir_names(c, into)
-            for x in body:
-                _stmt_reads(x, into)
-    elif isinstance(st, ir.IfStmt):
-        for c, body in st.blocks:
-            _ir_names(c, into)
-            for x in body:
-                _stmt_reads(x, into)
-        for x in st.other:
-            _stmt_reads(x, into)
-    else:
-        _ir_names(st, into)
-
-
 def _targets(st) -> list:
-    if isinstance(st, ir.Assign):
-        return [t.name for t in (st.targets or (st.target,)) if t is not None and t.name != "_"]
-    if isinstance(st, (ir.IfStmt, ir.WhenStmt)):
-        out = []
-        for _, body in st.blocks:
-            for x in body:
-                out += _targets(x)
-        for x in getattr(st, "other", ()):
-            out += _targets(x)
-        return out
-    if isinstance(st, (ir.ForStmt, ir.WhileStmt)):
-        return [n for x in st.body for n in _targets(x)]
-    return []
+    """The variables an algorithm statement assigns (a call statement's '_' left out)."""
+    return [n for n in _first_assignments((st,)) if n != "_"]
 
 
 def _pre_of_unassigned(e, assigned: set, before: set):
@@ -3279,11 +3246,10 @@ def _algorithm_whens(stmts: tuple, out: ir.Model) -> tuple:
         assigned.update(_targets(st))
     plain_assigned = {n for st in plain for n in _targets(st)}
     when_assigned = {n for w in whens for n in _targets(w)}
-    reads: set = set()
-    for st in plain:
-        _stmt_reads(st, reads)
-    if reads & when_assigned:
-        raise _err(f"'{sorted(reads & when_assigned)[0]}' is assigned in a when-statement and read by an "
+    used: set = set()
+    _ir_names(plain, used)
+    if used & when_assigned:
+        raise _err(f"'{sorted(used & when_assigned)[0]}' is assigned in a when-statement and used by an "
                    f"assignment before it in the algorithm: not supported", plain[0].loc, "unsupported")
     groups: dict = {}
     done = set(plain_assigned)      # assigned by the statements before (their new values are read)

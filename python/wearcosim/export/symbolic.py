@@ -580,7 +580,7 @@ class Evaluator:
                 out = self.eval(v, env) if n else out
                 continue
             val = self.eval(v, env)
-            if isinstance(val, str) or isinstance(out, str) or not isinstance(val, (ca.SX, np.ndarray)) and not is_num(val):
+            if not (_arithmetic(val) and _arithmetic(out)):
                 # a String (or an external object) is chosen when the model is built
                 n = self.num(cv)
                 if n is None:
@@ -1066,6 +1066,12 @@ class Evaluator:
                 idx.append(int(_numeric(s)) - 1)
         base[tuple(idx)] = val
         env[t.name] = base
+
+
+def _arithmetic(x) -> bool:
+    """A number, an SX or an array of them: what if_else can choose between (not a String or
+    an external object)."""
+    return is_num(x) or isinstance(x, (ca.SX, np.ndarray))
 
 
 def _not(x):

@@ -639,13 +639,15 @@ def cmd_system_run(args: argparse.Namespace) -> int:
         counts += f"; {summary(estimate)} -> {est}"
     print(f"simulated {args.file} ({args.master}): {len(t)} points, {len(names)} variables -> {dest}{counts}")
     if flagged:
-        print(f"warning: results FLAGGED (--force): connection {flagged['connection']}: energy residual "
+        what = ("refinement difference" if flagged.get("check") == "refinement" else "energy residual")
+        print(f"warning: results FLAGGED (--force): connection {flagged['connection']}: {what} "
               f"{flagged['value']:.3g} exceeds tolerance {flagged['tolerance']:g} at t={flagged['time']:.6g}",
               file=sys.stderr)
     return 0
 
 
-_COSIM_ONLY = ("step_control", "rollback", "extrapolation", "coupling_tolerance", "energy_tolerance", "force")
+_COSIM_ONLY = ("algorithm", "step_control", "rollback", "extrapolation", "coupling_tolerance", "energy_tolerance",
+               "force", "check", "check_tolerance")
 
 
 def _cosim_options(args) -> dict:
@@ -656,11 +658,18 @@ def _cosim_options(args) -> dict:
         if given:
             raise UsageError(f"--{given[0].replace('_', '-')} is an option of --master cosim")
         return {}
-    for n in ("coupling_tolerance", "energy_tolerance"):
+    for n in ("coupling_tolerance", "energy_tolerance", "check_tolerance"):
         x = getattr(args, n)
         if x is not None and not (x > 0 and x != float("inf")):
             raise UsageError(f"--{n.replace('_', '-')} must be a finite number > 0, got {x!r}")
-    opts = {"algorithm": args.algorithm, "step_control": args.step_control, "force": args.force}
+    algorithm = args.algorithm or "ijcsa"
+    if algorithm == "ijcsa" and args.extrapolation is not None:
+        raise UsageError("--extrapolation is an option of --algorithm gauss-seidel or jacobi (ijcsa interpolates "
+                         "the inputs between the values at both ends of a step)")
+    opts = {"algorithm": algorithm, "step_control": args.step_control, "force": args.force,
+            "check": args.check or "refine"}
+    if args.check_tolerance is not None:
+        opts["check_tolerance"] = args.check_tolerance
     if args.rollback or args.step_control:
         opts["rollback"] = True
     if args.extrapolation is not None:
@@ -709,11 +718,14 @@ def _add_system_parser(sub):
                     help="output interval / communication step [s]")
     rn.add_argument("--tolerance", type=float, default=1e-7, metavar="RTOL",
                     help="relative tolerance of the solvers, in (0, 1) (default: %(default)s)")
-    rn.add_argument("--algorithm", choices=("gauss-seidel", "jacobi"), default="gauss-seidel",
-                    help="coupling of --master cosim (default: %(default)s)")
+    rn.add_argument("--algorithm", choices=("ijcsa", "gauss-seidel", "jacobi"), default=None,
+                    help="coupling of --master cosim: ijcsa (default): implicit, Newton's method on the exchanged "
+                         "values with interface Jacobians, inputs interpolated over each step, step-size control "
+                         "with rollback; gauss-seidel, jacobi: explicit, inputs held or extrapolated")
     rn.add_argument("--step-control", action="store_true",
                     help="--master cosim: control the communication step from the coupling error of the "
-                         "exchanged values (steps of --step [s] and below, halved on rejection; implies --rollback)")
+                         "exchanged values (steps of --step [s] and below, halved on rejection; implies --rollback; "
+                         "always on with ijcsa)")
     rn.add_argument("--rollback", action="store_true",
                     help="--master cosim: save the FMU states before each step and redo a step a component "
                          "discards with half the step size")
@@ -726,9 +738,17 @@ def _add_system_parser(sub):
                     help="--master cosim: largest energy residual at a power bond (force [N] x velocity [m/s], "
                          "torque [N.m] x angular velocity [rad/s]), as a fraction of the energy [J] through the "
                          "connection, before the run stops with an error (default: 2e-4)")
+    rn.add_argument("--check", choices=("refine", "energy"), default=None,
+                    help="--master cosim: the global check of the run: refine (default): the run repeated finer "
+                         "(half the step; a tenth of the coupling tolerance with step control) and every "
+                         "connection's values compared, the finer run is the result; energy: the energy residual "
+                         "at the power bonds only (always checked)")
+    rn.add_argument("--check-tolerance", type=float, default=None, metavar="FRACTION",
+                    help="--master cosim --check refine: the largest difference of a connection's value between "
+                         "the run and its refinement, as a fraction of the value's range (default: 0.01)")
     rn.add_argument("--force", action="store_true",
-                    help="--master cosim: finish a run whose error estimate exceeds --energy-tolerance; its "
-                         "results are flagged (<system>.estimate.csv, a warning line)")
+                    help="--master cosim: finish a run whose error estimate exceeds --energy-tolerance or "
+                         "--check-tolerance; its results are flagged (<system>.estimate.csv, a warning line)")
     rn.add_argument("--record", default="", metavar="NAMES",
                     help="comma-separated <component>.<variable> names (default: all outputs)")
     rn.add_argument("--out", required=True, metavar="DIR",

@@ -19,6 +19,7 @@ from pathlib import Path
 SRC = Path(__file__).with_name("cloop.c")
 _lib = None
 _tried = False
+_phi = None
 
 
 def cache_dir() -> Path:
@@ -66,6 +67,31 @@ def load() -> ctypes.CDLL | None:
                       ctypes.c_long, ctypes.c_long, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p,
                       ctypes.c_void_p, ctypes.POINTER(ctypes.c_long), ctypes.POINTER(ctypes.c_int)]
         _lib = f
-    except (OSError, subprocess.SubprocessError):
+        global _phi
+        g = lib.wc_phi
+        g.restype = ctypes.c_int
+        g.argtypes = [ctypes.c_void_p, ctypes.c_long, ctypes.c_void_p, ctypes.c_long, ctypes.c_int, ctypes.c_double,
+                      ctypes.c_double, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.POINTER(ctypes.c_long)]
+        _phi = g
+    except (OSError, subprocess.SubprocessError, AttributeError):
         _lib = None
     return _lib
+
+
+class Unit(ctypes.Structure):
+    """One unit of :func:`load_phi`'s ``wc_phi`` (``cloop.c``): the FMU instance, its function
+    pointers, its saved state, its Real inputs and outputs as value references and indices of
+    the master's exchange table."""
+    _fields_ = [("comp", ctypes.c_void_p), ("set_state", ctypes.c_void_p), ("set_real", ctypes.c_void_p),
+                ("set_der", ctypes.c_void_p), ("do_step", ctypes.c_void_p), ("get_real", ctypes.c_void_p),
+                ("state", ctypes.c_void_p), ("interp", ctypes.c_int), ("feedthrough", ctypes.c_int),
+                ("n_in", ctypes.c_long), ("n_out", ctypes.c_long), ("held_off", ctypes.c_long),
+                ("in_vr", ctypes.c_void_p), ("in_src", ctypes.c_void_p), ("out_vr", ctypes.c_void_p),
+                ("out_dst", ctypes.c_void_p), ("scratch", ctypes.c_void_p), ("out_buf", ctypes.c_void_p),
+                ("ones", ctypes.c_void_p)]
+
+
+def load_phi() -> "ctypes._CFuncPtr | None":
+    """ctypes ``wc_phi`` (the implicit coupling step's evaluation, ``cloop.c``) or None."""
+    load()
+    return _phi

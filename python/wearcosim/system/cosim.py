@@ -86,10 +86,14 @@ import numpy as np
 from ..fmi.libcosim import MASTER
 from ..fmi.results import CosimResult
 from ..fmi.runner import FMIError, FMPyRunner
+from .ijcsa import NotConverged
 from .estimate import TOLERANCE as ESTIMATE_TOLERANCE, WARMUP_FRACTION, Violation
 from .model import Connector, SSPError, System
 
-ALGORITHMS = ("gauss-seidel", "jacobi")
+ALGORITHMS = ("gauss-seidel", "jacobi", "ijcsa")
+#: the global checks of a run: "energy" (the energy residual at the power bonds, always on),
+#: "refine" (also the run repeated finer and compared, :mod:`wearcosim.system.refine`)
+CHECKS = ("energy", "refine")
 #: master settings that reproduce libcosim's fixed_step_algorithm (defined beside the libcosim
 #: driver, the lower floor: wearcosim.fmi.libcosim.MASTER)
 LIBCOSIM = MASTER
@@ -415,8 +419,9 @@ class _Master:
         self.by_name = {u.name: u for u in units}
         self.order = [self.by_name[n] for n in order]
         self.gs = algorithm == "gauss-seidel"
+        self.algorithm = algorithm
         self.refresh = refresh
-        self.p = extrapolation
+        self.p = 1 if algorithm == "ijcsa" else extrapolation
         self.step_control = step_control
         self.rollback = rollback
         self.calls = calls
@@ -478,6 +483,10 @@ class _Master:
         self.stats = Counter()
         self.held = np.zeros(off)
         self.estimator = self._estimator(estimate_tolerance)
+        self.implicit = None
+        if algorithm == "ijcsa":
+            from .ijcsa import Implicit
+            self.implicit = Implicit(self)
 
     def _estimator(self, tolerance):
         from .estimate import Estimator, bonds
@@ -528,6 +537,8 @@ class _Master:
         """One communication step from t to t1: returns the exchanged values at t1, Real (an
         array) and the others (a dict); the components have stepped, nothing of the master's
         own state is changed (a rejected step leaves it as it was)."""
+        if self.implicit is not None:
+            return self.implicit.advance(t, t1)
         dt = t1 - t
         y = self.y
         new = y.copy()
@@ -571,6 +582,8 @@ class _Master:
     def error(self, new: np.ndarray, dt: float) -> float:
         """Largest ratio of coupling error estimate to tolerance over the exchanged Real values
         that feed component inputs."""
+        if self.implicit is not None:
+            return self.implicit.error(new, dt)
         if not self.coupled.any():
             return 0.0
         y = self.y
@@ -588,6 +601,13 @@ class _Master:
         self.y, self.other = new, onew
         self.runmax = np.maximum(self.runmax, np.abs(new))
 
+    def jump_exponent(self, pe: int) -> float:
+        """A smaller step inside a rejected one whose error ratio has shrunk less than
+        (size ratio)**this holds a jump.  Explicit coupling: half the order of its error,
+        (p+1)/2; the implicit step: 1/2, so that a kink of a value (its error shrinks like
+        the step) is resolved by smaller steps, not accepted as a jump."""
+        return 0.5 if self.implicit is not None else (pe + 1) / 2
+
     def save(self):
         for u in self.units:
             u.save()
@@ -604,7 +624,7 @@ def run_cosim(system: System, stop_time: float, step: float, algorithm: str = "g
               start_values: Optional[dict] = None, start_time: Optional[float] = None,
               extrapolation: int = 0, refresh_outputs: bool = True,
               rollback: Optional[bool] = None, estimate_tolerance: Optional[float] = None,
-              force: bool = False) -> CosimResult:
+              force: bool = False, check: str = "energy", check_tolerance: Optional[float] = None) -> CosimResult:
     """Co-simulate ``system`` (every component a Co-Simulation FMU at its ``path``) from
     ``start_time`` (default: the system's, else 0) to ``stop_time`` with communication step
     ``step`` (the macro grid t0 + k*step, the last step ending at ``stop_time``).
@@ -635,6 +655,16 @@ def run_cosim(system: System, stop_time: float, step: float, algorithm: str = "g
     extraction folder is released on all paths."""
     if algorithm not in ALGORITHMS:
         raise ValueError(f"algorithm must be one of {', '.join(ALGORITHMS)}, not {algorithm!r}")
+    if check not in CHECKS:
+        raise ValueError(f"check must be one of {', '.join(CHECKS)}, not {check!r}")
+    if algorithm == "ijcsa":
+        step_control = True                 # the implicit step is always error-controlled
+    if check == "refine":
+        return _refined(system, stop_time, step, dict(
+            algorithm=algorithm, record=record, tolerance=tolerance, step_control=step_control,
+            rtol_coupling=rtol_coupling, atol_coupling=atol_coupling, h_min=h_min, start_values=start_values,
+            start_time=start_time, extrapolation=extrapolation, refresh_outputs=refresh_outputs, rollback=rollback,
+            estimate_tolerance=estimate_tolerance, force=force), check_tolerance)
     if extrapolation not in (0, 1) or isinstance(extrapolation, bool):
         raise ValueError(f"extrapolation must be 0 or 1, not {extrapolation!r}")
     step = _number("step", step)
@@ -657,7 +687,10 @@ def run_cosim(system: System, stop_time: float, step: float, algorithm: str = "g
     stop_on_estimate = estimate_tolerance is not None and not force
     estimate_tolerance = _number("estimate_tolerance", ESTIMATE_TOLERANCE if estimate_tolerance is None
                                  else estimate_tolerance, positive=True)
-    rollback = bool(step_control) if rollback is None else bool(rollback)
+    rollback = bool(step_control or algorithm == "ijcsa") if rollback is None else bool(rollback)
+    if algorithm == "ijcsa" and not rollback:
+        raise ValueError("algorithm 'ijcsa' needs rollback (rollback=False given): its Newton iterations restore "
+                         "the components' states")
     if step_control and not rollback:
         raise ValueError("step_control needs rollback (rollback=False given)")
 
@@ -819,6 +852,13 @@ def _run(master: _Master, units, rec, record, t0, stop, h, tolerance, starts, sy
                     master.save()
                 try:
                     new, onew = master.advance(t, t1)
+                except NotConverged as nc:
+                    master.restore()
+                    if m >= M:
+                        raise FMIError("fmi2DoStep", DISCARD, [f"{master.system.name}: {nc} at the smallest step "
+                                                               f"(h_min)"]) from None
+                    m += 1
+                    continue
                 except _Discard as d:
                     stats["discarded_steps"] += 1
                     if not master.rollback:
@@ -841,8 +881,8 @@ def _run(master: _Master, units, rec, record, t0, stop, h, tolerance, starts, sy
                         # shrinks like dt**(p+1); one that does not shrink at least like
                         # dt**((p+1)/2) is a jump of an exchanged value (an event of a
                         # component) in this step, which no step size removes: accept
-                        ratio, expected = err / rejected_at[2], ((t1 - t) / rejected_at[3]) ** (pe + 1)
-                        jump = ratio > math.sqrt(expected)
+                        ratio, shrink = err / rejected_at[2], (t1 - t) / rejected_at[3]
+                        jump = ratio > shrink ** master.jump_exponent(pe)
                     if err > 1 and m < M and not jump:
                         master.restore()
                         stats["rejected_steps"] += 1
@@ -889,4 +929,57 @@ def _run(master: _Master, units, rec, record, t0, stop, h, tolerance, starts, sy
     names = list(record)
     values = {nme: cols[: last + 1, j].copy() for j, nme in enumerate(names)}
     return CosimResult(time=grid[: last + 1].copy(), values=values, steps=np.array(steps), stats=dict(stats),
-                       algorithm="gauss-seidel" if master.gs else "jacobi", step=h, terminated=terminated)
+                       algorithm=master.algorithm, step=h, terminated=terminated)
+
+
+def _refined(system: System, stop_time: float, step: float, kw: dict, tolerance: Optional[float]) -> CosimResult:
+    """run_cosim with check="refine": the run, the run refined, the comparison per connection
+    (:mod:`wearcosim.system.refine`); the refined run's values on the run's grid are the result."""
+    from . import refine
+    tol = refine.TOLERANCE if tolerance is None else _number("check_tolerance", tolerance, positive=True)
+    its = _interfaces(system)
+    flows = _orient(system, its)
+    conns = list(dict.fromkeys((_name(s), _name(d)) for s, d, typ in flows if typ == "Real" and s[0] is not None))
+    user = kw.pop("record")
+    if user is None:
+        user = [f"{c}.{v.name}" for c, it in its.items() for v in it.md.modelVariables
+                if v.causality == "output" and v.type in TYPES]
+        user += [c.name for c in system.connectors if c.kind == "output"]
+    elif isinstance(user, str):
+        user = [user]
+    user = list(dict.fromkeys(user))
+    names = list(dict.fromkeys(user + [s for s, _ in conns]))
+    a = run_cosim(system, stop_time, step, record=names, **kw)
+    over, how = refine.refined(step, bool(kw["step_control"]), float(kw["rtol_coupling"]))
+    kb = dict(kw)
+    h = step
+    if "step_divisor" in over:
+        h = step / over["step_divisor"]
+        if kb.get("h_min") is not None:
+            kb["h_min"] = min(kb["h_min"], h)
+    else:
+        kb.update(over)
+    b = run_cosim(system, stop_time, h, record=names, **kb)
+    rows = refine.compare(a.time, a.values, b.time, b.values, conns, tol)
+    worst = refine.first_flagged(rows)
+    if worst is not None and not kw["force"]:
+        raise refine.RefinementError(system.name, worst, how)
+    values = {k: np.interp(a.time, b.time, b.values[k]) if len(b.time) != len(a.time) else b.values[k]
+              for k in user}
+    if len(b.time) != len(a.time):                    # the refined grid holds the coarse one exactly
+        idx = np.searchsorted(b.time, a.time)
+        idx = np.minimum(idx, len(b.time) - 1)
+        exact = b.time[idx] == a.time
+        for k in user:
+            v = values[k]
+            v[exact] = np.asarray(b.values[k])[idx[exact]]
+    stats = refine.merge_stats(a.stats, b.stats)
+    stats["estimate"] = list(b.stats.get("estimate") or []) + rows
+    stats["refinement"] = {"how": how, "tolerance": tol, "worst": max(rows, key=lambda r: r["estimate"]) if rows else None}
+    if worst is not None and stats.get("flagged") is None:
+        stats["flagged"] = {"time": worst["at"], "connection": worst["connection"], "value": worst["estimate"],
+                            "tolerance": tol, "check": "refinement"}
+    settings = dict(b.settings)
+    settings.update(check="refine", check_tolerance=tol, refinement=how)
+    return CosimResult(time=a.time.copy(), values=values, steps=b.steps, stats=stats, algorithm=b.algorithm,
+                       step=step, terminated=b.terminated or a.terminated, settings=settings)

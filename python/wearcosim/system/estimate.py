@@ -322,12 +322,21 @@ def table_csv(rows: list[dict]) -> str:
 
 
 def summary(rows: list[dict]) -> str:
-    """One phrase on the estimate: the worst bond and its verdict, or that no bond was found."""
+    """One phrase on the estimate: the worst bond and its verdict, or that no bond was found;
+    and the worst connection of the refinement check when it ran."""
     bonds = [r for r in rows if r["check"].startswith("energy")]
     if not bonds:
-        return f"error estimate: no power bond among the connections ({len(rows)} checked by their defect only)"
-    worst = max(bonds, key=lambda r: r["peak"])
-    flagged = sum(r["verdict"] == "flagged" for r in bonds)
-    return (f"error estimate: {len(bonds)} power bond(s), largest energy residual {worst['peak']:.3g} "
-            f"({worst['connection']}), tolerance {worst['tolerance']:g}, "
-            + (f"{flagged} FLAGGED" if flagged else "all ok"))
+        text = f"error estimate: no power bond among the connections ({len(rows)} checked by their defect only)"
+    else:
+        worst = max(bonds, key=lambda r: r["peak"])
+        flagged = sum(r["verdict"] == "flagged" for r in bonds)
+        text = (f"error estimate: {len(bonds)} power bond(s), largest energy residual {worst['peak']:.3g} "
+                f"({worst['connection']}), tolerance {worst['tolerance']:g}, "
+                + (f"{flagged} FLAGGED" if flagged else "all ok"))
+    refined = [r for r in rows if r["check"] == "refinement"]
+    if refined:
+        worst = max(refined, key=lambda r: r["estimate"])
+        flagged = sum(r["verdict"] == "flagged" for r in refined)
+        text += (f"; refinement: largest difference {100 * worst['estimate']:.3g} % of range ({worst['connection']}), "
+                 f"tolerance {100 * worst['tolerance']:g} %, " + (f"{flagged} FLAGGED" if flagged else "all ok"))
+    return text

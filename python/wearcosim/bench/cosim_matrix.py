@@ -1,0 +1,146 @@
+"""``python -m wearcosim.bench.cosim_matrix``: every shipped system co-simulated at every
+communication step with every algorithm, each run either accurate or stopped.
+
+For each composed example (:data:`wearcosim.system.examples.EXAMPLES`), each communication step
+of :data:`STEPS` and each algorithm of :data:`ALGORITHMS`, the co-simulation master runs as
+``wearcosim system run --master cosim --algorithm A --step H`` does (its defaults: the energy
+estimate's tolerance, the refinement check) over the example's window, and the strongly
+coupled container runs on the same grid with the same tolerance.  Each run ends one of three
+ways:
+
+* ``accurate``: it finished, and every signal of :data:`SIGNALS` (the orbit and the contact
+  force) is within :data:`ACCURACY` of its range of the container's;
+* ``stopped``: it stopped with one error line (the energy estimate, the refinement check or a
+  failing component), which is printed;
+* ``SILENT``: it finished while a signal is off by more than :data:`ACCURACY` -- the defect the
+  checks exist to prevent.
+
+CPU time (``time.process_time``, the FMUs run in this process) of the co-simulation and of the
+container (the best of three runs, instantiation included, building excluded) and their ratio
+are written too.  Results: ``results/bench_cosim_matrix.json`` and a table.  ``--systems``,
+``--steps``, ``--algorithms`` restrict the matrix; ``--stop`` shortens the windows.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+import warnings
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+
+STEPS = (1e-3, 1e-4, 1e-5)
+ALGORITHMS = ("ijcsa", "gauss-seidel", "jacobi")
+ACCURACY = 0.01
+TOLERANCE = 1e-7
+#: example -> signals compared with the container (orbit and contact force)
+SIGNALS = {
+    "slider_crank_dry": ("body.ex", "body.ey", "joint.Fn"),
+    "slider_crank_lubricated": ("body.ex", "body.ey", "joint.Fn"),
+    "hybrid_dry_32pi": ("body.ex", "body.ey", "joint.Fn"),
+    "hybrid_dry_7pi": ("body.ex", "body.ey", "joint.Fn"),
+    "hybrid_lubricated_7pi": ("body.ex", "body.ey", "joint.Fn"),
+    "cardona_case1": ("drive.uA[2]", "drive.uB[2]", "mesh.F"),
+    "cardona_case2": ("drive.uA[2]", "drive.uB[2]", "mesh.F"),
+    "two_disk_rub": ("stator.x", "stator.y", "stator.Fn"),
+}
+
+
+def _deviation(x: np.ndarray, ref: np.ndarray) -> float:
+    n = min(len(x), len(ref))
+    if n == 0:
+        return float("inf")
+    span = float(np.ptp(ref)) or float(np.max(np.abs(ref))) or 1.0
+    d = np.abs(np.asarray(x[:n], dtype=float) - np.asarray(ref[:n], dtype=float))
+    return float(np.max(d) / span) if np.all(np.isfinite(d)) else float("inf")
+
+
+def container_run(system: Any, stop: float, step: float, signals: Sequence[str], cache: Path) -> tuple[dict, float]:
+    """The container's signals on the grid and its CPU time (best of three)."""
+    from ..system.run import simulate
+    simulate(system, stop, step, "strong", tolerance=TOLERANCE, record=list(signals), cache_dir=cache,
+             log=lambda *a: None)                          # built (and cached) outside the timing
+    best, values = float("inf"), {}
+    for _ in range(3):
+        c0 = time.process_time()
+        _, values, _ = simulate(system, stop, step, "strong", tolerance=TOLERANCE, record=list(signals),
+                                cache_dir=cache, log=lambda *a: None)
+        best = min(best, time.process_time() - c0)
+    return values, best
+
+
+def cosim_run(system: Any, stop: float, step: float, algorithm: str, signals: Sequence[str],
+              ref: dict) -> dict[str, Any]:
+    """One co-simulation with the command line's defaults: its outcome, deviations and CPU time."""
+    from ..system.estimate import TOLERANCE as ENERGY
+    from ..system.run import simulate
+    c0 = time.process_time()
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            _, values, info = simulate(system, stop, step, "cosim", tolerance=TOLERANCE, record=list(signals),
+                                       algorithm=algorithm, estimate_tolerance=ENERGY, check="refine")
+    except Exception as exc:                               # the one error line the user gets
+        return {"outcome": "stopped", "cpu": time.process_time() - c0,
+                "error": f"{type(exc).__name__}: {str(exc).splitlines()[0][:300]}"}
+    cpu = time.process_time() - c0
+    dev = {s: _deviation(values[s], ref[s]) for s in signals}
+    worst = max(dev.values())
+    return {"outcome": "accurate" if worst <= ACCURACY else "SILENT", "cpu": cpu, "deviation": dev,
+            "worst": worst, "steps": int((info.get("stats") or {}).get("accepted_steps", 0))}
+
+
+def run(systems: Sequence[str] | None = None, steps: Sequence[float] = STEPS,
+        algorithms: Sequence[str] = ALGORITHMS, stop: float | None = None,
+        log: Any = print) -> list[dict[str, Any]]:
+    """The matrix; one row per (system, step, algorithm)."""
+    from ..system import examples
+    from ..resources import results_dir
+    cache = results_dir() / ".containers"
+    rows = []
+    for name in systems or list(SIGNALS):
+        system = examples.ensure_fmus(examples.system_of(name), log=lambda *a: None)
+        window = float(stop or examples.EXAMPLES[name]["stop"])
+        for h in steps:
+            ref, c_cpu = container_run(system, window, h, SIGNALS[name], cache)
+            for alg in algorithms:
+                r = cosim_run(system, window, h, alg, SIGNALS[name], ref)
+                r.update(system=name, step=h, algorithm=alg, stop=window, container_cpu=c_cpu,
+                         ratio=r["cpu"] / c_cpu if c_cpu > 0 else float("nan"))
+                rows.append(r)
+                log(line(r))
+    return rows
+
+
+def line(r: dict[str, Any]) -> str:
+    what = (f"worst {100 * r['worst']:.3g} %" if "worst" in r else r.get("error", ""))
+    return (f"{r['system']:24s} {r['step']:7.0e} {r['algorithm']:13s} {r['outcome']:9s} "
+            f"cpu {r['cpu']:7.2f} s ({r['ratio']:6.1f}x container)  {what}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m wearcosim.bench.cosim_matrix", description=__doc__.split("\n\n")[0])
+    ap.add_argument("--systems", default="", help="comma-separated examples (default: all shipped)")
+    ap.add_argument("--steps", default=",".join(f"{h:g}" for h in STEPS), help="communication steps [s]")
+    ap.add_argument("--algorithms", default=",".join(ALGORITHMS))
+    ap.add_argument("--stop", type=float, default=None, help="window [s] (default: each example's)")
+    ap.add_argument("--out", default=None, help="JSON file (default results/bench_cosim_matrix.json)")
+    a = ap.parse_args(argv)
+    from ..atomic import write_bytes
+    from ..resources import results_dir
+    rows = run([s for s in a.systems.split(",") if s] or None, [float(x) for x in a.steps.split(",")],
+               [x for x in a.algorithms.split(",") if x], a.stop)
+    silent = [r for r in rows if r["outcome"] == "SILENT"]
+    print(f"{len(rows)} runs: {sum(r['outcome'] == 'accurate' for r in rows)} accurate, "
+          f"{sum(r['outcome'] == 'stopped' for r in rows)} stopped, {len(silent)} SILENT")
+    out = Path(a.out) if a.out else results_dir() / "bench_cosim_matrix.json"
+    write_bytes(out, json.dumps(rows, indent=1, default=float).encode())
+    print(f"-> {out}")
+    return 1 if silent else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

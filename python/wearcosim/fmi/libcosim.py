@@ -31,6 +31,18 @@ is the ``fixed_step_algorithm``, a **Jacobi** scheme with outputs exchanged **af
 * time is counted in integer nanoseconds: step ``k`` runs from ``k*h`` to ``(k+1)*h`` ns,
   passed to the FMUs as doubles (round-off differences from ``t0 + k*h`` only).
 
+What its SSP loader takes (``src/cosim/ssp/ssp_parser.cpp``, ``ssp_loader.cpp``; the same in
+every release to 0.11 and on the main branch of 2025-08-27): the SSD's literal ``ssd:``,
+``ssc:``, ``ssv:`` prefixes; per component its ``ssd:Connectors`` (a type element each) and
+``ssd:ParameterBindings``, inline or a ``source`` ``.ssv`` relative to the SSD, of which the
+first parameter set is applied, to variables of causality parameter or input (a failing value
+is a warning); ``ssd:DefaultExperiment`` startTime and an OSP annotation for the algorithm.
+Not read: system connectors, system-level bindings; a connection without ``startElement`` or
+``endElement`` (to a system connector, valid SSP) stops the load with "No such node
+(<xmlattr>.endElement)".  So libcosim runs what :func:`wearcosim.system.ssp.write_ssp` writes by
+default and with ``container=True`` (the strongly coupled container as the one component:
+``outputs=[(system name, "joint.Fn"), ...]``), not the ``interface=True`` form.
+
 :data:`MASTER` (= :data:`wearcosim.system.cosim.LIBCOSIM`) are the settings of
 :func:`wearcosim.system.cosim.run_cosim` that do the same: ``algorithm="jacobi"``,
 ``refresh_outputs=False``, ``extrapolation=0``, with the tolerance left undefined.

@@ -35,10 +35,21 @@ temporary file renamed over the destination, mode from the umask, nothing half-w
 :func:`write_ssp` bundles each component's FMU as ``resources/<name>.fmu`` and rewrites the
 sources.  What is written is SSP 1.0 that libcosim reads (its loader, used by libcosimpy's
 ``CosimExecution.from_ssp_file``, matches the literal prefixes ``ssd:``/``ssc:``/``ssv:``,
-needs a type element on every connector, reads a connection's start as the output and
-supports neither system connectors nor system-level parameter bindings): the prefixes are
-those, a connector's type is always written when known, a connection is written source
-first, parameters are written inline per component.
+needs a type element on every connector, reads a connection's start as the output, applies
+the first parameter set of each component and ignores system-level bindings, and stops at a
+connection without ``startElement`` or ``endElement``): the prefixes are those, a
+connector's type is always written when known, a connection is written source first,
+parameters are written inline per component, one set each.
+
+Two more forms for other tools (docs/systems.md, "SSP in other tools"):
+``write_ssp(..., interface=True)`` declares the system's interface as system connectors
+(:func:`with_interface`: the free component inputs, e.g. the wear profile, as system inputs
+bound to their start values, every component output as a system output, named
+``<component>.<variable>``), the form fmu-manipulation-toolbox builds a container with inputs
+and outputs from, which libcosim cannot load; ``write_ssp(..., container=True)`` packs the
+strongly coupled container FMU as the one component (:func:`container_system`), which libcosim
+runs.  On reading, a system-level binding that names a system connector binds that connector
+(SSP 5.3.3; the name may pun a component's variable, ``joint.wearDepth[1]``).
 
 Schema validation
 -----------------
@@ -92,7 +103,7 @@ import shutil
 import zipfile
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 from urllib.parse import unquote, urlsplit
 
 from lxml import etree
@@ -438,10 +449,17 @@ def _read_root(ctx: _Ctx, root) -> System:
         system.connections.append(Connection(
             start_element=c.get("startElement") or None, start_connector=ctx.attr(c, "startConnector", what),
             end_element=c.get("endElement") or None, end_connector=ctx.attr(c, "endConnector", what)))
-    # system-level bindings: "component.variable" (longest component name first), else kept
+    # system-level bindings: a system connector's name (the value of a system input, SSP 5.3.3;
+    # it may pun a component's variable, "joint.wearDepth[1]": the connector is the one bound,
+    # and it drives that variable), else "component.variable" (longest component name first),
+    # else kept
     values = _bindings(ctx, sel, f"system {sysname!r}")
     names = sorted((c.name for c in system.components), key=len, reverse=True)
+    sysconns = {c.name for c in system.connectors}
     for k, v in values.items():
+        if k in sysconns:
+            system.parameters[k] = v
+            continue
         for n in names:
             if k.startswith(n + "."):
                 for comp in system.components:
@@ -768,10 +786,162 @@ def _resource_names(system: System) -> dict:
     return out
 
 
-def write_ssp(system: System, dest: str | Path) -> Path:
+# ------------------------------------------------------------------ interface, container
+
+#: FMI types a system connector of :func:`with_interface` carries (what both our container and
+#: fmu-manipulation-toolbox's move; String and Enumeration variables are not exposed)
+EXPOSED_TYPES = ("Real", "Integer", "Boolean")
+
+
+def _natural(name: str) -> list:
+    return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", name)]
+
+
+def _start(v: Any) -> Any:
+    """The start value of an FMI 2.0 variable as a Python value of its type (None: none)."""
+    raw = getattr(v, "start", None)
+    if raw is None:
+        return None
+    try:
+        if v.type == "Real":
+            return float(raw)
+        if v.type == "Integer":
+            return int(raw)
+        if v.type == "Boolean":
+            return raw if isinstance(raw, bool) else str(raw).strip() in ("true", "1")
+    except (TypeError, ValueError):
+        return None
+    return None
+
+
+def with_interface(system: System) -> System:
+    """A copy of ``system`` whose interface is declared as connectors of the system (SSP 1.0
+    5.3.2: "System input -> Element input", "Element output -> System output"):
+
+    * every component input that no connection feeds (the wear profile ``wearDepth[...]``
+      that the wear master sets, any other free input) becomes a system input named
+      ``<component>.<variable>`` connected to it;
+    * every component output becomes a system output ``<component>.<variable>`` fed by it
+      (the signals a user records), connected or not.
+
+    The names are the SSP hierarchical names of those variables (SSP 5.3.3: "prepending the
+    element name and a dot"), the names our container gives them.  The components get the
+    connectors these connections use (causality, type, unit from their FMUs).  Real, Integer
+    and Boolean variables are exposed (:data:`EXPOSED_TYPES`); what is already connected to
+    a system connector, and names the system already uses, are left as they are.  This is the
+    form fmu-manipulation-toolbox builds a container from (its inputs and outputs); libcosim
+    cannot load it (docs/systems.md, "SSP in other tools").  Raises :class:`SSPError` when a
+    component's FMU cannot be read."""
+    from .validate import interface
+    s = copy.deepcopy(system)
+    its = {}
+    for comp in s.components:
+        if comp.path is None:
+            raise SSPError(f"{s.where}: component {comp.name!r}: the FMU {comp.source!r} is not available "
+                           f"(read the system with its FMUs)")
+        it = interface(comp.path)
+        if it.error:
+            raise SSPError(f"{s.where}: component {comp.name!r}: FMU {comp.source!r}: {it.error}")
+        its[comp.name] = it
+
+    def causality(elem, conn):
+        it = its.get(elem) if elem is not None else None
+        v = it.variables.get(conn) if it is not None else None
+        return v.causality if v is not None else None
+
+    fed, exposed = set(), set()
+    for c in s.connections:
+        for elem, conn, other in ((c.start_element, c.start_connector, c.end_element),
+                                  (c.end_element, c.end_connector, c.start_element)):
+            kind = causality(elem, conn)
+            if kind == "input":
+                fed.add((elem, conn))
+            if other is None and elem is not None:
+                exposed.add((elem, conn))
+    used = {c.name for c in s.connectors}
+    for comp in s.components:
+        it = its[comp.name]
+        declared = {c.name for c in comp.connectors}
+        for v in it.md.modelVariables:
+            if v.causality not in ("input", "output") or v.type not in EXPOSED_TYPES:
+                continue
+            if (comp.name, v.name) in exposed or (v.causality == "input" and (comp.name, v.name) in fed):
+                continue
+            name = f"{comp.name}.{v.name}"
+            if name in used:
+                continue
+            used.add(name)
+            unit = it.unit(v.name) if v.type == "Real" else ""
+            if v.name not in declared:
+                comp.connectors.append(Connector(v.name, v.causality, v.type, unit, v.description or ""))
+                declared.add(v.name)
+            s.connectors.append(Connector(name, v.causality, v.type, unit, v.description or ""))
+            if v.causality == "input":
+                s.connections.append(Connection(None, name, comp.name, v.name))
+                # its value until a master sets it: the component's binding, else the FMU's start
+                value = comp.parameters.get(v.name, _start(v))
+                if value is not None:
+                    s.parameters[name] = value
+            else:
+                s.connections.append(Connection(comp.name, v.name, None, name))
+    return s
+
+
+def container_system(system: System, fmu: str | Path) -> System:
+    """``system`` with its strongly coupled container FMU ``fmu`` (built by
+    :func:`wearcosim.system.run.container_fmu`) as the one component, named like the system,
+    ``implementation="CoSimulation"``: the parameter bindings of the components and of the
+    system are bound on the container under the container's names
+    (``<component>.<variable>``); the default experiment, units, description and the system's
+    annotations are kept.  The container's inputs (the free inputs of the components, e.g.
+    ``joint.wearDepth[k]``) and outputs (every output of every component) are its own
+    variables: nothing is connected, so libcosim and any SSP importer run it as it is."""
+    fmu = Path(fmu)
+    params = {}
+    for comp in system.components:
+        params.update({f"{comp.name}.{k}": v for k, v in comp.parameters.items()})
+    params.update(system.parameters)       # system-level bindings win (SSP 5.3.3)
+    comp = Component(system.name, f"{safe_stem(system.name, 'system')}.fmu", path=fmu, parameters=params,
+                     implementation="CoSimulation",
+                     description=f"the strongly coupled container of {len(system.components)} component FMU(s)")
+    return System(name=system.name, components=[comp], description=system.description, file=system.file,
+                  start_time=system.start_time, stop_time=system.stop_time, ssd_name=system.ssd_name,
+                  units=dict(system.units), annotations=list(system.annotations),
+                  ssd_annotations=list(system.ssd_annotations),
+                  experiment_annotations=list(system.experiment_annotations))
+
+
+def write_ssp(system: System, dest: str | Path, *, container: bool | str | Path = False, interface: bool = False,
+              cache_dir: str | Path | None = None, log: Callable[[str], Any] = print) -> Path:
     """Bundle ``system`` into the archive ``dest`` atomically: ``SystemStructure.ssd`` (the
-    sources rewritten to ``resources/<name>.fmu``) and the FMU files of the components."""
+    sources rewritten to ``resources/<name>.fmu``) and the FMU files of the components.
+
+    ``container``: True puts the system's strongly coupled container FMU in as the one
+    component (:func:`container_system`; built by :func:`wearcosim.system.run.container_fmu`
+    in ``cache_dir``, default a temporary folder removed afterwards), or the path of a container
+    FMU already built for this system.  ``interface``: declare the system's interface as
+    system connectors (:func:`with_interface`).  Nothing but ``dest`` (and the cache, when
+    named) is written."""
     dest = Path(dest)
+    if container is not False and container is not None:
+        if container is True:
+            from .run import container_fmu
+            if cache_dir is not None:
+                system = container_system(system, container_fmu(system, cache_dir, log))
+            else:
+                import tempfile
+                tmp = Path(tempfile.mkdtemp(prefix="wearcosim-container-"))
+                try:
+                    fmu = container_fmu(system, tmp, log)
+                    return write_ssp(container_system(system, fmu), dest, interface=interface)
+                finally:
+                    shutil.rmtree(tmp, ignore_errors=True)
+        else:
+            if not Path(container).is_file():
+                raise SSPError(f"{system.where}: container FMU {str(container)!r}: no such file")
+            system = container_system(system, container)
+    if interface:
+        system = with_interface(system)
     names = _resource_names(system)
     for comp in system.components:
         if not Path(comp.path).is_file():

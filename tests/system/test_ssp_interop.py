@@ -159,6 +159,19 @@ def test_container_ssp_is_valid_and_carries_the_bindings(tmp_path, cache):
     assert f"{CHEAP}.mesh.Fn" in {c.name for c in x.connectors if c.kind == "output"}
 
 
+def test_container_true_builds_it_in_a_temporary_folder(tmp_path):
+    """write_ssp(container=True) without a cache builds the container in a temporary folder that
+    it removes (the suite checks that no temp entry is left) and writes the archive only."""
+    s = _system(CHEAP)
+    said = []
+    dest = ssp.write_ssp(s, tmp_path / "c.ssp", container=True, log=said.append)
+    assert [p.name for p in tmp_path.iterdir()] == ["c.ssp"]
+    assert len(said) == 1 and said[0].startswith(f"built container {CHEAP}-")
+    with ssp.open_system(dest) as r:
+        assert [c.name for c in r.components] == [CHEAP] and r.schema_problems == []
+        assert validate.problems(r) == []
+
+
 def test_pack_errors_are_one_line(tmp_path):
     s = _system(CHEAP)
     with pytest.raises(ValueError) as e:

@@ -562,9 +562,14 @@ def cmd_system_pack(args: argparse.Namespace) -> int:
             _print_problems(found)
             print(f"error: {args.file}: not packed ({len(found)} problem(s))", file=sys.stderr)
             return 1
-        write_ssp(system, out)
-        n = len(system.components)
-    print(f"packed {out} ({n} component(s))")
+        ensure = None
+        if args.container:
+            from .system.examples import ensure_fmus
+            ensure = ensure_fmus(system)
+        write_ssp(ensure or system, out, container=bool(args.container), interface=bool(args.interface))
+        n = 1 if args.container else len(system.components)
+    what = "the strongly coupled container" if args.container else f"{n} component(s)"
+    print(f"packed {out} ({what}" + (", interface as system connectors" if args.interface else "") + ")")
     return 0
 
 
@@ -702,6 +707,13 @@ def _add_system_parser(sub):
     pk = _sub(ssub, "pack", "bundle an .ssd and the FMUs it references into an .ssp archive")
     pk.add_argument("file", metavar="FILE.ssd", help="the system description")
     pk.add_argument("-o", "--out", required=True, metavar="OUT.ssp", help="the archive to write")
+    pk.add_argument("--container", action="store_true",
+                    help="put the strongly coupled container FMU in as the one component, every binding under "
+                         "its names (libcosim runs it)")
+    pk.add_argument("--interface", action="store_true",
+                    help="declare the free inputs and every output as system connectors <component>.<variable> "
+                         "(fmu-manipulation-toolbox reads them; libcosim cannot load connections to system "
+                         "connectors)")
     pk.set_defaults(func=cmd_system_pack)
     sh = _sub(ssub, "show", "components, ports and connections of a system, as tables")
     sh.add_argument("file", metavar="FILE.ssd|FILE.ssp", help="the system description or archive")

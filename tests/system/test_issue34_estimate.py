@@ -53,7 +53,14 @@ def closed_form(t):
 
 
 def run(ssd, tmp_path, capsys, *options, step="1e-3", stop="0.05"):
+    """The command line; the explicit master with the energy check only unless the options
+    name an algorithm or a check (this file tests the energy estimate; the implicit algorithm
+    and the refinement check, the defaults, are tests/system/test_ijcsa.py's)."""
     out = tmp_path / "out"
+    if "--algorithm" not in options:
+        options = ("--algorithm", "gauss-seidel") + options
+    if "--check" not in options:
+        options = ("--check", "energy") + options
     rc = cli.main(["system", "run", str(ssd), "--master", "cosim", "--step", step, "--stop", stop,
                    "--tolerance", "1e-10", "--out", str(out), *options])
     cap = capsys.readouterr()

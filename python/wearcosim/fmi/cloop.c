@@ -45,7 +45,9 @@ int wc_step_record(void *do_step, void *get_real, void *comp, double t0, double 
  * in the order seq[], its Real inputs given from their values at t (y0[src]) to those at
  * t + dt (out[src]: candidate values, or outputs of units evaluated before), linearly through
  * fmi2SetRealInputDerivatives (order 1) when the unit interpolates inputs, else as their mean
- * held; fmi2DoStep; the end values set when an output has direct feedthrough; the outputs
+ * held (a unit with `given` takes the polynomial y0 + d1*s + d2*s^2/2 of its sources instead,
+ * orders 1 and 2, the mean of that held); fmi2DoStep; the end values set when an output has
+ * direct feedthrough; the outputs
  * read into out[dst].  held[] receives the means (the master's energy estimate).  One ctypes
  * call instead of ~6 per unit.  Returns 0, or the failing status with *failed = index of the
  * unit in units[] * 8 + the call (0 SetFMUstate, 1 SetReal, 2 SetRealInputDerivatives,
@@ -65,13 +67,17 @@ typedef struct {
     const long *in_src;          /* table index of each input */
     const unsigned int *out_vr;
     const long *out_dst;         /* table index of each output */
-    double *scratch;             /* 2 * n_in doubles */
+    double *scratch;             /* 3 * n_in doubles */
     double *out_buf;             /* n_out doubles */
     const int *ones;             /* n_in ones (derivative orders) */
+    const int *twos;             /* n_in twos */
+    int given;                   /* the inputs' polynomial is d1, d2 (else the line y0 -> out) */
+    int order2;                  /* the unit takes second derivatives */
 } wc_unit;
 
 int wc_phi(const wc_unit *units, long n_units, const long *seq, long n_seq, int restore,
-           double t, double dt, const double *y0, double *out, double *held, long *failed)
+           double t, double dt, const double *y0, double *out, double *held, const double *d1,
+           const double *d2, long *failed)
 {
     long i, j;
     int st;
@@ -86,17 +92,26 @@ int wc_phi(const wc_unit *units, long n_units, const long *seq, long n_seq, int 
         const wc_unit *u = &units[k];
         double *a = u->scratch, *d = u->scratch + u->n_in;
         if (u->n_in > 0) {
+            double *e = u->scratch + 2 * u->n_in;      /* second derivatives */
             for (i = 0; i < u->n_in; i++) {
-                const double y = y0[u->in_src[i]], z = out[u->in_src[i]];
-                if (u->interp) { a[i] = y; d[i] = (z - y) / dt; }
-                else a[i] = 0.5 * (y + z);
-                if (held) held[u->held_off + i] = 0.5 * (y + z);
+                const long q = u->in_src[i];
+                const double y = y0[q], z = out[q];
+                const double g1 = (u->given && d1) ? d1[q] : (z - y) / dt;
+                const double g2 = (u->given && d2) ? d2[q] : 0.0;
+                const double mean = y + g1 * dt / 2 + g2 * dt * dt / 6;
+                if (u->interp) { a[i] = y; d[i] = g1; e[i] = g2; }
+                else a[i] = mean;
+                if (held) held[u->held_off + i] = mean;
             }
             st = ((set_real_fn)u->set_real)(u->comp, u->in_vr, (size_t)u->n_in, a);
             if (st > 1) { *failed = k * 8 + 1; return st; }
             if (u->interp) {
                 st = ((set_der_fn)u->set_der)(u->comp, u->in_vr, (size_t)u->n_in, u->ones, d);
                 if (st > 1) { *failed = k * 8 + 2; return st; }
+                if (u->order2) {
+                    st = ((set_der_fn)u->set_der)(u->comp, u->in_vr, (size_t)u->n_in, u->twos, e);
+                    if (st > 1) { *failed = k * 8 + 2; return st; }
+                }
             }
         }
         st = ((do_step_fn)u->do_step)(u->comp, t, dt, 0);

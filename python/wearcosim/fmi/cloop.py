@@ -71,7 +71,8 @@ def load() -> ctypes.CDLL | None:
         g = lib.wc_phi
         g.restype = ctypes.c_int
         g.argtypes = [ctypes.c_void_p, ctypes.c_long, ctypes.c_void_p, ctypes.c_long, ctypes.c_int, ctypes.c_double,
-                      ctypes.c_double, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.POINTER(ctypes.c_long)]
+                      ctypes.c_double, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p,
+                      ctypes.c_void_p, ctypes.POINTER(ctypes.c_long)]
         _phi = g
     except (OSError, subprocess.SubprocessError, AttributeError):
         _lib = None
@@ -88,7 +89,8 @@ class Unit(ctypes.Structure):
                 ("n_in", ctypes.c_long), ("n_out", ctypes.c_long), ("held_off", ctypes.c_long),
                 ("in_vr", ctypes.c_void_p), ("in_src", ctypes.c_void_p), ("out_vr", ctypes.c_void_p),
                 ("out_dst", ctypes.c_void_p), ("scratch", ctypes.c_void_p), ("out_buf", ctypes.c_void_p),
-                ("ones", ctypes.c_void_p)]
+                ("ones", ctypes.c_void_p), ("twos", ctypes.c_void_p), ("given", ctypes.c_int),
+                ("order2", ctypes.c_int)]
 
 
 def load_phi() -> "ctypes._CFuncPtr | None":

@@ -604,9 +604,10 @@ class _Master:
     def jump_exponent(self, pe: int) -> float:
         """A smaller step inside a rejected one whose error ratio has shrunk less than
         (size ratio)**this holds a jump.  Explicit coupling: half the order of its error,
-        (p+1)/2; the implicit step: 1/2, so that a kink of a value (its error shrinks like
-        the step) is resolved by smaller steps, not accepted as a jump."""
-        return 0.5 if self.implicit is not None else (pe + 1) / 2
+        (p+1)/2; the implicit step: 0 -- only an error that did not shrink at all is a jump;
+        the onset of a contact (a kink of the force, its error shrinking like h**1.5) is
+        resolved by smaller steps, not accepted with the error of a large one."""
+        return 0.0 if self.implicit is not None else (pe + 1) / 2
 
     def save(self):
         for u in self.units:
@@ -721,7 +722,9 @@ def run_cosim(system: System, stop_time: float, step: float, algorithm: str = "g
             raise ValueError(f"record: {n!r} is a {its[el].variables[var].type} variable (Real, Integer, "
                              f"Boolean or Enumeration only)")
     starts = {c.name: dict(c.parameters) for c in system.components}
-    sys_inputs = {}
+    # a system input's value: its system-level binding, unless start_values gives one
+    names = {c.name for c in system.connectors if c.kind in ("input", "parameter")}
+    sys_inputs = {k: v for k, v in (getattr(system, "parameters", None) or {}).items() if k in names}
     for n, val in (start_values or {}).items():
         el, var = _split(n, its, system, "start_values")
         if el is None:
@@ -823,13 +826,17 @@ def _run(master: _Master, units, rec, record, t0, stop, h, tolerance, starts, sy
     master.propagate(master.y, 1)
     master.runmax = np.abs(master.y)
     master.estimator.start(master.y)
+    if master.implicit is not None:
+        master.implicit.start(t0)
     record_at(0)
 
     # -- time stepping
     est = master.estimator
     est.warmup = max(est.warmup, int(math.ceil(WARMUP_FRACTION * (len(grid) - 1))))
+    est.t_live = t0 + WARMUP_FRACTION * (stop - t0)     # under step control: a share of the time, too
     stats = master.stats
     steps = []
+    h_event = max(h * master.rtol, h / 2 ** M)     # the step an event is located to (ijcsa)
     terminated = None
     m = 0
     warned = False
@@ -873,6 +880,15 @@ def _run(master: _Master, units, rec, record, t0, stop, h, tolerance, starts, sy
                     continue
                 err = 0.0
                 jump = False
+                imp = master.implicit
+                if imp is not None and t1 - t > h_event and m < M and imp.event_in_step():
+                    # a component's event inside the step: bisected until the step holding it is
+                    # at most h_event long (the event is located to that; a contact's captured
+                    # impact velocity comes from inputs interpolated over that step)
+                    master.restore()
+                    stats["event_bisections"] += 1
+                    m += 1
+                    continue
                 if master.step_control:
                     err = master.error(new, t1 - t)
                     pe = p if master.have_prev else 0
@@ -902,6 +918,8 @@ def _run(master: _Master, units, rec, record, t0, stop, h, tolerance, starts, sy
                 if rejected_at is not None and (jump or t1 >= rejected_at[1]):
                     rejected_at = None
                 master.accept(new, onew, t1 - t, t1)
+                if imp is not None:
+                    imp.accepted(t1, new)
                 if master.estimator.first is not None and not master.force:
                     raise EstimateError(master.system.name, master.estimator.first)
                 if jump:
@@ -953,14 +971,15 @@ def _refined(system: System, stop_time: float, step: float, kw: dict, tolerance:
     over, how = refine.refined(step, bool(kw["step_control"]), float(kw["rtol_coupling"]))
     kb = dict(kw)
     h = step
+    over = dict(over)
     if "step_divisor" in over:
-        h = step / over["step_divisor"]
+        h = step / over.pop("step_divisor")
         if kb.get("h_min") is not None:
             kb["h_min"] = min(kb["h_min"], h)
-    else:
-        kb.update(over)
+    kb.update(over)
     b = run_cosim(system, stop_time, h, record=names, **kb)
-    rows = refine.compare(a.time, a.values, b.time, b.values, conns, tol)
+    factor = refine.reduction(bool(kw["step_control"]), int(kw["extrapolation"]))
+    rows = refine.compare(a.time, a.values, b.time, b.values, conns, tol, factor)
     worst = refine.first_flagged(rows)
     if worst is not None and not kw["force"]:
         raise refine.RefinementError(system.name, worst, how)

@@ -45,7 +45,9 @@ Energy residual
     passes zero.  A divergent coupling creates energy step after step, in the same sense,
     and eps grows to O(1); an accurate one keeps eps of the order of the step times the
     interface's frequency, with alternating signs.  The check starts when the interface has
-    carried energy over at least :data:`WARMUP` communication steps.
+    carried energy over at least :data:`WARMUP` communication steps (and over
+    :data:`WARMUP_FRACTION` of the run's steps), and not before that fraction of the run's
+    time (under step-size control the first steps are many and short).
 
 Defect (connections in no bond)
     The extrapolation check: the largest difference between an exchanged value at the start
@@ -210,6 +212,7 @@ class Estimator:
     rest_h: np.ndarray
     tolerance: float = TOLERANCE
     warmup: int = WARMUP
+    t_live: float = -math.inf        # and not before this time (a share of the run, not of its steps)
     residual: np.ndarray = None      # sum of dE per bond [J]
     spurious: np.ndarray = None      # sum of |dE| per bond [J]
     flowing: np.ndarray = None       # sum of the energy through each bond [J]
@@ -262,8 +265,9 @@ class Estimator:
                 eps = np.where(total > 0, self.spurious / total, 0.0)
             eps = np.where(np.isfinite(eps), eps, np.inf)
             self.eps, self.t = eps, t1
-            live = self.carried[self.face] >= self.warmup
-            self._check(np.where(live, eps, 0.0), t1)
+            if t1 >= self.t_live:
+                live = self.carried[self.face] >= self.warmup
+                self._check(np.where(live, eps, 0.0), t1)
         if len(self.rest):
             v0, v1, h = y[self.rest_y], new[self.rest_y], held[self.rest_h]
             self.lo, self.hi = np.minimum(self.lo, v1), np.maximum(self.hi, v1)
@@ -337,6 +341,6 @@ def summary(rows: list[dict]) -> str:
     if refined:
         worst = max(refined, key=lambda r: r["estimate"])
         flagged = sum(r["verdict"] == "flagged" for r in refined)
-        text += (f"; refinement: largest difference {100 * worst['estimate']:.3g} % of range ({worst['connection']}), "
+        text += (f"; refinement: largest error estimate {100 * worst['estimate']:.3g} % of range ({worst['connection']}), "
                  f"tolerance {100 * worst['tolerance']:g} %, " + (f"{flagged} FLAGGED" if flagged else "all ok"))
     return text

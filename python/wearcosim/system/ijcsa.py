@@ -56,11 +56,17 @@ from typing import Any
 import numpy as np
 
 #: Newton stops when the residual is below this fraction of the coupling tolerance
-KAPPA = 1e-3
+KAPPA = 0.1
 #: evaluations of Phi on one step before it is given up (with a fresh Jacobian)
 MAX_ITER = 6
 #: a residual that does not shrink by this factor per iteration asks for a fresh Jacobian
 SLOW = 0.3
+#: the highest order of the inputs' interpolating polynomial (2: quadratic through the previous
+#: point, with second derivatives, when every component accepts them; else linear)
+ORDER = 2
+#: the Jacobian is differenced again when the step size has changed by more than this factor
+#: since (Broyden's updates keep it in between)
+JAC_RANGE = 8.0
 
 
 class NotConverged(Exception):
@@ -89,6 +95,7 @@ class Implicit:
             u.interp = bool(getattr(cs, "canInterpolateInputs", False))
             u.n_states = len(md.derivatives)
             u.dd = bool(getattr(cs, "providesDirectionalDerivative", False))
+            u.order2 = False                      # decided by probe_order() after initialisation
         # the unknowns: the values that feed components with states (a component without states
         # computes its outputs at t+h from its inputs at t+h: it is evaluated, not iterated)
         self.z = np.zeros(n, dtype=bool)
@@ -97,6 +104,19 @@ class Implicit:
                 self.z[u.in_real_src] = True
         self.zi = np.flatnonzero(self.z)
         self.eye = np.eye(len(self.zi))
+        # discrete outputs (Boolean, Integer, discrete Real) change only at a component's events
+        self.discrete = []
+        for u in master.units:
+            by = {}
+            for v in u.runner.md.modelVariables:
+                if v.causality == "output" and (v.type != "Real" or v.variability == "discrete") \
+                        and v.type in ("Real", "Integer", "Boolean", "Enumeration"):
+                    by.setdefault("Integer" if v.type == "Enumeration" else v.type, []).append(v.valueReference)
+            if by:
+                self.discrete.append((u, sorted(by.items())))
+        self.last_discrete: tuple | None = None
+        self.hist: list[tuple[float, np.ndarray]] = []     # accepted (t, y), the last one the step's start
+        self.order = 1
         seq = list(dict.fromkeys(master.order))
         self.seq = [u for u in seq if u.n_states > 0] + [u for u in seq if u.n_states == 0]
         self.fast = self._fast()
@@ -138,31 +158,43 @@ class Implicit:
             c.in_src = buf(u.in_real_src, np.int64)
             c.out_vr = buf(u.out_real_vr, np.uint32)
             c.out_dst = buf(u.out_real_dst, np.int64)
-            c.scratch = buf(np.zeros(2 * max(1, len(u.in_real_vr))), np.float64)
+            c.scratch = buf(np.zeros(3 * max(1, len(u.in_real_vr))), np.float64)
             c.out_buf = buf(np.zeros(max(1, len(u.out_real_vr))), np.float64)
             c.ones = buf(np.ones(max(1, len(u.in_real_vr))), np.int32)
+            c.twos = buf(np.full(max(1, len(u.in_real_vr)), 2), np.int32)
+            c.given = int(u.n_states > 0)
+            c.order2 = int(u.order2)
         seq = np.array([index[id(u)] for u in self.seq], dtype=np.int64)
         keep.append(seq)
         return phi, arr, seq, keep, ctypes.c_long(0)
 
     # -- one component over the step
-    def _step_unit(self, u: Any, t: float, dt: float, a: np.ndarray, b: np.ndarray, other: dict,
-                   out: np.ndarray, held: np.ndarray | None) -> None:
-        """Inputs from ``a`` (at t) to ``b`` (at t+dt), linear when the FMU interpolates, else
-        their mean held; step; the end values set; the outputs read into ``out``."""
+    def _step_unit(self, u: Any, t: float, dt: float, a: np.ndarray, b: np.ndarray, d1: np.ndarray | None,
+                   d2: np.ndarray | None, other: dict, out: np.ndarray, held: np.ndarray | None) -> None:
+        """Inputs from ``a`` (at t) to ``b`` (at t+dt): the polynomial a + d1*s + d2*s**2/2
+        (s = time since t; d1, d2 None: the line from a to b) when the FMU interpolates, else
+        its mean over the step held; step; the end values set; the outputs read into ``out``."""
         m = self.m
         if len(a):
+            if d1 is None:
+                d1, d2 = (b - a) / dt, None
+            mean = a + d1 * (dt / 2) + (d2 * (dt * dt / 6) if d2 is not None else 0.0)
             if u.interp:
                 u.set_real_inputs(a)
                 s = u.slave
-                d = ((b - a) / dt).tolist()
+                vrs = list(u.in_real_vr)
                 m.calls["fmi2SetRealInputDerivatives"] += 1
                 u.runner._call("fmi2SetRealInputDerivatives",
-                               lambda: s.setRealInputDerivatives(list(u.in_real_vr), [1] * len(d), d))
+                               lambda: s.setRealInputDerivatives(vrs, [1] * len(vrs), d1.tolist()))
+                if u.order2:
+                    dd = d2 if d2 is not None else np.zeros(len(vrs))
+                    m.calls["fmi2SetRealInputDerivatives"] += 1
+                    u.runner._call("fmi2SetRealInputDerivatives",
+                                   lambda: s.setRealInputDerivatives(vrs, [2] * len(vrs), dd.tolist()))
             else:
-                u.set_real_inputs((a + b) / 2)
+                u.set_real_inputs(mean)
             if held is not None:
-                held[u.held_off:u.held_off + len(a)] = (a + b) / 2
+                held[u.held_off:u.held_off + len(a)] = mean
         for typ, vr, key in u.in_other:
             m._set_other(u, typ, vr, other[key])
         u.do_step(t, dt)
@@ -171,17 +203,38 @@ class Implicit:
         if u.out_real_vr:
             out[u.out_real_dst] = u.get_values("Real", u.out_real_vr)
 
+    def coefficients(self, t: float, dt: float, y0: np.ndarray, z1: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+        """The interpolating polynomial of the unknowns over the step, as derivatives at t:
+        through (t, y0) and (t+dt, z1), and, at order 2, the previous point too."""
+        zi = self.zi
+        D1 = z1 - y0[zi]
+        if self.order < 2 or len(self.hist) < 2:
+            return D1 / dt, None
+        tp, yp = self.hist[-2]
+        hp = t - tp
+        D0 = yp[zi] - y0[zi]
+        b = (D1 / dt + D0 / hp) / (dt + hp)
+        return D1 / dt - b * dt, 2.0 * b
+
     def phi(self, t: float, dt: float, y0: np.ndarray, z1: np.ndarray, held: np.ndarray | None = None
             ) -> tuple[np.ndarray, dict]:
         """Every component over [t, t+dt]: those with states from the candidate end values
-        ``z1`` of their inputs, then those without, from the outputs just computed.  Returns the
+        ``z1`` of their inputs (the interpolating polynomial, :meth:`coefficients`), then those
+        without, from the outputs just computed (the line from their values at t).  Returns the
         exchanged values at t+dt and the Integer/Boolean ones."""
         m = self.m
         out = y0.copy()
         out[self.zi] = z1
+        c1, c2 = self.coefficients(t, dt, y0, z1)
+        d1 = np.zeros(len(y0))
+        d1[self.zi] = c1
+        d2 = None
+        if c2 is not None:
+            d2 = np.zeros(len(y0))
+            d2[self.zi] = c2
         if self.fast is not None:
             work = out.copy()
-            if self._phi_c(t, dt, y0, work, held):
+            if self._phi_c(t, dt, y0, work, held, d1, d2):
                 return work, m.other
         if self.dirty:
             for u in m.units:
@@ -191,13 +244,18 @@ class Implicit:
         onew = dict(m.other)
         for u in self.seq:
             src = u.in_real_src
-            self._step_unit(u, t, dt, y0[src], out[src], m.other, out, held)
+            if u.n_states > 0:
+                self._step_unit(u, t, dt, y0[src], out[src], d1[src], None if d2 is None else d2[src],
+                                m.other, out, held)
+            else:
+                self._step_unit(u, t, dt, y0[src], out[src], None, None, m.other, out, held)
             for typ, vr, key in u.out_other:
                 onew[key] = u.get_values(typ, [vr])[0]
         self.stats["ijcsa_evaluations"] += 1
         return out, onew
 
-    def _phi_c(self, t: float, dt: float, y0: np.ndarray, out: np.ndarray, held: np.ndarray | None) -> bool:
+    def _phi_c(self, t: float, dt: float, y0: np.ndarray, out: np.ndarray, held: np.ndarray | None,
+               d1: np.ndarray, d2: np.ndarray | None) -> bool:
         """:meth:`phi` in C; False when a call failed (the Python loop then repeats the
         evaluation and raises the error with the component's log)."""
         import ctypes
@@ -210,7 +268,8 @@ class Implicit:
             arr[i].state = u.state.value if u.state is not None else None
         h = held.ctypes.data if held is not None else None
         st = phi(ctypes.addressof(arr), len(arr), seq.ctypes.data, len(seq), int(restore), t, dt,
-                 y0.ctypes.data, out.ctypes.data, h, ctypes.byref(failed))
+                 y0.ctypes.data, out.ctypes.data, h, d1.ctypes.data, d2.ctypes.data if d2 is not None else None,
+                 ctypes.byref(failed))
         self.dirty = True
         for u in m.units:
             u.last_in = None
@@ -221,7 +280,7 @@ class Implicit:
             c["fmi2SetFMUstate"] += n
         c["fmi2DoStep"] += len(seq)
         c["fmi2SetReal"] += sum(1 + u.feedthrough for u in self.seq if len(u.in_real_vr))
-        c["fmi2SetRealInputDerivatives"] += sum(1 for u in self.seq if u.interp and len(u.in_real_vr))
+        c["fmi2SetRealInputDerivatives"] += sum((1 + u.order2) for u in self.seq if u.interp and len(u.in_real_vr))
         c["fmi2GetReal"] += sum(1 for u in self.seq if len(u.out_real_vr))
         self.stats["ijcsa_evaluations"] += 1
         return not st
@@ -248,17 +307,17 @@ class Implicit:
         dt = t1 - t
         y0 = m.y
         zi = self.zi
-        if m.have_prev:
-            z1 = y0[zi] + (y0[zi] - m.yprev[zi]) * (dt / m.hprev)
-        else:
-            z1 = y0[zi].copy()
+        if not m.have_prev or not self.hist or self.hist[-1][0] != t:
+            self.hist = [(t, y0.copy())]                  # after a jump: no history across it
+        z1 = self.predict(t1)
         scale = m.rtol * np.maximum(m.runmax[zi], np.abs(y0[zi])) + m.atol[zi]
         scale = np.where(scale > 0, scale, 1.0)
-        if self.jac is not None and not (0.5 <= dt / self.jac_dt <= 2.0):
+        if self.jac is not None and not (1 / JAC_RANGE <= dt / self.jac_dt <= JAC_RANGE):
             self.jac = None
         self.dirty = False
         fresh = False
         rprev = rn = np.inf
+        zprev = rlast = None
         for k in range(MAX_ITER):
             out, onew = self.phi(t, dt, y0, z1, m.held)
             r = out[zi] - z1
@@ -270,12 +329,19 @@ class Implicit:
                 if fresh:
                     break
                 self.jac = None
+            elif k > 0 and self.jac is not None:
+                # Broyden's update of Phi's Jacobian from the last two evaluations: the
+                # Jacobian is differenced again only when Newton slows down
+                dz, dphi = z1 - zprev, (r + z1) - (rlast + zprev)
+                nz = float(dz @ dz)
+                if nz > 0:
+                    self.jac += np.outer(dphi - self.jac @ dz, dz) / nz
             if self.jac is None:
                 self.jac = self.jacobian(t, dt, y0, z1, out[zi], scale)
                 self.jac_dt = dt
                 fresh = True
-                # the units are now at a perturbed evaluation: the next phi restores them
             rprev = rn
+            zprev, rlast = z1, r
             try:
                 z1 = z1 + np.linalg.solve(self.eye - self.jac, r)
             except np.linalg.LinAlgError:
@@ -284,18 +350,96 @@ class Implicit:
         self.jac = None
         raise NotConverged(t, dt, rn)
 
+    def start(self, t0: float) -> None:
+        """After initialisation: the interpolation order (2 when every component with states
+        that takes inputs interpolates them and accepts second derivatives -- probed once with
+        zeros), the history, the discrete outputs' reference."""
+        m = self.m
+        ok = True
+        for u in self.seq:
+            if u.n_states == 0 or not len(u.in_real_vr):
+                continue
+            if not u.interp:
+                ok = False
+                continue
+            try:
+                s, vrs = u.slave, list(u.in_real_vr)
+                u.runner._call("fmi2SetRealInputDerivatives",
+                               lambda: s.setRealInputDerivatives(vrs, [2] * len(vrs), [0.0] * len(vrs)))
+                u.order2 = True
+            except Exception:
+                ok = False
+        self.order = 2 if ok and ORDER >= 2 else 1
+        m.p = self.order
+        if self.fast is not None:
+            for i, u in enumerate(m.units):
+                self.fast[1][i].order2 = int(u.order2)
+        self.hist = [(t0, m.y.copy())]
+        self.accept_discrete()
+
+    def accepted(self, t1: float, new: np.ndarray) -> None:
+        """An accepted step: its end is the next step's start (history of four points)."""
+        self.hist.append((t1, new.copy()))
+        del self.hist[:-4]
+        self.accept_discrete()
+
+    def discrete_values(self) -> tuple:
+        """The components' discrete outputs now."""
+        return tuple(tuple(u.get_values(typ, vrs)) for u, groups in self.discrete for typ, vrs in groups)
+
+    def event_in_step(self) -> bool:
+        """Whether a discrete output changed over the step just taken (an event inside it);
+        the values are kept as the reference of the next step when it did not."""
+        if not self.discrete:
+            return False
+        now = self.discrete_values()
+        if self.last_discrete is None:
+            self.last_discrete = now
+            return False
+        return now != self.last_discrete
+
+    def accept_discrete(self) -> None:
+        """The step is accepted: its discrete outputs are the next step's reference."""
+        if self.discrete:
+            self.last_discrete = self.discrete_values()
+
+    def predict(self, t1: float) -> np.ndarray:
+        """The unknowns at t1 extrapolated through the last (up to three) accepted points."""
+        zi = self.zi
+        pts = self.hist[-3:]
+        z = np.zeros(len(zi))
+        for j, (tj, yj) in enumerate(pts):            # Lagrange
+            w = 1.0
+            for k, (tk, _) in enumerate(pts):
+                if k != j:
+                    w *= (t1 - tk) / (tj - tk)
+            z += w * yj[zi]
+        return z
+
     def error(self, new: np.ndarray, dt: float) -> float:
-        """The step's interpolation error over its tolerance (module docstring)."""
+        """The step's interpolation error over its tolerance (module docstring): the
+        difference at mid-step between the polynomial the inputs followed and the one of
+        next higher order through one more accepted point."""
         m = self.m
         c = self.z
         if not c.any():
             return 0.0
-        y0 = m.y
-        if m.have_prev:
-            d2 = 2.0 * ((new - y0) / dt - (y0 - m.yprev) / m.hprev) / (dt + m.hprev)
-            e = dt * dt / 8.0 * np.abs(d2)
+        t1 = self.hist[-1][0] + dt
+        pts = [p for p in self.hist[-(self.order + 1):]] + [(t1, new)]
+        if len(pts) < self.order + 2:
+            pts = self.hist[-2:] + [(t1, new)]
+        if len(pts) < 3:
+            e = np.abs(new - m.y) / 2.0
         else:
-            e = np.abs(new - y0) / 2.0
+            ts = [p[0] for p in pts]
+            dd = [p[1] for p in pts]                      # divided differences, in place
+            for lvl in range(1, len(pts)):
+                dd = [(dd[i + 1] - dd[i]) / (ts[i + lvl] - ts[i]) for i in range(len(dd) - 1)]
+            tm = t1 - dt / 2
+            w = 1.0
+            for tj in ts[1:]:                              # the nodes of the polynomial used
+                w *= tm - tj
+            e = np.abs(dd[0] * w)
         scale = m.rtol * np.maximum(m.runmax, np.abs(new)) + m.atol
         with np.errstate(divide="ignore", invalid="ignore"):
             r = np.where(e[c] == 0, 0.0, e[c] / scale[c])

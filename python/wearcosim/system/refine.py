@@ -6,12 +6,14 @@ power bonds) bound what one step does wrong; they do not bound what the steps do
 across a sequence of impacts a small error of each impulse shifts the next impact, and the
 signals drift apart while every step looks right.  The refinement check measures the global
 error the way one checks an ODE solver's: the same co-simulation again, finer -- half the
-communication step for a fixed step, a tenth of the coupling tolerance under step-size control
--- and the largest difference of every exchanged value between the two on the coarse run's grid,
-relative to the value's range in the finer run.  The finer run is the result; the difference
-is its error estimate (for a method of order p in the step, the finer run's error is about
-``difference / (2**p - 1)``; under step control, with an error about proportional to the
-tolerance, a tenth of it: the estimate is conservative).
+communication step; under step-size control also a tenth of the coupling tolerance (the
+largest step bounds the steps where the error estimate allows more) -- and the largest difference of every exchanged value between the two on the coarse run's grid,
+relative to the value's range in the finer run (the table's ``peak``).  The finer run is the
+result; its error is estimated as Richardson's, ``difference / (R - 1)`` with R the error
+reduction from the run to its refinement (:data:`REDUCTION`: 2 for a first-order coupling, 4
+for a second-order one, 5 under step-size control -- measured 8 to 15; the estimate is
+conservative where the runs converge, and large where they do not: two runs of a diverging
+co-simulation differ by the signal's range).
 
 A difference above the check's tolerance (default 1 % of the range) stops the run with one
 line naming the connection, the difference and the time (:class:`RefinementError`), or, with
@@ -33,26 +35,46 @@ class RefinementError(ValueError):
     """A co-simulation whose refinement check exceeds its tolerance."""
 
     def __init__(self, system: str, row: dict, how: str):
-        super().__init__(f"co-simulation of {system}: connection {row['connection']}: the run and its refinement "
-                         f"({how}) differ by {100 * row['estimate']:.3g} % of the value's range at "
-                         f"t={row['at']:.6g}, tolerance {100 * row['tolerance']:g} % (use a smaller --step, "
+        super().__init__(f"co-simulation of {system}: connection {row['connection']}: error estimate "
+                         f"{100 * row['estimate']:.3g} % of the value's range (the run and its refinement, {how}, "
+                         f"differ by {100 * row['peak']:.3g} % at t={row['at']:.6g}), tolerance "
+                         f"{100 * row['tolerance']:g} % (use a smaller --step, "
                          f"--algorithm ijcsa, a smaller --coupling-tolerance, or --force to finish flagged)")
         self.system, self.row = system, row
+
+
+#: the error reduction assumed from the run to its refinement: half the step of a first-order
+#: coupling (inputs held) halves the error, of a second-order one (inputs extrapolated)
+#: quarters it; under step-size control (half the largest step and a tenth of the coupling
+#: tolerance) the error was measured to fall 8 to 15 times (issue 34: the stiff two-mass
+#: spring, the gear pair, the hybrid mechanism's first impact), of which 5 is assumed
+REDUCTION = {"held": 2.0, "extrapolated": 4.0, "controlled": 5.0}
+
+
+def reduction(step_control: bool, extrapolation: int) -> float:
+    """The error reduction assumed between the run and its refinement (:data:`REDUCTION`)."""
+    if step_control:
+        return REDUCTION["controlled"]
+    return REDUCTION["extrapolated"] if extrapolation else REDUCTION["held"]
 
 
 def refined(step: float, step_control: bool, rtol_coupling: float) -> tuple[dict, str]:
     """The settings of the finer run and their description."""
     if step_control:
-        return {"rtol_coupling": rtol_coupling / 10}, f"coupling tolerance {rtol_coupling:g} -> {rtol_coupling / 10:g}"
+        return ({"step_divisor": 2, "rtol_coupling": rtol_coupling / 10},
+                f"communication step {step:g} -> {step / 2:g} s, coupling tolerance {rtol_coupling:g} -> "
+                f"{rtol_coupling / 10:g}")
     return {"step_divisor": 2}, f"communication step {step:g} -> {step / 2:g} s"
 
 
 def compare(a_time: np.ndarray, a: dict, b_time: np.ndarray, b: dict, connections: Sequence[tuple[str, str]],
-            tolerance: float) -> list[dict]:
+            tolerance: float, factor: float = 2.0) -> list[dict]:
     """One row per connection ``(source, destination)`` (names ``"<component>.<variable>"``;
     the source is the recorded value): the largest difference between run ``a`` and its
     refinement ``b`` on ``a``'s grid over the range of the value in ``b`` (its largest
-    magnitude when the range is zero, 1 when that is zero too)."""
+    magnitude when the range is zero, 1 when that is zero too), and the estimate of ``b``'s
+    error, that difference over ``factor - 1`` (``factor``: the error reduction from ``a`` to
+    ``b``, :func:`reduction`)."""
     rows = []
     for src, dst in connections:
         x = np.asarray(a[src], dtype=float)
@@ -75,9 +97,10 @@ def compare(a_time: np.ndarray, a: dict, b_time: np.ndarray, b: dict, connection
             else:
                 k = int(np.argmax(d))
                 dev, at = float(d[k] / span), float(a_time[k])
+        est = dev / (factor - 1.0)
         rows.append({"connection": f"{src} -> {dst}", "partner": "", "check": "refinement", "residual_J": math.nan,
-                     "energy_J": math.nan, "interface_energy_J": math.nan, "estimate": dev, "peak": dev, "at": at,
-                     "tolerance": tolerance, "verdict": "flagged" if dev > tolerance else "ok"})
+                     "energy_J": math.nan, "interface_energy_J": math.nan, "estimate": est, "peak": dev, "at": at,
+                     "tolerance": tolerance, "verdict": "flagged" if est > tolerance else "ok"})
     return rows
 
 

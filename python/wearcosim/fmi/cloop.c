@@ -51,7 +51,8 @@ int wc_step_record(void *do_step, void *get_real, void *comp, double t0, double 
  * read into out[dst].  held[] receives the means (the master's energy estimate).  One ctypes
  * call instead of ~6 per unit.  Returns 0, or the failing status with *failed = index of the
  * unit in units[] * 8 + the call (0 SetFMUstate, 1 SetReal, 2 SetRealInputDerivatives,
- * 3 DoStep, 4 SetReal of the end values, 5 GetReal).  Statuses OK and Warning continue.
+ * 3 DoStep, 4 SetReal of the end values, 5 GetReal, 6 the discrete outputs, read into their
+ * buffers after the step).  Statuses OK and Warning continue.
  */
 typedef int (*set_state_fn)(void *c, void *state);
 typedef int (*set_real_fn)(void *c, const unsigned int *vr, size_t nvr, const double *value);
@@ -73,7 +74,15 @@ typedef struct {
     const int *twos;             /* n_in twos */
     int given;                   /* the inputs' polynomial is d1, d2 (else the line y0 -> out) */
     int order2;                  /* the unit takes second derivatives */
+    void *get_state, *get_int, *get_bool;
+    long n_dreal, n_dint, n_dbool;     /* discrete outputs, read after each step */
+    const unsigned int *dreal_vr, *dint_vr, *dbool_vr;
+    double *dreal_buf;
+    int *dint_buf, *dbool_buf;
 } wc_unit;
+
+typedef int (*get_state_fn)(void *c, void **state);
+typedef int (*get_int_fn)(void *c, const unsigned int *vr, size_t nvr, int *value);
 
 int wc_phi(const wc_unit *units, long n_units, const long *seq, long n_seq, int restore,
            double t, double dt, const double *y0, double *out, double *held, const double *d1,
@@ -126,6 +135,31 @@ int wc_phi(const wc_unit *units, long n_units, const long *seq, long n_seq, int 
             if (st > 1) { *failed = k * 8 + 5; return st; }
             for (i = 0; i < u->n_out; i++) out[u->out_dst[i]] = u->out_buf[i];
         }
+        if (u->n_dreal > 0) {
+            st = ((get_real_fn)u->get_real)(u->comp, u->dreal_vr, (size_t)u->n_dreal, u->dreal_buf);
+            if (st > 1) { *failed = k * 8 + 6; return st; }
+        }
+        if (u->n_dint > 0) {
+            st = ((get_int_fn)u->get_int)(u->comp, u->dint_vr, (size_t)u->n_dint, u->dint_buf);
+            if (st > 1) { *failed = k * 8 + 6; return st; }
+        }
+        if (u->n_dbool > 0) {            /* fmi2Boolean is an int */
+            st = ((get_int_fn)u->get_bool)(u->comp, u->dbool_vr, (size_t)u->n_dbool, u->dbool_buf);
+            if (st > 1) { *failed = k * 8 + 6; return st; }
+        }
+    }
+    return 0;
+}
+
+/* wc_save -- fmi2GetFMUstate of every unit into its `state` (allocated by the FMU on the first
+ * call, updated in place after).  Returns 0, or the failing status with *failed = the unit. */
+int wc_save(wc_unit *units, long n_units, long *failed)
+{
+    long i;
+    for (i = 0; i < n_units; i++) {
+        wc_unit *u = &units[i];
+        const int st = ((get_state_fn)u->get_state)(u->comp, &u->state);
+        if (st > 1) { *failed = i; return st; }
     }
     return 0;
 }

@@ -20,6 +20,7 @@ SRC = Path(__file__).with_name("cloop.c")
 _lib = None
 _tried = False
 _phi = None
+_save = None
 
 
 def cache_dir() -> Path:
@@ -74,6 +75,11 @@ def load() -> ctypes.CDLL | None:
                       ctypes.c_double, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p,
                       ctypes.c_void_p, ctypes.POINTER(ctypes.c_long)]
         _phi = g
+        global _save
+        v = lib.wc_save
+        v.restype = ctypes.c_int
+        v.argtypes = [ctypes.c_void_p, ctypes.c_long, ctypes.POINTER(ctypes.c_long)]
+        _save = v
     except (OSError, subprocess.SubprocessError, AttributeError):
         _lib = None
     return _lib
@@ -90,10 +96,20 @@ class Unit(ctypes.Structure):
                 ("in_vr", ctypes.c_void_p), ("in_src", ctypes.c_void_p), ("out_vr", ctypes.c_void_p),
                 ("out_dst", ctypes.c_void_p), ("scratch", ctypes.c_void_p), ("out_buf", ctypes.c_void_p),
                 ("ones", ctypes.c_void_p), ("twos", ctypes.c_void_p), ("given", ctypes.c_int),
-                ("order2", ctypes.c_int)]
+                ("order2", ctypes.c_int), ("get_state", ctypes.c_void_p), ("get_int", ctypes.c_void_p),
+                ("get_bool", ctypes.c_void_p), ("n_dreal", ctypes.c_long), ("n_dint", ctypes.c_long),
+                ("n_dbool", ctypes.c_long), ("dreal_vr", ctypes.c_void_p), ("dint_vr", ctypes.c_void_p),
+                ("dbool_vr", ctypes.c_void_p), ("dreal_buf", ctypes.c_void_p), ("dint_buf", ctypes.c_void_p),
+                ("dbool_buf", ctypes.c_void_p)]
 
 
 def load_phi() -> "ctypes._CFuncPtr | None":
     """ctypes ``wc_phi`` (the implicit coupling step's evaluation, ``cloop.c``) or None."""
     load()
     return _phi
+
+
+def load_save() -> "ctypes._CFuncPtr | None":
+    """ctypes ``wc_save`` (fmi2GetFMUstate of every unit, ``cloop.c``) or None."""
+    load()
+    return _save

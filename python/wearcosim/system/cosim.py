@@ -610,6 +610,8 @@ class _Master:
         return 0.0 if self.implicit is not None else (pe + 1) / 2
 
     def save(self):
+        if self.implicit is not None and self.implicit.save():
+            return
         for u in self.units:
             u.save()
 

@@ -252,18 +252,23 @@ class Estimator:
         if len(self.bonds):
             e0, e1, f0, f1 = y[self.e], new[self.e], y[self.f], new[self.f]
             eB, fA = held[self.eh], held[self.fh]
-            with np.errstate(invalid="ignore", over="ignore"):
+            with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
                 dE = 0.5 * dt * ((e0 + e1) * fA - eB * (f0 + f1)) * self.factor
                 flow = 0.5 * dt * (np.abs(e0 * f0) + np.abs(e1 * f1)) * self.factor
-            self.residual += dE
-            self.spurious += np.abs(dE)
-            self.flowing += flow
-            per_face = np.bincount(self.face, weights=flow, minlength=self.nfaces)
-            self.carried += per_face > 0
-            total = np.bincount(self.face, weights=self.flowing, minlength=self.nfaces)[self.face]
-            with np.errstate(divide="ignore", invalid="ignore"):
-                eps = np.where(total > 0, self.spurious / total, 0.0)
-            eps = np.where(np.isfinite(eps), eps, np.inf)
+                self.residual += dE
+                self.spurious += np.abs(dE)
+                self.flowing += flow
+                if self.nfaces == 1:                     # one interface (two components): no grouping
+                    self.carried += bool(flow.sum() > 0)
+                    tot = self.flowing.sum()
+                    eps = self.spurious / tot if tot > 0 else np.zeros(len(dE))
+                else:
+                    per_face = np.bincount(self.face, weights=flow, minlength=self.nfaces)
+                    self.carried += per_face > 0
+                    total = np.bincount(self.face, weights=self.flowing, minlength=self.nfaces)[self.face]
+                    eps = np.where(total > 0, self.spurious / total, 0.0)
+            if not np.isfinite(eps).all():
+                eps = np.where(np.isfinite(eps), eps, np.inf)
             self.eps, self.t = eps, t1
             if t1 >= self.t_live:
                 live = self.carried[self.face] >= self.warmup

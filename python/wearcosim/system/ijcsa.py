@@ -114,7 +114,9 @@ class Implicit:
                     by.setdefault("Integer" if v.type == "Enumeration" else v.type, []).append(v.valueReference)
             if by:
                 self.discrete.append((u, sorted(by.items())))
-        self.last_discrete: tuple | None = None
+        self.last_discrete: np.ndarray | None = None
+        self.counts: dict | None = None                   # FMI calls of one evaluation in C
+        self.disc_views: list = []
         self.hist: list[tuple[float, np.ndarray]] = []     # accepted (t, y), the last one the step's start
         self.order = 1
         seq = list(dict.fromkeys(master.order))
@@ -138,6 +140,7 @@ class Implicit:
         index = {id(u): i for i, u in enumerate(m.units)}
         arr = (cloop.Unit * len(m.units))()
         keep = []
+        disc_views: list = []
 
         def buf(a: Any, ctype: Any) -> int:
             x = np.ascontiguousarray(a, dtype=ctype)
@@ -164,9 +167,26 @@ class Implicit:
             c.twos = buf(np.full(max(1, len(u.in_real_vr)), 2), np.int32)
             c.given = int(u.n_states > 0)
             c.order2 = int(u.order2)
+            for name, fn in (("get_state", "fmi2GetFMUstate"), ("get_int", "fmi2GetInteger"),
+                             ("get_bool", "fmi2GetBoolean")):
+                setattr(c, name, ctypes.cast(getattr(dll, fn), ctypes.c_void_p).value)
+            groups = dict(next((g for v, g in self.discrete if v is u), []))
+            views = []
+            for typ, field, ctype in (("Boolean", "dbool", np.int32), ("Integer", "dint", np.int32),
+                                      ("Real", "dreal", np.float64)):
+                vrs = groups.get(typ, [])
+                setattr(c, "n_" + field, len(vrs))
+                setattr(c, field + "_vr", buf(vrs or [0], np.uint32))
+                b = np.zeros(max(1, len(vrs)), dtype=ctype)
+                keep.append(b)
+                setattr(c, field + "_buf", b.ctypes.data)
+                if vrs:
+                    views.append(b[:len(vrs)])
+            disc_views.extend(views)
         seq = np.array([index[id(u)] for u in self.seq], dtype=np.int64)
         keep.append(seq)
-        return phi, arr, seq, keep, ctypes.c_long(0)
+        self.disc_views = disc_views
+        return phi, arr, seq, keep, ctypes.c_long(0), cloop.load_save()
 
     # -- one component over the step
     def _step_unit(self, u: Any, t: float, dt: float, a: np.ndarray, b: np.ndarray, d1: np.ndarray | None,
@@ -260,7 +280,7 @@ class Implicit:
         evaluation and raises the error with the component's log)."""
         import ctypes
         m = self.m
-        phi, arr, seq, _, failed = self.fast
+        phi, arr, seq, _, failed, _ = self.fast
         restore = self.dirty
         if restore:
             self.stats["rollbacks"] += 1
@@ -274,14 +294,16 @@ class Implicit:
         for u in m.units:
             u.last_in = None
             u.time = t + dt
-        n = len(m.units)
         c = m.calls
         if restore:
-            c["fmi2SetFMUstate"] += n
-        c["fmi2DoStep"] += len(seq)
-        c["fmi2SetReal"] += sum(1 + u.feedthrough for u in self.seq if len(u.in_real_vr))
-        c["fmi2SetRealInputDerivatives"] += sum((1 + u.order2) for u in self.seq if u.interp and len(u.in_real_vr))
-        c["fmi2GetReal"] += sum(1 for u in self.seq if len(u.out_real_vr))
+            c["fmi2SetFMUstate"] += len(arr)
+        if self.counts is None:
+            self.counts = {"fmi2DoStep": len(seq),
+                           "fmi2SetReal": sum(1 + bool(u.feedthrough) for u in self.seq if len(u.in_real_vr)),
+                           "fmi2SetRealInputDerivatives": sum((1 + u.order2) for u in self.seq
+                                                              if u.interp and len(u.in_real_vr)),
+                           "fmi2GetReal": sum(1 for u in self.seq if len(u.out_real_vr))}
+        c.update(self.counts)
         self.stats["ijcsa_evaluations"] += 1
         return not st
 
@@ -371,6 +393,7 @@ class Implicit:
                 ok = False
         self.order = 2 if ok and ORDER >= 2 else 1
         m.p = self.order
+        self.counts = None
         if self.fast is not None:
             for i, u in enumerate(m.units):
                 self.fast[1][i].order2 = int(u.order2)
@@ -383,9 +406,32 @@ class Implicit:
         del self.hist[:-4]
         self.accept_discrete()
 
-    def discrete_values(self) -> tuple:
-        """The components' discrete outputs now."""
-        return tuple(tuple(u.get_values(typ, vrs)) for u, groups in self.discrete for typ, vrs in groups)
+    def discrete_values(self, fresh: bool = False) -> np.ndarray:
+        """The components' discrete outputs after the last evaluation (read by it, in C), or
+        now through FMI calls (``fresh``, or the Python loop)."""
+        if self.fast is not None and not fresh:
+            return np.concatenate([v.astype(float) for v in self.disc_views]) if self.disc_views else np.zeros(0)
+        vals = [float(x) for u, groups in self.discrete for typ, vrs in groups for x in u.get_values(typ, vrs)]
+        return np.array(vals)
+
+    def save(self) -> bool:
+        """fmi2GetFMUstate of every component in one C call; False: not available (the master
+        saves them one by one)."""
+        import ctypes
+        from fmpy.fmi2 import fmi2FMUstate
+        if self.fast is None or self.fast[5] is None:
+            return False
+        m = self.m
+        arr, failed = self.fast[1], self.fast[4]
+        if self.fast[5](ctypes.addressof(arr), len(arr), ctypes.byref(failed)):
+            return False                         # the Python path repeats it and raises with the log
+        for i, u in enumerate(m.units):
+            if u.state is None:
+                u.state = fmi2FMUstate()
+            u.state.value = arr[i].state
+            u.saved_time = u.time
+        m.calls["fmi2GetFMUstate"] += len(arr)
+        return True
 
     def event_in_step(self) -> bool:
         """Whether a discrete output changed over the step just taken (an event inside it);
@@ -396,12 +442,12 @@ class Implicit:
         if self.last_discrete is None:
             self.last_discrete = now
             return False
-        return now != self.last_discrete
+        return not np.array_equal(now, self.last_discrete)
 
     def accept_discrete(self) -> None:
         """The step is accepted: its discrete outputs are the next step's reference."""
         if self.discrete:
-            self.last_discrete = self.discrete_values()
+            self.last_discrete = self.discrete_values(fresh=self.last_discrete is None)
 
     def predict(self, t1: float) -> np.ndarray:
         """The unknowns at t1 extrapolated through the last (up to three) accepted points."""
@@ -425,22 +471,29 @@ class Implicit:
         if not c.any():
             return 0.0
         t1 = self.hist[-1][0] + dt
-        pts = [p for p in self.hist[-(self.order + 1):]] + [(t1, new)]
+        pts = self.hist[-(self.order + 1):] + [(t1, new)]
         if len(pts) < self.order + 2:
             pts = self.hist[-2:] + [(t1, new)]
         if len(pts) < 3:
-            e = np.abs(new - m.y) / 2.0
+            e = np.abs(new[c] - m.y[c]) / 2.0
         else:
+            # the divided difference over all points, as weights of the values (1 / prod of the
+            # node differences), times the node polynomial of the interpolant used at mid-step
             ts = [p[0] for p in pts]
-            dd = [p[1] for p in pts]                      # divided differences, in place
-            for lvl in range(1, len(pts)):
-                dd = [(dd[i + 1] - dd[i]) / (ts[i + lvl] - ts[i]) for i in range(len(dd) - 1)]
             tm = t1 - dt / 2
             w = 1.0
-            for tj in ts[1:]:                              # the nodes of the polynomial used
+            for tj in ts[1:]:
                 w *= tm - tj
-            e = np.abs(dd[0] * w)
-        scale = m.rtol * np.maximum(m.runmax, np.abs(new)) + m.atol
+            acc = None
+            for j, (tj, yj) in enumerate(pts):
+                den = 1.0
+                for k, tk in enumerate(ts):
+                    if k != j:
+                        den *= tj - tk
+                term = yj[c] * (w / den)
+                acc = term if acc is None else acc + term
+            e = np.abs(acc)
+        scale = m.rtol * np.maximum(m.runmax[c], np.abs(new[c])) + m.atol[c]
         with np.errstate(divide="ignore", invalid="ignore"):
-            r = np.where(e[c] == 0, 0.0, e[c] / scale[c])
-        return float(np.max(r))
+            r = np.where(e == 0, 0.0, e / scale)
+        return float(r.max())

@@ -48,7 +48,8 @@ int wc_step_record(void *do_step, void *get_real, void *comp, double t0, double 
  * held (a unit with `given` takes the polynomial y0 + d1*s + d2*s^2/2 of its sources instead,
  * orders 1 and 2, the mean of that held); fmi2DoStep; the end values set when an output has
  * direct feedthrough; the outputs
- * read into out[dst].  held[] receives the means (the master's energy estimate).  One ctypes
+ * read into out[dst].  held[] receives the means of the two ends (the master's energy estimate
+ * measures the consistency of the exchanged end values; the refinement check, the rest).  One ctypes
  * call instead of ~6 per unit.  Returns 0, or the failing status with *failed = index of the
  * unit in units[] * 8 + the call (0 SetFMUstate, 1 SetReal, 2 SetRealInputDerivatives,
  * 3 DoStep, 4 SetReal of the end values, 5 GetReal, 6 the discrete outputs, read into their
@@ -110,7 +111,7 @@ int wc_phi(const wc_unit *units, long n_units, const long *seq, long n_seq, int 
                 const double mean = y + g1 * dt / 2 + g2 * dt * dt / 6;
                 if (u->interp) { a[i] = y; d[i] = g1; e[i] = g2; }
                 else a[i] = mean;
-                if (held) held[u->held_off + i] = mean;
+                if (held) held[u->held_off + i] = 0.5 * (y + z);   /* the energy estimate's exchange */
             }
             st = ((set_real_fn)u->set_real)(u->comp, u->in_vr, (size_t)u->n_in, a);
             if (st > 1) { *failed = k * 8 + 1; return st; }

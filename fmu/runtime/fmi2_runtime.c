@@ -135,6 +135,13 @@
  *    exactly on the next point found v still at the point delivered before: issue 15).
  *    The solver's stages evaluate derivatives only (mdl_deriv); outputs are evaluated
  *    when read.
+ *  - CS input derivatives (canInterpolateInputs, orders 1 and 2): the inputs follow the
+ *    polynomial of fmi2SetRealInputDerivatives through the step that starts where it was set,
+ *    consumed by it ("input derivatives"); output derivatives (maxOutputDerivativeOrder 1):
+ *    dy/dt at the communication point from the model's directional derivatives along
+ *    (dx/dt, du/dt) and a difference in t, or a difference along the trajectory ("output
+ *    derivatives"); fmi2GetDirectionalDerivative from the generated Jacobian (mdl_dd) or the
+ *    model's own directional derivatives (mdl_ddir, the container).
  *  - Logging categories: logEvents, logStatusWarning, logStatusDiscard,
  *    logStatusError, logAll.  Messages with status Discard/Error/Fatal are always
  *    passed to the logger; OK/Warning messages only when debug logging is on for their
@@ -456,6 +463,122 @@ static int ensure_eval(RtCtx *c)
 }
 
 /* ------------------------------------------------------------------------- */
+/* input derivatives (Co-Simulation, canInterpolateInputs = true)             */
+/* FMI 2.0 (4.2.1) lets the master give, with the value of a continuous Real input at a
+ * communication point tc, its time derivatives there (fmi2SetRealInputDerivatives; "inputs and
+ * their derivatives are set with respect to the beginning of a communication time step"), so
+ * that the slave can interpolate the input over the step that begins at tc.  Here:
+ *  - orders 1 and 2, for inputs of type Real (causality input; every Real input of a generated
+ *    model is continuous); another order, or another variable (an Integer or Boolean input, a
+ *    parameter, an output), is refused with fmi2Error naming it, and nothing is set;
+ *  - allowed where fmi2SetReal may set an input in Co-Simulation: instantiated, initialization
+ *    mode, stepComplete (FMI 2.0 4.2.4); the derivatives set before the first step belong to it;
+ *  - the fmi2DoStep from tc moves each input with a derivative along
+ *        u(tau) = u(tc) + du (tau - tc) + d2u (tau - tc)^2 / 2,
+ *    u(tc) its value at the start of the step, at every evaluation inside the step: the solver's
+ *    stages and Jacobians, the event indicators (also while an event is located on the dense
+ *    output), the event iteration at an event inside the step, and the end of the step;
+ *  - after a successful fmi2DoStep the input has the polynomial's value at the end of the step
+ *    (what the model used there, so the outputs read afterwards agree with the input read; FMI
+ *    3.0 asks the same of an importer's input approximation: u_approx(t_i+1) = u(t_i+1)), and
+ *    the derivatives are consumed (0): they describe the step that began where they were set.
+ *    A master that sets nothing at the next point holds the input at that value; one that
+ *    wants the ramp to go on sets the derivatives again (as FMPy's set_input_derivatives does
+ *    at every point).  fmi2SetReal of the input keeps its derivatives (both describe the input
+ *    at the same point, set in either order); fmi2Reset clears them; fmi2SetFMUstate restores
+ *    those of the state (pending ones and the polynomial of the step in progress);
+ *  - a polynomial that differs from the last step's continued to this point (a derivative set,
+ *    or one consumed and not set again) restarts the solver, as a changed input value does; the
+ *    same polynomial continued (same value, slope and curvature here) does not, so a ramp whose
+ *    slope the master sets again at every point lets the solver's steps reach over the
+ *    communication points as they do with constant inputs.
+ * FMI 2.0 itself says neither when derivatives expire nor which value the input has after the
+ * step; the rules above are the reading of "with respect to the beginning of a communication
+ * time step" in which a step's inputs depend on what was set at its start only.
+ * Without derivatives set (uPon == 0) none of this touches v: runs are bit-identical to a
+ * runtime without it. */
+
+/* the inputs of the step's polynomial at time t into v (nothing when it moves none) */
+static void u_at(const RtCtx *c, double *v, double t)
+{
+#if N_U > 0
+    int i;
+    double dt;
+    if (!c->uPon) return;
+    dt = t - c->uPt;
+    for (i = 0; i < N_U; i++) {
+        const double *p = c->uP + 3 * i;
+        if (p[1] != 0.0 || p[2] != 0.0) v[OFF_U + i] = p[0] + dt * (p[1] + 0.5 * dt * p[2]);
+    }
+#else
+    (void)c; (void)v; (void)t;
+#endif
+}
+
+/* the rate of input i at the current point (output derivatives): the first derivative set for
+   the next step when some were set since the last step, else the slope of the last step's
+   polynomial at its end (0 for an input held constant) */
+static double u_rate(const RtCtx *c, int i)
+{
+    if (c->uDset) return c->uD1[i];
+    if (c->uPon) return c->uP[3 * i + 1] + (c->time - c->uPt) * c->uP[3 * i + 2];
+    return 0.0;
+}
+
+/* The polynomial of the step that starts at c->time: the inputs' values now and the derivatives
+   set at this point; the solver restarts unless it is the last step's polynomial continued. */
+static void u_begin_step(RtCtx *c)
+{
+#if N_U > 0
+    int i, same = 1, on = 0;
+    const double dt = c->time - c->uPt;
+    for (i = 0; i < N_U; i++) {
+        double *p = c->uP + 3 * i;
+        const double a0 = c->v[OFF_U + i], a1 = c->uD1[i], a2 = c->uD2[i];
+        if (c->uPon && (p[1] != 0.0 || p[2] != 0.0)) {
+            if (a0 != p[0] + dt * (p[1] + 0.5 * dt * p[2]) || a1 != p[1] + dt * p[2] || a2 != p[2])
+                same = 0;
+        } else if (a1 != 0.0 || a2 != 0.0) {
+            same = 0;
+        }
+        p[0] = a0;
+        p[1] = a1;
+        p[2] = a2;
+        if (a1 != 0.0 || a2 != 0.0) on = 1;
+    }
+    c->uPt = c->time;
+    c->uPon = on;
+    if (!same) {
+        c->odeRestart = 1;   /* the right-hand side changed, as with a new input value */
+        c->odeResume = 0;
+        if (c->stale) invalidate(c);   /* the restart's indicators from a whole evaluation */
+    }
+#else
+    (void)c;
+#endif
+}
+
+/* After a successful fmi2DoStep to c->time: the inputs at the step's end (v is evaluated again
+   before a read if one moved), the derivatives consumed. */
+static void u_end_step(RtCtx *c)
+{
+#if N_U > 0
+    if (c->uPon) {   /* (some input moves) */
+        double *w = c->vScratch;
+        memcpy(w + OFF_U, c->v + OFF_U, (size_t)N_U * sizeof(double));
+        u_at(c, c->v, c->time);
+        if (memcmp(w + OFF_U, c->v + OFF_U, (size_t)N_U * sizeof(double)) != 0) {
+            c->stale = 1;
+            forget_parts(c);
+        }
+    }
+    memset(c->uD1, 0, (size_t)N_U * sizeof(double));
+    memset(c->uD2, 0, (size_t)N_U * sizeof(double));
+#endif
+    c->uDset = 0;
+}
+
+/* ------------------------------------------------------------------------- */
 /* evaluation in parts (model_api.h): ME continuous-time mode only, where an importer that
    couples FMUs reads outputs, sets inputs and then asks for derivatives at every
    right-hand side; the whole mdl_eval stays the path everywhere else */
@@ -514,7 +637,10 @@ static int eval_part(RtCtx *c, int part)
     return rc;
 }
 
-#if MDL_HAS_OUT
+#ifndef MDL_HAS_DDIR
+#define MDL_HAS_DDIR 0
+#endif
+#if MDL_HAS_OUT || defined(N_OUTLIST)
 /* index of key in the ascending a[0..n-1], -1 if absent */
 static int sorted_index(const int *a, int n, int key)
 {
@@ -527,7 +653,9 @@ static int sorted_index(const int *a, int n, int key)
     }
     return -1;
 }
+#endif
 
+#if MDL_HAS_OUT
 /* index of vr in mdl_out_slot (ascending), -1 if it is not an output mdl_out computes */
 static int out_index(fmi2ValueReference vr)
 {
@@ -549,32 +677,79 @@ static int out_is_cheap(int o)
 #ifndef MDL_HAS_DD
 #define MDL_HAS_DD 0
 #endif
-#if MDL_HAS_DD
-/* row of d(dx, outputs)/d(x, u) of unknown vr; DD_STATE: a state (an output that is a
-   state: its own seed), DD_ZERO: a discrete variable (derivative 0), -1: not an unknown */
-enum { DD_STATE = -2, DD_ZERO = -3 };
-static int dd_row_of(fmi2ValueReference vr)
+#if MDL_HAS_DD && MDL_HAS_DDIR
+#error "MDL_HAS_DD and MDL_HAS_DDIR exclude each other"
+#endif
+#if MDL_HAS_DDIR && !defined(N_OUTLIST)
+#error "MDL_HAS_DDIR needs N_OUTLIST (model_api.h)"
+#endif
+
+/* vr lies in the slice [off, off + n) of v */
+static int in_slice(fmi2ValueReference vr, long off, long n)
 {
-    int k;
-    if (vr >= (fmi2ValueReference)OFF_DX && vr < (fmi2ValueReference)(OFF_DX + N_X)) return (int)(vr - OFF_DX);
-    if (vr >= (fmi2ValueReference)OFF_X && vr < (fmi2ValueReference)(OFF_X + N_X)) return DD_STATE;
-    if (vr >= (fmi2ValueReference)(OFF_D + N_DALG) && vr < (fmi2ValueReference)(OFF_D + N_D)) return DD_ZERO;
-    k = out_index(vr);
-    return k >= 0 ? N_X + k : -1;
+    return (long)vr >= off && (long)vr < off + n;
 }
 
-/* out[0 .. N_X+N_OUT-1] = central difference of (dx, outputs) along the seed dv over the
-   knowns vr, evaluated on a copy of v (the instance's values stay as they are): for rows
-   where the generated Jacobian has a non-finite entry (a point without derivative) */
-static int dd_differences(RtCtx *c, const fmi2ValueReference vr[], size_t n, const fmi2Real dv[],
-                          double *out)
+/* 1 if vr is an output of the model's list (MDL_HAS_OUT: mdl_out_slot; N_OUTLIST:
+   mdl_outlist), 0 if not, -1 if the model has no list */
+static int is_listed_output(fmi2ValueReference vr)
+{
+#if MDL_HAS_OUT
+    return out_index(vr) >= 0;
+#elif defined(N_OUTLIST)
+    return sorted_index(mdl_outlist, N_OUTLIST, (int)vr) >= 0;
+#else
+    (void)vr;
+    return -1;
+#endif
+}
+
+#if MDL_HAS_DD || MDL_HAS_DDIR
+/* what unknown vr of a directional derivative is: DD_ROW (a state derivative or an output: its
+   value in ddOut[vr]), DD_STATE (a state: its own seed, also in ddOut[vr]), DD_ZERO (a discrete
+   variable: derivative 0), -1 not an unknown */
+enum { DD_ROW = 1, DD_STATE = -2, DD_ZERO = -3 };
+static int dd_unknown(fmi2ValueReference vr)
+{
+    if (in_slice(vr, OFF_DX, N_X)) return DD_ROW;
+    if (in_slice(vr, OFF_X, N_X)) return DD_STATE;
+    if (in_slice(vr, OFF_D + N_DALG, N_D - N_DALG)) return DD_ZERO;
+    return is_listed_output(vr) > 0 ? DD_ROW : -1;
+}
+
+/* a known of a directional derivative: a state or an input */
+static int dd_known(fmi2ValueReference vr)
+{
+    return in_slice(vr, OFF_X, N_X) || in_slice(vr, OFF_U, N_U);
+}
+#endif
+
+#if MDL_HAS_DD
+/* row of d(dx, outputs)/d(x, u) of a state derivative or output slot, -1 none */
+static int dd_row(fmi2ValueReference vr)
+{
+    if (in_slice(vr, OFF_DX, N_X)) return (int)vr - OFF_DX;
+    return out_index(vr) >= 0 ? N_X + out_index(vr) : -1;
+}
+
+/* slot of column j of d(dx, outputs)/d(x, u) (the states, then the inputs) */
+static int dd_col_slot(int j)
+{
+    return j < N_X ? OFF_X + j : OFF_U + j - N_X;
+}
+
+/* out[0 .. N_X+N_OUT-1] = central difference of (dx, outputs) along the seeds c->ddSeed (by
+   slot: the states and inputs), evaluated on a copy of v (the instance's values stay as they
+   are): for rows where the generated Jacobian has a non-finite entry (a point without
+   derivative) */
+static int dd_differences(RtCtx *c, double *out)
 {
     const int m = N_X + N_OUT;
+    const double *seed = c->ddSeed;
     double *w = c->vScratch, *fp = c->ddAcc + 2 * NARR(m), h = INFINITY;
-    size_t i;
-    int side, k, rc = 0;
-    for (i = 0; i < n; i++) {      /* each known moves by at most sqrt(eps)*max(|x|, 1e-6) */
-        const double x = fabs(c->v[vr[i]]), s = fabs(dv[i]);
+    int j, side, k, rc = 0;
+    for (j = 0; j < N_X + N_U; j++) {   /* each known moves by at most sqrt(eps)*max(|x|, 1e-6) */
+        const double x = fabs(c->v[dd_col_slot(j)]), s = fabs(seed[dd_col_slot(j)]);
         if (s > 0 && 1.4901161193847656e-08 * (x > 1e-6 ? x : 1e-6) / s < h)
             h = 1.4901161193847656e-08 * (x > 1e-6 ? x : 1e-6) / s;
     }
@@ -586,7 +761,7 @@ static int dd_differences(RtCtx *c, const fmi2ValueReference vr[], size_t n, con
     for (side = 0; side < 2 && rc == 0; side++) {
         double *f = side == 0 ? fp : out;
         memcpy(w, c->v, (size_t)NV * sizeof(double));
-        for (i = 0; i < n; i++) w[vr[i]] += (side == 0 ? h : -h) * dv[i];
+        for (j = 0; j < N_X + N_U; j++) w[dd_col_slot(j)] += (side == 0 ? h : -h) * seed[dd_col_slot(j)];
         rc = mdl_deriv(w, c->time, NULL, c);
 #if MDL_HAS_OUT
         if (rc == 0) rc = mdl_out(w, c->time, NULL, c);
@@ -599,13 +774,81 @@ static int dd_differences(RtCtx *c, const fmi2ValueReference vr[], size_t n, con
     for (k = 0; k < m; k++) out[k] = (fp[k] - out[k]) / (2 * h);
     return rc;
 }
+#endif
 
-/* column of known vr, -1 if none */
-static int dd_col_of(fmi2ValueReference vr)
+#if MDL_HAS_DD || MDL_HAS_DDIR
+/* the seeds of a directional derivative: 0 (the slots dd_core reads) */
+static void dd_seed_clear(RtCtx *c)
 {
-    if (vr >= (fmi2ValueReference)OFF_X && vr < (fmi2ValueReference)(OFF_X + N_X)) return (int)(vr - OFF_X);
-    if (vr >= (fmi2ValueReference)OFF_U && vr < (fmi2ValueReference)(OFF_U + N_U)) return N_X + (int)(vr - OFF_U);
-    return -1;
+#if MDL_HAS_DD
+    memset(c->ddSeed + OFF_X, 0, (size_t)N_X * sizeof(double));
+    memset(c->ddSeed + OFF_U, 0, (size_t)N_U * sizeof(double));
+#else
+    memset(c->ddSeed, 0, (size_t)NV * sizeof(double));
+#endif
+}
+
+/* The directional derivative at the current point (t, v) along the seeds c->ddSeed (by slot:
+ * the states and inputs, dd_seed_clear elsewhere) into c->ddOut (by slot): the state
+ * derivatives, the outputs, and the states themselves (their seeds).  mdl_dd: d(dx, outputs)/d(x, u) from the
+ * generated sparse Jacobian (d(dx)/dx from the solver's, mdl_jac_nz; kept while the point
+ * stays), rows with a non-finite entry by central differences when one of the unknowns
+ * want[0 .. nwant-1] is such a row; mdl_ddir: the model's own.  0 ok, else the model's code
+ * (-1: mdl_ddir has none now). */
+static int dd_core(RtCtx *c, const fmi2ValueReference want[], size_t nwant)
+{
+    const double *seed = c->ddSeed;
+    double *out = c->ddOut;
+    int k, rc = 0;
+#if MDL_HAS_DD
+    const int m = N_X + N_OUT;
+    double *acc = c->ddAcc, *bad = c->ddAcc + NARR(m);   /* bad[r] != 0: row r differences */
+    int j, p, nbad = 0;
+    size_t i;
+    if (!c->ddValid) {      /* d(dx)/dx from the solver's Jacobian, the rest from mdl_dd */
+        (void)mdl_dd(c->v, c->time, c->ddJ, c);
+#if N_X > 0
+        (void)mdl_jac_nz(c->v, c->time, c->ddJx, c);   /* -1 if some entry is not finite:
+                                                          handled entry by entry below */
+#endif
+        c->ddValid = 1;
+    }
+    memset(acc, 0, 2 * NARR(m) * sizeof(double));
+    for (j = 0; j < N_X + N_U; j++) {
+        const double sj = seed[dd_col_slot(j)];
+        if (sj == 0.0) continue;
+        for (p = mdl_dd_colind[j]; p < mdl_dd_colind[j + 1]; p++) {
+            if (isfinite(c->ddJ[p])) acc[mdl_dd_row[p]] += c->ddJ[p] * sj;
+            else bad[mdl_dd_row[p]] = 1.0;
+        }
+#if N_X > 0
+        if (j < N_X)
+            for (p = mdl_jac_colind[j]; p < mdl_jac_colind[j + 1]; p++) {
+                if (isfinite(c->ddJx[p])) acc[mdl_jac_row[p]] += c->ddJx[p] * sj;
+                else bad[mdl_jac_row[p]] = 1.0;
+            }
+#endif
+    }
+    for (i = 0; i < nwant; i++) {
+        const int r = dd_row(want[i]);
+        if (r >= 0 && bad[r] != 0.0) nbad++;
+    }
+    if (nbad > 0) {            /* the rows asked for that have no exact value */
+        double *fd = c->ddAcc + 3 * NARR(m);
+        rc = dd_differences(c, fd);
+        for (p = 0; p < m; p++)
+            if (bad[p] != 0.0) acc[p] = fd[p];
+    }
+    for (k = 0; k < N_X; k++) out[OFF_DX + k] = acc[k];   /* (the other slots: not read) */
+    for (k = 0; k < N_OUT; k++) out[mdl_out_slot[k]] = acc[N_X + k];
+#else
+    (void)want; (void)nwant;
+    memcpy(out, seed, (size_t)NV * sizeof(double));
+    rc = mdl_ddir(c->v, c->time, out, c);
+    if (rc == MDL_TERMINATE) rc = 0;
+#endif
+    for (k = 0; k < N_X; k++) out[OFF_X + k] = seed[OFF_X + k];
+    return rc;
 }
 #endif
 
@@ -1037,6 +1280,7 @@ static void band_setup(RtCtx *c, int reinit)
     zc_eval(c, vs, c->time, c->zm);              /* the memories of before the event */
     memcpy(vs, c->v, (size_t)NV * sizeof(double));
     for (i = 0; i < N_X; i++) vs[OFF_X + i] += eps * c->v[OFF_DX + i];
+    u_at(c, vs, c->time + eps);
     c->quiet++;
     rc = mdl_deriv(vs, c->time + eps, c->zr, c);
     c->quiet--;
@@ -1152,6 +1396,12 @@ static void set_defaults(RtCtx *c)
     memset(c->zOff, 0, NARR(N_Z) * sizeof(double));
     c->nOff = 0;
     c->evHold = 0;
+    memset(c->uD1, 0, NARR(N_U) * sizeof(double));
+    memset(c->uD2, 0, NARR(N_U) * sizeof(double));
+    memset(c->uP, 0, 3 * NARR(N_U) * sizeof(double));
+    c->uPt = 0.0;
+    c->uPon = 0;
+    c->uDset = 0;
     if (c->ode) {
         rt_ode_reset_stats(c->ode);
         rt_ode_auto_reset(c->ode);
@@ -1181,6 +1431,11 @@ static void free_instance(RtCtx *c)
     if (c->ddAcc) fr(c->ddAcc);
     if (c->ddJx) fr(c->ddJx);
 #endif
+    if (c->ddSeed) fr(c->ddSeed);
+    if (c->ddOut) fr(c->ddOut);
+    if (c->uD1) fr(c->uD1);
+    if (c->uD2) fr(c->uD2);
+    if (c->uP) fr(c->uP);
     if (c->xe) fr(c->xe);
     if (c->liveBuf) fr(c->liveBuf);
     if (c->xNominal) fr(c->xNominal);
@@ -1266,6 +1521,13 @@ fmi2Component fmi2Instantiate(fmi2String instanceName, fmi2Type fmuType,
     c->ddJx = (double *)al(NARR(MDL_JAC_NNZ), sizeof(double));
     if (!c->ddJ || !c->ddAcc || !c->ddJx) goto oom;
 #endif
+    c->ddSeed = (double *)al(NARR(NV), sizeof(double));   /* (also the output derivatives') */
+    c->ddOut = (double *)al(NARR(NV), sizeof(double));
+    if (!c->ddSeed || !c->ddOut) goto oom;
+    c->uD1 = (double *)al(NARR(N_U), sizeof(double));
+    c->uD2 = (double *)al(NARR(N_U), sizeof(double));
+    c->uP = (double *)al(3 * NARR(N_U), sizeof(double));
+    if (!c->uD1 || !c->uD2 || !c->uP) goto oom;
     c->xe = (double *)al(NARR(N_X), sizeof(double));
     c->liveBuf = (double *)al(RT_LIVE_LEN, sizeof(double));
     c->xNominal = (double *)al(NARR(N_X), sizeof(double));
@@ -1406,6 +1668,12 @@ END:
 fmi2Status fmi2Terminate(fmi2Component comp)
 {
     RT_BEGIN("fmi2Terminate", M_Terminate)
+    /* the values after a step are read in terminated too (FMI 2.0 4.2.4): evaluate what the
+       solver left stale (y, and dx when steps reached past the communication point) while the
+       model can still be evaluated */
+    if (c->stale && c->state == RT_STEP_COMPLETE && ensure_eval(c) != 0)
+        rlog(c, fmi2Warning, RT_LOG_WARNING, "%s: the model cannot be evaluated at t=%.17g; "
+             "values read after fmi2Terminate are those of an earlier evaluation", FN, c->time);
     if (c->ode)
         rlog(c, fmi2OK, RT_LOG_ALL,
              "fmi2Terminate: t=%.17g solver %s: steps=%ld accepted=%ld rejected=%ld "
@@ -1732,7 +2000,7 @@ END:
 /* FMU state: one contiguous byte block, which is also the serialized form     */
 
 #define RT_STATE_MAGIC "WCSFMUS"   /* + NUL = 8 bytes */
-#define RT_STATE_VERSION 9u   /* 3: odeAuto (was padding); 4: auto code with back-off (rt_ode.h);
+#define RT_STATE_VERSION 10u   /* 3: odeAuto (was padding); 4: auto code with back-off (rt_ode.h);
                                  5: chattering history + 2*N_Z doubles after v;
                                  6: multistep history (rt_ode_hist_len(N_X) doubles) after those;
                                  7: the running solver (RT_LIVE_LEN doubles) instead of it and
@@ -1740,7 +2008,12 @@ END:
                                  8: auto with Adams: odeProbe, the code's Adams and level bits,
                                     the probe's fields in the solver's record;
                                  9: the indicator offsets of held relations (N_Z doubles after
-                                    the 2*N_Z of version 5) */
+                                    the 2*N_Z of version 5);
+                                 10: the input derivatives (RT_UDER_LEN doubles before the
+                                    running solver) */
+/* the input derivatives in an FMU state (version 10): uD1, uD2 (N_U each), the polynomial uP
+   (3*N_U), uPt, uPon, uDset */
+#define RT_UDER_LEN (5 * (size_t)N_U + 3)
 
 typedef struct {
     char magic[8];
@@ -1825,7 +2098,50 @@ static size_t state_guid_space(void)
 static size_t state_size(void)
 {
     return sizeof(RtStateHeader) + state_guid_space() +
-           ((size_t)(NV + 3 * N_Z) + RT_LIVE_LEN) * sizeof(double);
+           ((size_t)(NV + 3 * N_Z) + RT_LIVE_LEN + RT_UDER_LEN) * sizeof(double);
+}
+
+/* byte offsets in an FMU state: the input derivatives after v and the 3*N_Z event doubles, the
+   running solver last (a block's end: tests find it there) */
+static size_t state_uder_offset(void)
+{
+    return sizeof(RtStateHeader) + state_guid_space() + (size_t)(NV + 3 * N_Z) * sizeof(double);
+}
+
+static size_t state_live_offset(void)
+{
+    return state_uder_offset() + RT_UDER_LEN * sizeof(double);
+}
+
+static void uder_write(const RtCtx *c, unsigned char *buf)
+{
+    double *p = (double *)(void *)(buf + state_uder_offset());
+    memcpy(p, c->uD1, (size_t)N_U * sizeof(double));
+    memcpy(p + N_U, c->uD2, (size_t)N_U * sizeof(double));
+    memcpy(p + 2 * N_U, c->uP, 3 * (size_t)N_U * sizeof(double));
+    p[5 * N_U] = c->uPt;
+    p[5 * N_U + 1] = c->uPon;
+    p[5 * N_U + 2] = c->uDset;
+}
+
+/* 1 if the input derivatives of a block are valid */
+static int uder_check(const unsigned char *buf)
+{
+    double p[RT_UDER_LEN];
+    memcpy(p, buf + state_uder_offset(), sizeof p);
+    return rt_ode_all_finite((int)RT_UDER_LEN, p) && (p[5 * N_U + 1] == 0.0 || p[5 * N_U + 1] == 1.0) &&
+           (p[5 * N_U + 2] == 0.0 || p[5 * N_U + 2] == 1.0);
+}
+
+static void uder_read(RtCtx *c, const unsigned char *buf)
+{
+    const double *p = (const double *)(const void *)(buf + state_uder_offset());
+    memcpy(c->uD1, p, (size_t)N_U * sizeof(double));
+    memcpy(c->uD2, p + N_U, (size_t)N_U * sizeof(double));
+    memcpy(c->uP, p + 2 * N_U, 3 * (size_t)N_U * sizeof(double));
+    c->uPt = p[5 * N_U];
+    c->uPon = p[5 * N_U + 1] != 0.0;
+    c->uDset = p[5 * N_U + 2] != 0.0;
 }
 
 /* The running CS solver in an FMU state (version 7), RT_LIVE_LEN doubles: 0 = 1 when
@@ -1952,8 +2268,8 @@ static void state_write(const RtCtx *c, unsigned char *buf)
         memcpy(p + (size_t)N_Z * sizeof(double), c->zBand, (size_t)N_Z * sizeof(double));
         memcpy(p + 2 * (size_t)N_Z * sizeof(double), c->zOff, (size_t)N_Z * sizeof(double));
     }
-    live_write(c, (double *)(void *)(buf + sizeof h + state_guid_space() +
-                                     (size_t)(NV + 3 * N_Z) * sizeof(double)));
+    live_write(c, (double *)(void *)(buf + state_live_offset()));
+    uder_write(c, buf);
     h.checksum = state_checksum(buf, STATE_TOTAL(c));   /* (with the model's part, H1) */
     memcpy(buf, &h, sizeof h);
 }
@@ -1981,6 +2297,7 @@ static const char *state_check(const RtCtx *c, const unsigned char *buf, size_t 
     if (h.evHead < 0 || h.evHead >= RT_EV_HIST || h.evN < 0 || h.evN > RT_EV_HIST ||
         h.zenoRun < 0)
         return "corrupt event history";
+    if (!uder_check(buf)) return "corrupt input derivatives";
 #ifdef MDL_HAS_HOOKS
     if (mdl_hook_state_check((RtCtx *)c, buf + state_size(), h.totalSize - state_size()) != 0)
         return "the model's part is invalid";
@@ -2018,8 +2335,8 @@ static void state_read(RtCtx *c, const unsigned char *buf)
         int k;
         for (k = 0; k < N_Z; k++) if (c->zOff[k] != 0.0) c->nOff++;
     }
-    memcpy(c->liveBuf, buf + sizeof h + state_guid_space() + (size_t)(NV + 3 * N_Z) * sizeof(double),
-           RT_LIVE_LEN * sizeof(double));
+    memcpy(c->liveBuf, buf + state_live_offset(), RT_LIVE_LEN * sizeof(double));
+    uder_read(c, buf);
     c->evHead = h.evHead;
     c->evN = h.evN;
     c->zenoRun = h.zenoRun;
@@ -2166,22 +2483,21 @@ fmi2Status fmi2GetDirectionalDerivative(fmi2Component comp,
                                         const fmi2Real dvKnown[], fmi2Real dvUnknown[])
 {
     RT_BEGIN("fmi2GetDirectionalDerivative", M_GetDirectionalDerivative)
-#if MDL_HAS_DD
+#if MDL_HAS_DD || MDL_HAS_DDIR
     {
-        /* dvUnknown = J[unknowns, knowns] * dvKnown, J = d(dx, outputs)/d(x, u) from the
-           generated sparse Jacobian (mdl_dd) at the current point */
+        /* dvUnknown = J[unknowns, knowns] * dvKnown, J = d(dx, outputs)/d(x, u) at the current
+           point (dd_core) */
         size_t i;
-        int rc, p;
+        int rc;
         if ((nUnknown > 0 && (!vUnknown_ref || !dvUnknown)) || (nKnown > 0 && (!vKnown_ref || !dvKnown)))
             FAIL("%s: NULL pointer argument", FN);
         for (i = 0; i < nUnknown; i++)
-            if (dd_row_of(vUnknown_ref[i]) == -1)
+            if (dd_unknown(vUnknown_ref[i]) == -1)
                 FAIL("%s: unknown %s (vr=%u) is neither a state derivative nor an output", FN,
                      vUnknown_ref[i] < (fmi2ValueReference)NV ? var_name(vUnknown_ref[i]) : "?",
                      vUnknown_ref[i]);
         for (i = 0; i < nKnown; i++) {
-            const int j = dd_col_of(vKnown_ref[i]);
-            if (j < 0)
+            if (!dd_known(vKnown_ref[i]))
                 FAIL("%s: known %s (vr=%u) is neither a state nor an input", FN,
                      vKnown_ref[i] < (fmi2ValueReference)NV ? var_name(vKnown_ref[i]) : "?",
                      vKnown_ref[i]);
@@ -2189,51 +2505,14 @@ fmi2Status fmi2GetDirectionalDerivative(fmi2Component comp,
         }
         if (c->state == RT_INIT_MODE && (rc = ensure_eval(c)) != 0)
             FAIL("%s: initialization failed at t=%.17g (model code %d)", FN, c->time, rc);
-        const int m = N_X + N_OUT;
-        double *acc = c->ddAcc, *bad = c->ddAcc + NARR(m);   /* bad[r] != 0: row r differences */
-        int nbad = 0;
-        if (!c->ddValid) {      /* d(dx)/dx from the solver's Jacobian, the rest from mdl_dd */
-            (void)mdl_dd(c->v, c->time, c->ddJ, c);
-#if N_X > 0
-            (void)mdl_jac_nz(c->v, c->time, c->ddJx, c);   /* -1 if some entry is not finite:
-                                                              handled entry by entry below */
-#endif
-            c->ddValid = 1;
-        }
-        memset(acc, 0, 2 * NARR(m) * sizeof(double));
-        for (i = 0; i < nKnown; i++) {
-            const int j = dd_col_of(vKnown_ref[i]);
-            for (p = mdl_dd_colind[j]; p < mdl_dd_colind[j + 1]; p++) {
-                if (isfinite(c->ddJ[p])) acc[mdl_dd_row[p]] += c->ddJ[p] * dvKnown[i];
-                else if (dvKnown[i] != 0.0) bad[mdl_dd_row[p]] = 1.0;
-            }
-#if N_X > 0
-            if (j < N_X)
-                for (p = mdl_jac_colind[j]; p < mdl_jac_colind[j + 1]; p++) {
-                    if (isfinite(c->ddJx[p])) acc[mdl_jac_row[p]] += c->ddJx[p] * dvKnown[i];
-                    else if (dvKnown[i] != 0.0) bad[mdl_jac_row[p]] = 1.0;
-                }
-#endif
-        }
-        for (i = 0; i < nUnknown; i++) {
-            const int r = dd_row_of(vUnknown_ref[i]);
-            if (r >= 0 && bad[r] != 0.0) nbad++;
-        }
-        if (nbad > 0) {            /* the rows asked for that have no exact value */
-            double *fd = c->ddAcc + 3 * NARR(m);
-            if ((rc = dd_differences(c, vKnown_ref, nKnown, dvKnown, fd)) != 0)
-                FAIL("%s: the model cannot be evaluated near t=%.17g for differences (code %d)", FN, c->time, rc);
-            for (p = 0; p < m; p++)
-                if (bad[p] != 0.0) acc[p] = fd[p];
-        }
-        for (i = 0; i < nUnknown; i++) {
-            const int r = dd_row_of(vUnknown_ref[i]);
-            size_t q;
-            dvUnknown[i] = r >= 0 ? c->ddAcc[r] : 0.0;
-            if (r == DD_STATE)
-                for (q = 0; q < nKnown; q++)
-                    if (vKnown_ref[q] == vUnknown_ref[i]) dvUnknown[i] += dvKnown[q];
-        }
+        dd_seed_clear(c);
+        for (i = 0; i < nKnown; i++) c->ddSeed[vKnown_ref[i]] += dvKnown[i];
+        if ((rc = dd_core(c, vUnknown_ref, nUnknown)) != 0)
+            FAIL(MDL_HAS_DD ? "%s: the model cannot be evaluated near t=%.17g for differences (code %d)"
+                            : "%s: the directional derivatives cannot be computed at t=%.17g (code %d)",
+                 FN, c->time, rc);
+        for (i = 0; i < nUnknown; i++)
+            dvUnknown[i] = dd_unknown(vUnknown_ref[i]) == DD_ZERO ? 0.0 : c->ddOut[vUnknown_ref[i]];
     }
 #else
     (void)vUnknown_ref; (void)nUnknown; (void)vKnown_ref; (void)nKnown; (void)dvKnown;
@@ -2463,6 +2742,7 @@ static int cs_rhs(void *user, double t, const double *x, double *dx)
     RtCtx *c = (RtCtx *)user;
     int rc;
     memcpy(c->v + OFF_X, x, (size_t)N_X * sizeof(double));
+    u_at(c, c->v, t);                    /* (inputs with derivatives) */
     rc = mdl_deriv(c->v, t, c->zf, c);   /* outputs are evaluated when read */
     if (rc == 0) zshift(c, c->zf);
     c->rhsT = t;
@@ -2487,6 +2767,7 @@ static int cs_jac(void *user, double t, const double *x, const double *fx, doubl
         rc = cs_rhs(c, t, x, dx);
         if (rc != 0) return rc;
     }
+    u_at(c, c->v, t);
     rc = mdl_jac(c->v, t, J, c);
     if (rc == MDL_TERMINATE) return 1;
     if (rc == -1) return -1;
@@ -2510,6 +2791,7 @@ static int cs_jacnz(void *user, double t, const double *x, const double *fx, dou
         rc = cs_rhs(c, t, x, dx);
         if (rc != 0) return rc;
     }
+    u_at(c, c->v, t);
     rc = mdl_jac_nz(c->v, t, J, c);
     if (rc == MDL_TERMINATE) return 1;
     if (rc == -1) return -1;
@@ -2612,6 +2894,7 @@ static void cs_x_at(RtCtx *c, double t)
         rt_ode_dense(s, t, c->xe);
         memcpy(c->v + OFF_X, c->xe, (size_t)N_X * sizeof(double));
     }
+    u_at(c, c->v, t);
     c->stale = 1;
     forget_parts(c);
 }
@@ -2623,6 +2906,7 @@ static int eval_interp(RtCtx *c, double t, double *zout)
     if (N_X > 0) {
         cs_x_at(c, t);
     } else {          /* no states: the indicators are functions of t and the discrete values */
+        u_at(c, c->v, t);
         c->stale = 1;
         forget_parts(c);
     }
@@ -2699,6 +2983,7 @@ static void cs_restore_accepted(RtCtx *c, int use_old)
                (size_t)N_X * sizeof(double));
         c->time = use_old ? c->ode->t_old : c->ode->t;
     }
+    u_at(c, c->v, c->time);
     c->quiet++;
     c->dirty = mdl_eval(c->v, c->time, c) != 0;
     forget_parts(c);
@@ -2860,6 +3145,7 @@ static fmi2Status cs_integrate(RtCtx *c, const char *fn, double tEnd)
                           "or solver.maxSteps", tEnd - c->time, c->time,
                           (tEnd - c->time) / s->hmax, s->hmax, maxSteps, c->time);
     if (wallBudget > 0.0) c->wallStart = rt_wall_time();
+    u_begin_step(c);   /* the inputs' polynomial of this step (input derivatives) */
 
     /* inputs or parameters changed since the last step: event iteration first */
     if (c->csEventPending || c->dirty) {
@@ -2880,6 +3166,7 @@ static fmi2Status cs_integrate(RtCtx *c, const char *fn, double tEnd)
     }
     if (N_X == 0 && N_Z == 0) {   /* nothing continuous: just advance the time */
         c->time = tEnd;
+        u_at(c, c->v, tEnd);
         invalidate(c);
         rc = ensure_eval(c);
         if (rc != 0) return cs_discard(c, fn, "model evaluation failed at t=%.17g", tEnd);
@@ -3040,6 +3327,7 @@ static fmi2Status cs_integrate(RtCtx *c, const char *fn, double tEnd)
             const double t0 = c->time;
             double tev = tEnd;
             c->time = tEnd;
+            u_at(c, c->v, tEnd);
             rc = mdl_eval(c->v, c->time, c);
             if (rc != 0) return cs_discard(c, fn, "model evaluation failed at t=%.17g", tEnd);
             if (N_Z == 0) continue;
@@ -3051,7 +3339,10 @@ static fmi2Status cs_integrate(RtCtx *c, const char *fn, double tEnd)
             memcpy(c->zl, c->zOld, (size_t)N_Z * sizeof(double));
             memcpy(c->zr, c->z, (size_t)N_Z * sizeof(double));
             rc = locate_root(c, t0, tEnd, &tev);
-            if (rc == 0) rc = mdl_eval(c->v, tev, c);
+            if (rc == 0) {
+                u_at(c, c->v, tev);
+                rc = mdl_eval(c->v, tev, c);
+            }
             if (rc != 0) return cs_discard(c, fn, "model evaluation failed while locating an event in "
                                            "(%.17g, %.17g]", t0, tEnd);
             st = cs_event(c, fn, tev);
@@ -3106,6 +3397,7 @@ fmi2Status fmi2DoStep(fmi2Component comp, fmi2Real currentCommunicationPoint,
     c->time = currentCommunicationPoint;
     if (communicationStepSize == 0.0) goto END;
     status = cs_integrate(c, FN, currentCommunicationPoint + communicationStepSize);
+    if (status == fmi2OK) u_end_step(c);   /* the input derivatives were this step's */
 END:
     return status;
 }
@@ -3122,20 +3414,182 @@ fmi2Status fmi2SetRealInputDerivatives(fmi2Component comp, const fmi2ValueRefere
                                        size_t nvr, const fmi2Integer order[],
                                        const fmi2Real value[])
 {
+    size_t i;
     RT_BEGIN("fmi2SetRealInputDerivatives", M_SetRealInputDerivatives)
-    (void)vr; (void)nvr; (void)order; (void)value;
-    FAIL("%s: not supported (canInterpolateInputs=false)", FN);
+    /* semantics: "input derivatives" above */
+    if (!require_type(c, FN, fmi2CoSimulation)) { status = fmi2Error; goto END; }
+    if (nvr > 0 && (!vr || !order || !value)) FAIL("%s: NULL pointer argument", FN);
+    for (i = 0; i < nvr; i++) {    /* all checked before anything is set */
+        const fmi2ValueReference r = vr[i];
+        if (r >= (fmi2ValueReference)NV || mdl_var[r].kind == MK_INTERNAL || !mdl_var[r].name)
+            FAIL("%s: value reference %u is not in the model description", FN, r);
+        if (mdl_var[r].kind != MK_INPUT)
+            FAIL("%s: %s (vr=%u) is not an input: derivatives can only be set for continuous Real "
+                 "inputs", FN, var_name(r), r);
+        if (mdl_var[r].type != MT_REAL)
+            FAIL("%s: %s (vr=%u) is %s input (variability discrete): derivatives can only be set "
+                 "for continuous Real inputs", FN, var_name(r), r,
+                 mdl_var[r].type == MT_INTEGER ? "an Integer" : "a Boolean");
+        if (order[i] < 1)
+            FAIL("%s: order %d for %s (vr=%u): the order of a derivative is at least 1 (FMI 2.0: "
+                 "1 is the first derivative, 0 is not allowed)", FN, (int)order[i], var_name(r), r);
+        if (order[i] > 2)
+            FAIL("%s: order %d for %s (vr=%u): this FMU interpolates its inputs with derivatives "
+                 "of order 1 and 2 only", FN, (int)order[i], var_name(r), r);
+        if (!isfinite(value[i]))
+            FAIL("%s: derivative of order %d of %s (vr=%u) = %g is not a finite number", FN,
+                 (int)order[i], var_name(r), r, value[i]);
+    }
+    for (i = 0; i < nvr; i++) {
+        double *d = order[i] == 1 ? c->uD1 : c->uD2;
+        d[vr[i] - (fmi2ValueReference)OFF_U] = value[i];
+    }
+    if (nvr > 0) c->uDset = 1;
 END:
     return status;
+}
+
+/* ------------------------------------------------------------------------- */
+/* output derivatives (Co-Simulation, maxOutputDerivativeOrder = 1)           */
+/* fmi2GetRealOutputDerivatives(order 1): dy/dt of an output at the current communication point,
+ * the slope of the trajectory through it: y = h(t, x, u) with dx/dt = f(t, x, u) and du/dt the
+ * input's rate (u_rate: the derivative set for the next step, else the slope with which the
+ * last step's polynomial arrived; 0 for held inputs), so
+ *     dy/dt = dh/dx f + dh/du du/dt + dh/dt.
+ * With the model's directional derivatives (mdl_dd, exact where finite, as
+ * fmi2GetDirectionalDerivative; mdl_ddir, the container's) the first two terms are ONE
+ * directional derivative along (f, du/dt), and the explicit time dependence a central difference
+ * in t at fixed x and u (exactly 0 for a model without one: the result is then exact up to
+ * rounding).  Without them, one central difference along the trajectory, (t, x, u) +- h (1, f,
+ * du/dt).  h = eps^(1/3) T, T the shortest time scale among max(|t|, 1), max(|x_i|, nominal_i) /
+ * |f_i| and max(|u_j|, 1) / |du_j/dt| (second-order differences, rounding and truncation
+ * balanced).  Every evaluation is on a copy of v: nothing of the instance changes (the
+ * container's components are placed again by its next evaluation, model_api.h H1).  A state's
+ * derivative is f itself; a discrete (when-assigned) Real output's is 0: it is constant
+ * between events, and FMI 2.0 (4.2.1) returns 0 where the actual order is lower.  Orders other
+ * than 1 are refused (0 is not allowed, maxOutputDerivativeOrder = 1), as are variables that are
+ * not Real outputs. */
+enum { OD_STATE = 1, OD_ZERO = 2, OD_OUT = 3, OD_NOT_REAL = -2 };
+static int od_kind(fmi2ValueReference vr)
+{
+    if (in_slice(vr, OFF_X, N_X)) return OD_STATE;
+    if (mdl_var[vr].type != MT_REAL) return OD_NOT_REAL;
+    if (mdl_var[vr].kind == MK_DISCRETE) return OD_ZERO;
+    if (mdl_var[vr].kind != MK_COMPUTED) return -1;
+    /* (a model without a list of its outputs: any computed Real variable) */
+    return is_listed_output(vr) != 0 ? OD_OUT : -1;
+}
+
+static double od_step(const RtCtx *c)
+{
+    double T = fabs(c->time) > 1.0 ? fabs(c->time) : 1.0;
+    int i;
+    for (i = 0; i < N_X + N_U; i++) {
+        const int k = i < N_X ? OFF_X + i : OFF_U + i - N_X;
+        const double r = i < N_X ? fabs(c->v[OFF_DX + i]) : fabs(u_rate(c, i - N_X));
+        const double a = fabs(c->v[k]), lo = i < N_X ? c->xNominal[i] : 1.0;
+        const double sc = a > lo ? a : lo;
+        if (r > 0.0 && isfinite(r) && sc / r < T) T = sc / r;
+    }
+    T *= 6.0554544523933395e-06;   /* eps^(1/3) */
+    if (T < 1e-12 * (fabs(c->time) > 1.0 ? fabs(c->time) : 1.0))
+        T = 1e-12 * (fabs(c->time) > 1.0 ? fabs(c->time) : 1.0);
+    return (c->time + T) - c->time;   /* t +- h exact */
+}
+
+/* the model on a copy of v (c->vScratch) at t + hh, at x + hh f and u + hh du/dt (along) or at
+   x and u; 0 ok, else the model's code */
+static int od_eval(RtCtx *c, double hh, int along)
+{
+    double *w = c->vScratch;
+    int k, rc;
+    memcpy(w, c->v, (size_t)NV * sizeof(double));
+    if (along) {
+        for (k = 0; k < N_X; k++) w[OFF_X + k] += hh * c->v[OFF_DX + k];
+        for (k = 0; k < N_U; k++)
+            if (mdl_var[OFF_U + k].type == MT_REAL) w[OFF_U + k] += hh * u_rate(c, k);
+    }
+    c->quiet++;
+#if MDL_HAS_OUT
+    rc = mdl_out(w, c->time + hh, NULL, c);   /* (the outputs od_kind accepts) */
+#else
+    rc = mdl_eval(w, c->time + hh, c);
+#endif
+    c->quiet--;
+    return rc == MDL_TERMINATE ? 0 : rc;
 }
 
 fmi2Status fmi2GetRealOutputDerivatives(fmi2Component comp, const fmi2ValueReference vr[],
                                         size_t nvr, const fmi2Integer order[],
                                         fmi2Real value[])
 {
+    size_t i;
+    int rc, nout = 0;
     RT_BEGIN("fmi2GetRealOutputDerivatives", M_GetRealOutputDerivatives)
-    (void)vr; (void)nvr; (void)order; (void)value;
-    FAIL("%s: not supported (maxOutputDerivativeOrder=0)", FN);
+    if (!require_type(c, FN, fmi2CoSimulation)) { status = fmi2Error; goto END; }
+    if (nvr > 0 && (!vr || !order || !value)) FAIL("%s: NULL pointer argument", FN);
+    for (i = 0; i < nvr; i++) {
+        const fmi2ValueReference r = vr[i];
+        int kind;
+        if (r >= (fmi2ValueReference)NV || mdl_var[r].kind == MK_INTERNAL || !mdl_var[r].name)
+            FAIL("%s: value reference %u is not in the model description", FN, r);
+        kind = od_kind(r);
+        if (kind == OD_NOT_REAL)
+            FAIL("%s: %s (vr=%u) is of type %s: output derivatives exist for Real outputs only", FN,
+                 var_name(r), r, mdl_var[r].type == MT_INTEGER ? "Integer" : "Boolean");
+        if (kind < 0)
+            FAIL("%s: %s (vr=%u) is not an output", FN, var_name(r), r);
+        if (order[i] < 1)
+            FAIL("%s: order %d for %s (vr=%u): the order of a derivative is at least 1 (FMI 2.0: "
+                 "1 is the first derivative, 0 is not allowed)", FN, (int)order[i], var_name(r), r);
+        if (order[i] > 1)
+            FAIL("%s: order %d for %s (vr=%u) exceeds maxOutputDerivativeOrder = 1", FN,
+                 (int)order[i], var_name(r), r);
+        if (kind == OD_OUT) nout++;
+    }
+    /* the current point, consistent (stepComplete; elsewhere the values as they are: FMI 2.0
+       4.2.4, usable for debugging only except after fmi2Terminate, which evaluated them) */
+    if (c->state == RT_STEP_COMPLETE && (rc = ensure_eval(c)) != 0) {
+        c->state = RT_ERROR;
+        FAIL("%s: model evaluation failed at t=%.17g (code %d)", FN, c->time, rc);
+    }
+    if (nout > 0) {
+        const double h = od_step(c);
+        const double *w = c->vScratch;   /* od_eval's result */
+        double *yp = c->ddSeed;          /* the outputs on the plus side, by slot */
+#if MDL_HAS_DD || MDL_HAS_DDIR
+        const int along = 0;             /* the time difference at fixed x and u */
+        int k;
+        dd_seed_clear(c);
+        for (k = 0; k < N_X; k++) c->ddSeed[OFF_X + k] = c->v[OFF_DX + k];
+        for (k = 0; k < N_U; k++)
+            if (mdl_var[OFF_U + k].type == MT_REAL) c->ddSeed[OFF_U + k] = u_rate(c, k);
+        if ((rc = dd_core(c, vr, nvr)) != 0) {   /* into ddOut; ddSeed is free afterwards */
+            c->deferred[0] = '\0';
+            FAIL("%s: the directional derivatives of the outputs cannot be computed at t=%.17g "
+                 "(code %d)", FN, c->time, rc);
+        }
+#else
+        const int along = 1;             /* the difference along the trajectory */
+#endif
+        rc = od_eval(c, h, along);
+        for (i = 0; i < nvr; i++) if (od_kind(vr[i]) == OD_OUT) yp[vr[i]] = w[vr[i]];
+        if (rc == 0) rc = od_eval(c, -h, along);
+        if (rc != 0) {
+            c->deferred[0] = '\0';
+            FAIL("%s: the model cannot be evaluated near t=%.17g for differences (code %d)", FN,
+                 c->time, rc);
+        }
+        for (i = 0; i < nvr; i++)
+            if (od_kind(vr[i]) == OD_OUT)
+                value[i] = (yp[vr[i]] - w[vr[i]]) / (2.0 * h) +
+                           ((MDL_HAS_DD || MDL_HAS_DDIR) ? c->ddOut[vr[i]] : 0.0);
+    }
+    for (i = 0; i < nvr; i++) {
+        const int kind = od_kind(vr[i]);
+        if (kind == OD_STATE) value[i] = c->v[OFF_DX + (int)vr[i] - OFF_X];
+        else if (kind == OD_ZERO) value[i] = 0.0;
+    }
 END:
     return status;
 }

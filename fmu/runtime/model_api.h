@@ -132,8 +132,12 @@
  *  G11 modelDescription.xml: LogCategories logEvents, logStatusWarning,
  *     logStatusDiscard, logStatusError, logAll; numberOfEventIndicators = N_Z;
  *     canGetAndSetFMUstate = canSerializeFMUstate = true;
- *     providesDirectionalDerivative = MDL_HAS_DD; CS: canHandleVariableCommunicationStepSize
- *     = true, canInterpolateInputs = false, maxOutputDerivativeOrder = 0,
+ *     providesDirectionalDerivative = MDL_HAS_DD (or MDL_HAS_DDIR); CS:
+ *     canHandleVariableCommunicationStepSize = true, canInterpolateInputs = true (the runtime
+ *     moves the continuous Real inputs along the polynomial of fmi2SetRealInputDerivatives,
+ *     orders 1 and 2, at every evaluation inside fmi2DoStep: nothing for the model to do, it
+ *     reads u from v as always), maxOutputDerivativeOrder = 1 (computed by the runtime from
+ *     the model's evaluations, fmi2_runtime.c "output derivatives"),
  *     canRunAsynchronuously = false; ME: completedIntegratorStepNotNeeded = true.
  * ---------------------------------------------------------------------------------
  * Evaluation in parts (Model Exchange, continuous-time mode, and Co-Simulation after
@@ -160,8 +164,9 @@
  *     fixed by mdl_hook_state_size when the state is taken); the runtime's checksum covers
  *     both, the serialized form is the block itself.  Solver trial points and restores of
  *     v inside fmi2DoStep (event location, rejected steps, the moving-back test, undoing a
- *     step) only move t and x: the model must set its outside state's time and continuous
- *     states from (t, v) at every evaluation, never assume the previous evaluation's.
+ *     step) only move t and x (and, with input derivatives set, the inputs in v): the model
+ *     must set its outside state's time, continuous states and inputs from (t, v) at every
+ *     evaluation, never assume the previous evaluation's.
  *  H2 mdl_zc may read the indicators the last mdl_eval/mdl_deriv/mdl_event stored in v: the
  *     runtime evaluates (mdl_deriv) before every mdl_zc at a new (t, x), also on the dense
  *     output during event location (otherwise done only when N_W > 0).
@@ -268,6 +273,25 @@ int  mdl_out_cheap(double *v, double t, RtCtx *ctx);
 #if defined(MDL_HAS_DD) && MDL_HAS_DD
 extern const int mdl_dd_colind[], mdl_dd_row[];
 int  mdl_dd(const double *v, double t, double *Jnz, RtCtx *ctx);
+#endif
+/* Optional, for models without MDL_HAS_OUT (config.h: N_OUTLIST): the slots of their
+   outputs (Real variables computed by mdl_eval with causality output, outside the X slice;
+   ascending) in mdl_outlist[N_OUTLIST]: fmi2GetRealOutputDerivatives and
+   fmi2GetDirectionalDerivative accept these (and the states); without any list, every
+   computed Real variable. */
+#ifdef N_OUTLIST
+extern const int mdl_outlist[];
+#endif
+/* Optional, for models that compute directional derivatives themselves instead of giving a
+   Jacobian pattern (config.h: MDL_HAS_DDIR 1, which needs N_OUTLIST; the strong-coupling
+   container, which asks its components): dv[NV] holds on entry the seeds of the states
+   (OFF_X..) and inputs (OFF_U..), zero elsewhere; mdl_ddir writes d(dx)/d(x, u) * seeds into
+   dv[OFF_DX..] and d(y)/d(x, u) * seeds into dv[mdl_outlist[i]], leaving the seeds in place.
+   The point is the current (t, v) (v's values may be rewritten with the same values).  0 ok,
+   -1 not available now, >0 failed (logged).  fmi2GetDirectionalDerivative and the output
+   derivatives are built on it when MDL_HAS_DD is not defined. */
+#if defined(MDL_HAS_DDIR) && MDL_HAS_DDIR
+int  mdl_ddir(double *v, double t, double *dv, RtCtx *ctx);
 #endif
 int  mdl_event(double *v, double t, int initial, RtCtx *ctx, int *flags);
 int  mdl_jac(double *v, double t, double *J, RtCtx *ctx); /* dense N_X*N_X column-major

@@ -144,6 +144,18 @@ struct RtCtx {
     int nOff;                       /* nonzero offsets                                     */
     double wallStart;               /* CS: wall clock at the start of the fmi2DoStep      */
 
+    /* CS input derivatives (fmi2SetRealInputDerivatives; fmi2_runtime.c "input derivatives"),
+       saved with the FMU state */
+    double *uD1, *uD2;              /* N_U: derivatives of order 1 and 2 set at the current
+                                       communication point for the next fmi2DoStep (0: none) */
+    int uDset;                      /* some were set since the last fmi2DoStep */
+    double *uP;                     /* 3*N_U: the polynomial of the step being integrated
+                                       (value, slope, second derivative at uPt per input) */
+    double uPt;                     /* its time origin: the start of that step */
+    int uPon;                       /* it moves some input (a slope or curvature != 0) */
+    double *ddSeed, *ddOut;         /* NV each: seeds and results of a directional derivative
+                                       by slot; scratch of the output derivatives */
+
     /* rt_newton work space (N_W > 0) */
     double *nlR, *nlR2, *nlJ, *nlDw, *nlWb, *nlW0;
     int *nlPiv;

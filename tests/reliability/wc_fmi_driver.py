@@ -132,6 +132,7 @@ def read_info(unzipped: Path) -> dict:
                           "start": t.get("start"), "min": t.get("min"), "max": t.get("max")})
     nz = int(root.get("numberOfEventIndicators", "0"))
     return {"so": str(unzipped / "binaries" / "linux64" / (ident + ".so")),
+            "dd": root.find("CoSimulation").get("providesDirectionalDerivative") == "true",
             "guid": root.get("guid"), "identifier": ident, "nv": int(macro("NV")),
             "nx": int(macro("N_X")), "nz": nz, "variables": variables,
             "stopTime": float(root.find("DefaultExperiment").get("stopTime", "1"))}
@@ -281,9 +282,10 @@ MASKS = {
     "getIntegerStatus": (M_STATUS, CS), "getBooleanStatus": (M_STATUS, CS),
     "getStringStatus": (M_STATUS, CS),
 }
-# calls that can never succeed on these FMUs (not supported)
-ALWAYS_ERROR = {"getDirectionalDerivative", "setRealInputDerivatives",
-                "getRealOutputDerivatives", "cancelStep", "getIntegerStatus"}
+# calls that can never succeed on these FMUs (not supported, or vr 0 is never a Real input:
+# setRealInputDerivatives); getDirectionalDerivative too where the FMU does not provide it
+# (getRealOutputDerivatives of vr 0, a state, succeeds in Co-Simulation)
+ALWAYS_ERROR = {"setRealInputDerivatives", "cancelStep", "getIntegerStatus"}
 
 
 
@@ -305,6 +307,7 @@ class Runner:
     def __init__(self, fmu: Fmu):
         self.fmu = fmu
         self.info = fmu.info
+        self.always_error = ALWAYS_ERROR | (set() if self.info.get("dd") else {"getDirectionalDerivative"})
 
     # -- helpers ------------------------------------------------------------------
     def _snap(self):
@@ -404,7 +407,7 @@ class Runner:
         if not (isinstance(st, int) and 0 <= st <= 4):
             self.problem(f"returned invalid status {st!r}")
             return
-        if illegal or name in ALWAYS_ERROR:
+        if illegal or name in self.always_error:
             # P2
             if st != ERROR:
                 self.problem(f"{'illegal in state ' + STATE_NAMES[state] if illegal else 'unsupported'}"

@@ -31,8 +31,8 @@ MODEL_DESCRIPTION = """<?xml version="1.0" encoding="UTF-8"?>
   <ModelExchange modelIdentifier="bball" canGetAndSetFMUstate="true"
     canSerializeFMUstate="true" providesDirectionalDerivative="false"/>
   <CoSimulation modelIdentifier="bball" canHandleVariableCommunicationStepSize="true"
-    canGetAndSetFMUstate="true" canSerializeFMUstate="true" canInterpolateInputs="false"
-    providesDirectionalDerivative="false"/>
+    canGetAndSetFMUstate="true" canSerializeFMUstate="true" canInterpolateInputs="true"
+    maxOutputDerivativeOrder="1" providesDirectionalDerivative="false"/>
   <LogCategories>
     <Category name="logEvents"/>
     <Category name="logStatusWarning"/>
@@ -149,6 +149,39 @@ def run_checks(fmu):
         yield ("fmpy_cs_%s_impacts" % tag, ok,
                "%d impacts (exact %d), max |dt| = %.2e s, %d rows" % (len(imp), len(ex), err,
                                                                     len(res)))
+
+    # input derivatives: the floor rises as a ramp, floor(t) = a t, on a coarse grid (0.1 s),
+    # driven through FMPy's FMU2Slave (simulate_fmu's set_input_derivatives of FMPy 0.3.32
+    # sizes its derivative buffer for 9 inputs: a ValueError with one); with the slope set at
+    # every point the first impact is where the ball meets the ramp inside the step
+    # (1 - g t^2/2 = a t); held over each step, it is late
+    from fmpy import read_model_description
+    from fmpy.fmi2 import FMU2Slave
+    a, g = 0.8, 9.81
+    t1 = (-a + math.sqrt(a * a + 2 * g)) / g
+    md = read_model_description(fmu)
+    vr = {v.name: v.valueReference for v in md.modelVariables}
+    errs = []
+    for deriv in (True, False):
+        sl = FMU2Slave(guid=md.guid, unzipDirectory=fmu, modelIdentifier="bball", instanceName="ramp")
+        sl.instantiate()
+        sl.setupExperiment(tolerance=1e-10, startTime=0.0)
+        sl.enterInitializationMode()
+        sl.exitInitializationMode()
+        t = 0.0
+        for k in range(5):
+            sl.setReal([vr["floor"]], [a * t])
+            if deriv:
+                sl.setRealInputDerivatives([vr["floor"]], [1], [a])
+            sl.doStep(t, 0.1)
+            t = (k + 1) * 0.1
+            if sl.getInteger([vr["count"]])[0] >= 1:
+                break
+        errs.append(abs(sl.getReal([vr["tImpact"]])[0] - t1))
+        sl.terminate()
+        sl.freeInstance()
+    yield ("fmpy_cs_input_derivatives", errs[0] < 1e-8 and errs[1] > 1e-3,
+           "first impact |dt| = %.2e s with derivatives, %.2e s held" % tuple(errs))
 
     # terminate() in CS: FMPy stops at the termination time without error
     res = fmpy.simulate_fmu(fmu, fmi_type="CoSimulation", stop_time=t_end,

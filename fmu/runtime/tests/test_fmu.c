@@ -318,7 +318,25 @@ static void test_bball_misuse(void)
     s = A.GetDirectionalDerivative(c, NULL, 0, NULL, 0, NULL, &x);
     check(s == fmi2Error && strstr(lastlog, "not supported"), "directional_derivative_unsupported", "%s", lastlog);
     s = A.SetRealInputDerivatives(c, NULL, 0, NULL, NULL);
-    check(s == fmi2Error && strstr(lastlog, "not supported"), "input_derivatives_unsupported", "%s", lastlog);
+    check(s == fmi2OK, "input_derivatives_none", "");
+    {
+        const fmi2ValueReference fl = BB_FLOOR, hv = BB_H;
+        const fmi2Integer o3 = 3, o1 = 1, o0 = 0;
+        const fmi2Real one = 1.0;
+        fmi2Real out = 0.0;
+        s = A.SetRealInputDerivatives(c, &fl, 1, &o3, &one);
+        check(s == fmi2Error && strstr(lastlog, "order 3") && strstr(lastlog, "floor"),
+              "input_derivative_order_3_refused", "%s", lastlog);
+        s = A.SetRealInputDerivatives(c, &hv, 1, &o1, &one);
+        check(s == fmi2Error && strstr(lastlog, "h (vr=0) is not an input"),
+              "input_derivative_of_a_state_refused", "%s", lastlog);
+        s = A.GetRealOutputDerivatives(c, &fl, 1, &o1, &out);
+        check(s == fmi2Error && strstr(lastlog, "floor") && strstr(lastlog, "not an output"),
+              "output_derivative_of_an_input_refused", "%s", lastlog);
+        s = A.GetRealOutputDerivatives(c, &hv, 1, &o0, &out);
+        check(s == fmi2Error && strstr(lastlog, "order 0"), "output_derivative_order_0_refused",
+              "%s", lastlog);
+    }
     s = A.CancelStep(c);
     check(s == fmi2Error, "cancel_step", "%s", lastlog);
     s = A.GetBooleanStatus(c, fmi2Terminated, &b);
@@ -367,7 +385,7 @@ static unsigned int state_fnv(const unsigned char *b, size_t n)
     return (unsigned int)(x ^ (x >> 32));
 }
 
-/* State version 8 (and 9) keeps the running CS solver at the end of the block (no model hooks here):
+/* State version 8 (and later) keeps the running CS solver at the end of the block (no model hooks here):
    1 + ahead, event flag, event time, zOld, z (N_Z = 2 each), the solver's 36-double header and
    (3 + 56) N_X doubles (N_X = 2; 56: the auto method's work space, the largest).  Crafted records -- every header field and indicator set to
    NaN, +-Inf, huge, negative, fractional, off-by-one values, and random array entries -- with
@@ -543,6 +561,60 @@ static void test_bball_terminate_and_input(void)
     check(s == fmi2OK && fabs(getr(c, 12) - (getr(c, BB_H) - 0.3)) < 1e-12,
           "input_set_lazy_eval", "hAbove=%g", getr(c, 12));
     A.Terminate(c);
+    A.FreeInstance(c);
+}
+
+/* Input derivatives (canInterpolateInputs): the floor rises along floor(t) = a t from 0 (order 1,
+   set at t = 0 for the one step to 0.5, set again for the next), or along a t^2/2 (order 2): the
+   ball (h = 1 - g t^2/2) meets it where the polynomial says, located inside the step; after the
+   step the floor input has the polynomial's value, the derivative is consumed (a step without
+   setting it holds the floor); the output derivative of hAbove = h - floor is v - a t; the
+   derivatives survive an FMU state round trip. */
+static void test_bball_input_derivatives(void)
+{
+    const fmi2ValueReference fl = BB_FLOOR, ha = 12, hv = BB_H, cnt = BB_COUNT;
+    const fmi2Integer o1 = 1, o2 = 2;
+    const double a = 0.8, g = 9.81;
+    const double t1 = (-a + sqrt(a * a + 2 * g)) / g;             /* 1 - g t^2/2 = a t */
+    const double t2 = sqrt(2.0 / (g + a));                        /* 1 - g t^2/2 = a t^2/2 */
+    fmi2FMUstate st = NULL;
+    fmi2Status s;
+    fmi2Real d = 0.0, x;
+    double tl;
+    fmi2Component c = inst(BB_GUID, fmi2CoSimulation);
+    init(c, 1e-10, 1);
+    s = A.SetRealInputDerivatives(c, &fl, 1, &o1, &a);
+    A.GetFMUstate(c, &st);                                        /* derivative pending */
+    s = s == fmi2OK ? A.DoStep(c, 0.0, 0.5, fmi2True) : s;
+    check(s == fmi2OK && geti(c, BB_COUNT) == 1 && fabs(getr(c, BB_TIMPACT) - t1) < 1e-9,
+          "input_derivative_event_located", "impact at %.12g, exact %.12g", getr(c, BB_TIMPACT), t1);
+    check(getr(c, BB_FLOOR) == a * 0.5, "input_after_step_is_polynomial_end", "floor=%.17g",
+          getr(c, BB_FLOOR));
+    s = A.GetRealOutputDerivatives(c, &ha, 1, &o1, &d);
+    check(s == fmi2OK && fabs(d - (getr(c, BB_V) - a)) < 1e-7 * (1 + fabs(d)),
+          "output_derivative_with_input_rate", "d hAbove/dt = %.12g, v - a = %.12g", d, getr(c, BB_V) - a);
+    s = A.GetRealOutputDerivatives(c, &hv, 1, &o1, &d);
+    check(s == fmi2OK && d == getr(c, BB_V), "output_derivative_of_a_state", "%.17g", d);
+    s = A.GetRealOutputDerivatives(c, &cnt, 1, &o1, &d);
+    check(s == fmi2Error && strstr(lastlog, "Integer"), "output_derivative_integer_refused", "%s", lastlog);
+    tl = getr(c, BB_FLOOR);
+    A.DoStep(c, 0.5, 0.1, fmi2True);                              /* nothing set: held */
+    check(getr(c, BB_FLOOR) == tl, "input_derivative_consumed", "floor=%.17g", getr(c, BB_FLOOR));
+    /* the state taken with the derivative pending: the same first step again */
+    A.SetFMUstate(c, st);
+    A.DoStep(c, 0.0, 0.5, fmi2True);
+    x = getr(c, BB_TIMPACT);
+    check(fabs(x - t1) < 1e-9 && getr(c, BB_FLOOR) == a * 0.5, "input_derivative_in_fmu_state",
+          "impact %.12g", x);
+    A.FreeFMUstate(c, &st);
+    A.Reset(c);
+    init(c, 1e-10, 1);
+    s = A.SetRealInputDerivatives(c, &fl, 1, &o2, &a);
+    s = s == fmi2OK ? A.DoStep(c, 0.0, 0.6, fmi2True) : s;
+    check(s == fmi2OK && fabs(getr(c, BB_TIMPACT) - t2) < 1e-9 &&
+          fabs(getr(c, BB_FLOOR) - 0.5 * a * 0.36) < 1e-15,
+          "input_derivative_order_2", "impact at %.12g, exact %.12g, floor %.17g",
+          getr(c, BB_TIMPACT), t2, getr(c, BB_FLOOR));
     A.FreeInstance(c);
 }
 
@@ -1302,6 +1374,7 @@ int main(int argc, char **argv)
         test_bball_hostile_running_solver(2, "rodas4");
         test_bball_hostile_running_solver(3, "adams");
         test_bball_terminate_and_input();
+        test_bball_input_derivatives();
         test_bball_me();
         test_bball_unknown_vrs();
         test_bball_work_budget();

@@ -1185,8 +1185,8 @@ def render_xml(gen: Generated, experiment: dict[str, Any], description: str = ""
     out.append(_source_files(source_files))
     out.append('  </ModelExchange>')
     out.append(f'  <CoSimulation modelIdentifier={quoteattr(gen.identifier)} {caps} '
-               f'canHandleVariableCommunicationStepSize="true" canInterpolateInputs="false" '
-               f'maxOutputDerivativeOrder="0">')
+               f'canHandleVariableCommunicationStepSize="true" canInterpolateInputs="true" '
+               f'maxOutputDerivativeOrder="1">')
     out.append(_source_files(source_files))
     out.append('  </CoSimulation>')
     out.extend(unit_definitions(L))

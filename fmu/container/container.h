@@ -81,7 +81,8 @@ typedef struct {
     unsigned int vr;         /* the component's value reference */
     int slot;                /* the container's slot */
     unsigned char type;      /* MT_* */
-    unsigned char kind;      /* ct_fwd: CT_FWD_*; otherwise 0 */
+    unsigned char kind;      /* ct_fwd: CT_FWD_*; ct_out: 1 for a Real output of discrete
+                                variability (its time derivative is 0); otherwise 0 */
 } CtVal;
 
 enum { CT_FWD_FIXED = 1, CT_FWD_TUNABLE = 2, CT_FWD_START = 4 };
@@ -109,6 +110,7 @@ extern const unsigned int ct_state_vr[], ct_der_vr[];
 extern const double ct_start[];
 extern const double ct_fwd_start[];   /* per ct_fwd entry: the component's own start value (it
                                          is forwarded only when different; NaN: always) */
+/* (and model_api.h's mdl_outlist: the container's Real output slots outside X) */
 /* config.h: CT_NCOMP, CT_N_ACT, CT_N_ACTVAL, CT_N_OUT, CT_N_FWD, CT_N_CALC, CT_N_COPY,
    CT_MAXVALS (longest run of values in one call), OFF_ZV, OFF_TNEXT, CT_SLOT_TIMING,
    CT_SLOT_DIAG (first of the CT_N_DIAG diagnostics slots, order of enum below) */
@@ -186,8 +188,8 @@ struct CtData {
     double lastSet[NARR_CT(CT_N_ACTVAL)];  /* value last set per action value, what the
                                               component has (NaN: never set, or unknown) */
     CtVal changed[NARR_CT(CT_MAXVALS)];    /* the values of one action that changed */
-    /* mdl_jac: directional derivatives through the action list (CT_MAXDD: the most knowns
-       or unknowns of one component's call) */
+    /* mdl_jac, mdl_ddir: directional derivatives through the action list (CT_MAXDD: the most
+       knowns or unknowns of one component's call) */
     double dv[NARR_CT(NV)];
     fmi2ValueReference ddKnown[NARR_CT(CT_MAXDD)], ddUnknown[NARR_CT(CT_MAXDD)];
     double ddSeed[NARR_CT(CT_MAXDD)], ddOut[NARR_CT(CT_MAXDD)];

@@ -339,11 +339,10 @@ static int at_event(const CtData *d, const double *v, double t)
     return N_X == 0 || memcmp(d->xSet, v + OFF_X, (size_t)N_X * sizeof(double)) == 0;
 }
 
-/* the right-hand side at (t, v) */
-static int ct_eval(CtData *d, double *v, double t, int outputs)
+/* every component at (t, v): time and states (continuous time), then the action list */
+static int ct_place(CtData *d, double *v, double t)
 {
     int flags = CT_ALLTYPES;
-    d->nRhs += 1.0;
     if (d->phase == CT_PH_EVENT && !at_event(d, v, t) && ct_leave_event(d, v, t)) return 1;
     if (d->phase == CT_PH_CT) {
         if (ct_states_in(d, v, t)) return 1;
@@ -353,7 +352,14 @@ static int ct_eval(CtData *d, double *v, double t, int outputs)
                "initialization or after fmi2Terminate (t=%.17g)", t);
         return 1;
     }
-    if (ct_propagate(d, v, t, flags)) return 1;
+    return ct_propagate(d, v, t, flags);
+}
+
+/* the right-hand side at (t, v) */
+static int ct_eval(CtData *d, double *v, double t, int outputs)
+{
+    d->nRhs += 1.0;
+    if (ct_place(d, v, t)) return 1;
     return ct_finish(d, v, t, outputs);
 }
 
@@ -465,6 +471,52 @@ int mdl_jac(double *v, double t, double *J, RtCtx *ctx)
     ct_timed_end(d);
     return rc ? 1 : 0;
 }
+
+#if MDL_HAS_DDIR
+/* model_api.h mdl_ddir (config.h: MDL_HAS_DDIR = CT_ALL_DD): the directional derivative along
+   the seeds of dv (states and inputs) at (t, v), through the action list as mdl_jac does for one
+   state -- each output read is the directional derivative of its component with respect to its
+   states and the Real inputs the action list sets -- then each component's continuous Real
+   outputs (ct_out; the discrete ones: 0) and derivatives, then the copies (system outputs,
+   aliases of states).  In initialization, event and continuous-time mode alike (FMI 2.0 allows
+   the components' fmi2GetDirectionalDerivative in all three); the components are placed at
+   (t, v) first (their values at the point are written into v again, unchanged). */
+int mdl_ddir(double *v, double t, double *dv, RtCtx *ctx)
+{
+    CtData *d = ct_data(ctx);
+    int a, i, j, m, rc;
+    ct_timed_begin(d, v);
+    rc = ct_place(d, v, t);
+    if (rc == 0) memcpy(d->dv, dv, (size_t)NV * sizeof(double));
+    for (a = 0; a < CT_N_ACT && rc == 0; a++) {
+        const CtAction *A = &ct_act[a];
+        const CtVal *vals = ct_act_val + A->first;
+        if (A->op != CT_GET || A->type != MT_REAL || A->discrete) continue;
+        for (i = 0; i < A->n; i++) d->ddUnknown[i] = vals[i].vr;
+        rc = ct_dd(d, A->comp, A->n, d->ddOut, t);
+        for (i = 0; i < A->n && rc == 0; i++) d->dv[vals[i].slot] = d->ddOut[i];
+    }
+    for (i = 0; i < CT_NCOMP && rc == 0; i++) {
+        const CtCompInfo *ci = &ct_comp[i];
+        const CtVal *vals = ct_out + ci->outFirst;
+        for (j = m = 0; j < ci->outN; j++)
+            if (vals[j].type == MT_REAL && !vals[j].kind) d->ddUnknown[m++] = vals[j].vr;
+        if (m > 0 && (rc = ct_dd(d, i, m, d->ddOut, t)) == 0)
+            for (j = m = 0; j < ci->outN; j++)
+                if (vals[j].type == MT_REAL && !vals[j].kind) d->dv[vals[j].slot] = d->ddOut[m++];
+        if (ci->nx > 0 && rc == 0) {
+            memcpy(d->ddUnknown, ct_der_vr + ci->xoff, (size_t)ci->nx * sizeof(fmi2ValueReference));
+            rc = ct_dd(d, i, ci->nx, d->dv + OFF_DX + ci->xoff, t);
+        }
+    }
+    if (rc == 0) {
+        for (i = 0; i < CT_N_COPY; i++) d->dv[ct_copy[i].dst] = d->dv[ct_copy[i].src];
+        memcpy(dv, d->dv, (size_t)NV * sizeof(double));
+    }
+    ct_timed_end(d);
+    return rc ? 1 : 0;
+}
+#endif
 
 int mdl_initialize(double *v, double t, RtCtx *ctx)
 {

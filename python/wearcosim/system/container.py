@@ -27,6 +27,16 @@ generates per system:
   ModelStructure with every output, derivative and initial unknown (dependencies undeclared,
   i.e. "depends on everything", which is honest).
 
+Derivatives: ``fmi2GetDirectionalDerivative`` of the container (state derivatives and outputs with
+respect to states and inputs, ME and CS) goes through the action list like the Jacobian: each
+output read is its component's directional derivative with respect to its states and connected
+inputs (``mdl_ddir`` in ``fmu/container/ct_eval.c``); so ``providesDirectionalDerivative`` is
+``true`` exactly when every component provides them.  The container is compiled with the same
+runtime, so its Co-Simulation interface interpolates its Real inputs
+(``canInterpolateInputs="true"``, ``fmi2SetRealInputDerivatives`` of order 1 and 2: the moving
+input reaches its components at every right-hand side) and gives output derivatives of order 1
+(from the directional derivatives when available, else by a difference along the trajectory).
+
 Requirements on the components (refused with a one-line message naming the component and the
 port otherwise): FMI 2.0, a Model Exchange interface with a binary for this platform,
 ``canGetAndSetFMUstate`` and ``canSerializeFMUstate`` (the container's FMU state, its rollback
@@ -506,7 +516,7 @@ def _plan(system: System, name: str, identifier: str) -> _Plan:
             if sx is not None:
                 P.copies.append((k, sx))                  # an alias of a state
             else:
-                out_by_comp[c.index].append((v.valueReference, k, t))
+                out_by_comp[c.index].append((v.valueReference, k, t, t == "Real" and v.variability == "discrete"))
     for conn in system.connectors:
         if conn.kind != "output":
             continue
@@ -726,7 +736,8 @@ def _render_config(P: _Plan, guid: str) -> str:
     end_y = off["Y"] + n["Y"]
     exp = P.experiment
     all_dd = int(all(r["dd"] for r in P.comp_rows))
-    maxdd = max([r["nx"] + r["n_in_real"] for r in P.comp_rows] + [len(a[3]) for a in P.actions] + [1])
+    maxdd = max([r["nx"] + r["n_in_real"] for r in P.comp_rows] + [r["outN"] for r in P.comp_rows] +
+                [len(a[3]) for a in P.actions] + [1])
     maxvals = max([len(a[3]) for a in P.actions] + [r["outN"] for r in P.comp_rows] +
                   [r["calcN"] for r in P.comp_rows] + [1])
     macros = [
@@ -744,6 +755,7 @@ def _render_config(P: _Plan, guid: str) -> str:
         ("OFF_SOLVER_ATOL", "(OFF_SOLVER + 2)"), ("OFF_SOLVER_HMAX", "(OFF_SOLVER + 3)"),
         ("OFF_SOLVER_MAXSTEPS", "(OFF_SOLVER + 4)"), ("OFF_SOLVER_MAXSTEPTIME", "(OFF_SOLVER + 5)"),
         ("HAS_JACOBIAN", all_dd), ("CT_ALL_DD", all_dd), ("CT_MAXDD", maxdd),
+        ("MDL_HAS_DDIR", all_dd), ("N_OUTLIST", len(_outlist(P))),
         ("DEFAULT_START_TIME", _cnum(exp.get("startTime", 0.0))),
         ("DEFAULT_STOP_TIME", _cnum(exp.get("stopTime", 1.0))),
         ("DEFAULT_TOLERANCE", _cnum(exp.get("tolerance", 1e-6))),
@@ -760,6 +772,15 @@ def _render_config(P: _Plan, guid: str) -> str:
     lines += [f"#define {k} {v}" for k, v in macros]
     lines += ["", "#endif", ""]
     return "\n".join(lines)
+
+
+def _outlist(P: _Plan) -> list:
+    """The container's output slots the runtime differentiates (model_api.h mdl_outlist): the Real
+    outputs outside the state slice (the states that are outputs are their own derivatives)."""
+    L = P.layout
+    x0, x1 = L.off["X"], L.off["X"] + L.n["X"]
+    return [k for k, s in enumerate(L.slots)
+            if s.name and s.causality == "output" and s.type == "Real" and not x0 <= k < x1]
 
 
 def _render_tables(P: _Plan) -> str:
@@ -795,8 +816,9 @@ def _render_tables(P: _Plan) -> str:
         vals += [f"{{{vr}u, {slot}, MT_{t.upper()}, 0}}   /* {L.slots[slot].name or slot} */" for vr, slot in entries]
     arr("const CtAction ct_act[]", acts, "{0, 0, 0, 0, 0, 0, 0}")
     arr("const CtVal ct_act_val[]", vals, "{0u, 0, 0, 0}")
-    arr("const CtVal ct_out[]", [f"{{{vr}u, {slot}, MT_{t.upper()}, 0}}   /* {L.slots[slot].name} */"
-                                 for vr, slot, t in P.outs], "{0u, 0, 0, 0}")
+    arr("const CtVal ct_out[]", [f"{{{vr}u, {slot}, MT_{t.upper()}, {int(disc)}}}   /* {L.slots[slot].name} */"
+                                 for vr, slot, t, disc in P.outs], "{0u, 0, 0, 0}")
+    arr("const int mdl_outlist[]", [f"{k}   /* {L.slots[k].name} */" for k in _outlist(P)], "-1")
     arr("const CtVal ct_fwd[]", [f"{{{vr}u, {slot}, MT_{t.upper()}, {kind}}}   /* {L.slots[slot].name} */"
                                  for vr, slot, t, kind, _ in P.fwds], "{0u, 0, 0, 0}")
     arr("const double ct_fwd_start[]", [_cnum(x) for *_, x in P.fwds], "0.0")
@@ -819,7 +841,10 @@ def _fmt(x: float, typ: str) -> str:
 def _render_xml(P: _Plan, guid: str, sources) -> str:
     L = P.layout
     files = "    <SourceFiles>\n" + "\n".join(f'      <File name="{f}"/>' for f in sources) + "\n    </SourceFiles>"
-    caps = ('canGetAndSetFMUstate="true" canSerializeFMUstate="true" providesDirectionalDerivative="false" '
+    # directional derivatives: through the components' own (mdl_ddir), so only when all provide them
+    all_dd = all(r["dd"] for r in P.comp_rows)
+    caps = ('canGetAndSetFMUstate="true" canSerializeFMUstate="true" '
+            f'providesDirectionalDerivative="{"true" if all_dd else "false"}" '
             'canNotUseMemoryManagementFunctions="true"')
     out = ['<?xml version="1.0" encoding="UTF-8"?>',
            f'<!-- Generated by wearcosim (system container {escape(P.name)}): do not edit. -->',
@@ -831,7 +856,7 @@ def _render_xml(P: _Plan, guid: str, sources) -> str:
            f'completedIntegratorStepNotNeeded="true">',
            files, '  </ModelExchange>',
            f'  <CoSimulation modelIdentifier={quoteattr(P.identifier)} {caps} '
-           f'canHandleVariableCommunicationStepSize="true" canInterpolateInputs="false" maxOutputDerivativeOrder="0">',
+           f'canHandleVariableCommunicationStepSize="true" canInterpolateInputs="true" maxOutputDerivativeOrder="1">',
            files, '  </CoSimulation>']
     units = sorted({s.unit for s in L.slots if s.name and s.unit and s.type == "Real"})
     if units:

@@ -116,6 +116,8 @@ class Implicit:
                 self.discrete.append((u, sorted(by.items())))
         self.last_discrete: np.ndarray | None = None
         self.counts: dict | None = None                   # FMI calls of one evaluation in C
+        self.state_sync = True                            # the C units' saved-state pointers are stale
+        self.d1, self.d2 = np.zeros(n), np.zeros(n)        # the inputs' polynomials, per table entry
         self.disc_views: list = []
         self.hist: list[tuple[float, np.ndarray]] = []     # accepted (t, y), the last one the step's start
         self.order = 1
@@ -246,16 +248,17 @@ class Implicit:
         out = y0.copy()
         out[self.zi] = z1
         c1, c2 = self.coefficients(t, dt, y0, z1)
-        d1 = np.zeros(len(y0))
+        d1 = self.d1
         d1[self.zi] = c1
         d2 = None
         if c2 is not None:
-            d2 = np.zeros(len(y0))
+            d2 = self.d2
             d2[self.zi] = c2
         if self.fast is not None:
-            work = out.copy()
-            if self._phi_c(t, dt, y0, work, held, d1, d2):
-                return work, m.other
+            if self._phi_c(t, dt, y0, out, held, d1, d2):
+                return out, m.other
+            out = y0.copy()                      # failed: the Python loop repeats it, and raises
+            out[self.zi] = z1
         if self.dirty:
             for u in m.units:
                 u.restore()
@@ -284,15 +287,16 @@ class Implicit:
         restore = self.dirty
         if restore:
             self.stats["rollbacks"] += 1
-        for i, u in enumerate(m.units):
-            arr[i].state = u.state.value if u.state is not None else None
+        if self.state_sync:
+            for i, u in enumerate(m.units):
+                arr[i].state = u.state.value if u.state is not None else None
+            self.state_sync = False
         h = held.ctypes.data if held is not None else None
         st = phi(ctypes.addressof(arr), len(arr), seq.ctypes.data, len(seq), int(restore), t, dt,
                  y0.ctypes.data, out.ctypes.data, h, d1.ctypes.data, d2.ctypes.data if d2 is not None else None,
                  ctypes.byref(failed))
         self.dirty = True
         for u in m.units:
-            u.last_in = None
             u.time = t + dt
         c = m.calls
         if restore:
@@ -439,6 +443,7 @@ class Implicit:
                 u.state = fmi2FMUstate()
             u.state.value = arr[i].state
             u.saved_time = u.time
+            u.last_in = None                     # the C evaluations set inputs behind its back
         m.calls["fmi2GetFMUstate"] += len(arr)
         return True
 
@@ -503,6 +508,5 @@ class Implicit:
                 acc = term if acc is None else acc + term
             e = np.abs(acc)
         scale = m.rtol * np.maximum(m.runmax[c], np.abs(new[c])) + m.atol[c]
-        with np.errstate(divide="ignore", invalid="ignore"):
-            r = np.where(e == 0, 0.0, e / scale)
+        r = np.where(e == 0, 0.0, e / scale)                 # (inside the master's np.errstate)
         return float(r.max())

@@ -17,7 +17,9 @@ ways:
 
 CPU time (``time.process_time``, the FMUs run in this process) of the co-simulation and of the
 container (the best of three runs, instantiation included, building excluded) and their ratio
-are written too.  Results: ``results/bench_cosim_matrix.json`` and a table.  ``--systems``,
+are written too.  Results: ``results/bench_cosim_matrix.json`` and a table.  ``--ratio``: the
+hybrid mechanism and a user's pendulum on the joint against the container, with the CPU time
+ratio measured by alternating runs (:func:`ratio`).  ``--systems``,
 ``--steps``, ``--algorithms`` restrict the matrix; ``--stop`` shortens the windows.
 """
 from __future__ import annotations
@@ -121,6 +123,67 @@ def line(r: dict[str, Any]) -> str:
             f"cpu {r['cpu']:7.2f} s ({r['ratio']:6.1f}x container)  {what}")
 
 
+def pendulum_system(build_dir: Path) -> Any:
+    """A user's mechanism on the library's dry joint: the pendulum of
+    ``tests/system/fixtures/issue34/PendulumOnPin.mo`` (built into ``build_dir``) and the dry
+    joint FMU of the shipped systems (c = 0.1 mm, mu_d = 0.1); 0.2 s, 20 impacts, then contact."""
+    from ..export.build import build_fmu
+    from ..system import examples
+    from ..system.examples import _JOINT_LOADS, _JOINT_PORTS, _same
+    from ..system.model import Component, System
+    root = Path(__file__).resolve().parents[3]
+    src = root / "tests" / "system" / "fixtures" / "issue34" / "PendulumOnPin.mo"
+    fmu = Path(build_dir) / "PendulumOnPin.fmu"
+    if not fmu.exists():
+        build_fmu("PendulumOnPin", src.parent, build_dir, path=src)
+    joint = examples.ensure_fmus(examples.system_of("hybrid_dry_32pi"), log=lambda *a: None).components[1].path
+    return System(name="pendulum_on_pin", start_time=0.0, stop_time=0.2,
+                  components=[Component("body", "PendulumOnPin.fmu", path=fmu),
+                              Component("joint", "RevoluteClearanceDry.fmu", path=joint,
+                                        parameters={"c": 0.1e-3, "mu_d": 0.1})],
+                  connections=_same("body", "joint", _JOINT_PORTS) + _same("joint", "body", _JOINT_LOADS))
+
+
+def ratio(repeat: int = 5, rtols: Sequence[float] = (3e-5, 1e-5), log: Any = print) -> list[dict[str, Any]]:
+    """Issue 34's second acceptance figure: the hybrid mechanism and the pendulum on the joint,
+    communication step 1e-4 s, ijcsa with ``check="energy"`` at each coupling tolerance,
+    against the container on the same grid: the deviation of orbit and contact force, and the
+    CPU time ratio -- the best of ``repeat`` runs of each, the runs of the two alternating (a
+    burst of load on a shared machine then hits both)."""
+    from ..resources import results_dir
+    from ..system import examples
+    from ..system.run import simulate
+    cache = results_dir() / ".containers"
+    cases = [("hybrid_dry_32pi", examples.ensure_fmus(examples.system_of("hybrid_dry_32pi"), log=lambda *a: None),
+              0.125, SIGNALS["hybrid_dry_32pi"]),
+             ("pendulum_on_pin", pendulum_system(cache), 0.2, ("body.rJ[1]", "body.rJ[2]", "joint.Fn"))]
+    rows = []
+    for name, system, stop, sig in cases:
+        ref, _ = container_run(system, stop, 1e-4, sig, cache)
+        for rtol in rtols:
+            best_c = best_m = float("inf")
+            got: dict = {}
+            for _ in range(repeat):
+                c0 = time.process_time()
+                simulate(system, stop, 1e-4, "strong", tolerance=TOLERANCE, record=list(sig), cache_dir=cache,
+                         log=lambda *a: None)
+                best_c = min(best_c, time.process_time() - c0)
+                c0 = time.process_time()
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    _, got, info = simulate(system, stop, 1e-4, "cosim", tolerance=TOLERANCE, record=list(sig),
+                                            algorithm="ijcsa", rtol_coupling=rtol, check="energy")
+                best_m = min(best_m, time.process_time() - c0)
+            dev = {k: _deviation(got[k], ref[k]) for k in sig}
+            r = {"system": name, "rtol_coupling": rtol, "deviation": dev, "worst": max(dev.values()),
+                 "cpu": best_m, "container_cpu": best_c, "ratio": best_m / best_c,
+                 "steps": int(info["stats"]["accepted_steps"])}
+            rows.append(r)
+            log(f"{name:18s} rtol_coupling {rtol:g}: worst {100 * r['worst']:.3g} % of range, cpu {best_m:.3f} s "
+                f"/ container {best_c:.3f} s = {r['ratio']:.1f}x, {r['steps']} steps")
+    return rows
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m wearcosim.bench.cosim_matrix", description=__doc__.split("\n\n")[0])
     ap.add_argument("--systems", default="", help="comma-separated examples (default: all shipped)")
@@ -128,9 +191,18 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--algorithms", default=",".join(ALGORITHMS))
     ap.add_argument("--stop", type=float, default=None, help="window [s] (default: each example's)")
     ap.add_argument("--out", default=None, help="JSON file (default results/bench_cosim_matrix.json)")
+    ap.add_argument("--ratio", action="store_true",
+                    help="instead: the hybrid mechanism and a user's pendulum on the joint within 1 %% of the "
+                         "container, and their CPU time ratio (results/bench_cosim_ratio.json)")
     a = ap.parse_args(argv)
     from ..atomic import write_bytes
     from ..resources import results_dir
+    if a.ratio:
+        rows = ratio()
+        out = Path(a.out) if a.out else results_dir() / "bench_cosim_ratio.json"
+        write_bytes(out, json.dumps(rows, indent=1, default=float).encode())
+        print(f"-> {out}")
+        return 0
     rows = run([s for s in a.systems.split(",") if s] or None, [float(x) for x in a.steps.split(",")],
                [x for x in a.algorithms.split(",") if x], a.stop)
     silent = [r for r in rows if r["outcome"] == "SILENT"]

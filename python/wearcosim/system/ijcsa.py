@@ -102,6 +102,9 @@ class Implicit:
         for u in master.units:
             if u.n_states > 0 and len(u.in_real_src):
                 self.z[u.in_real_src] = True
+        for k, i in master.index.items():
+            if k[0] is None:                     # a system input: constant over the run, not an unknown
+                self.z[i] = False
         self.zi = np.flatnonzero(self.z)
         self.eye = np.eye(len(self.zi))
         # discrete outputs (Boolean, Integer, discrete Real) change only at a component's events

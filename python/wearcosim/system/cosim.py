@@ -16,7 +16,11 @@ Communication
     * ``algorithm="gauss-seidel"``: the components step one after the other in evaluation
       order (:func:`wearcosim.system.validate.evaluation_order`: a component whose output is
       needed, through direct feedthrough, by another comes first), each with the outputs the
-      components before it have already computed at ``t + dt``.
+      components before it have already computed at ``t + dt``;
+    * ``algorithm="ijcsa"``: the implicit coupling step of :mod:`wearcosim.system.ijcsa`
+      (Newton's method on the values feeding components with states, interface Jacobians,
+      inputs interpolated over the step, always step-size controlled with rollback, events
+      of a component located by bisection).
 
     After the steps, with ``refresh_outputs=True`` (default) the new values are propagated in
     evaluation order: each component gets its inputs at ``t + dt`` before its outputs are
@@ -70,6 +74,11 @@ Result
 
 A component that ends the simulation (fmi2DoStep returns fmi2Discard with fmi2Terminated)
 ends the run at the last grid point reached (``CosimResult.terminated``).
+
+Checks
+    Every run has the energy estimate (:mod:`wearcosim.system.estimate`); with
+    ``check="refine"`` (the command line's default) it is also repeated finer and compared
+    per connection (:mod:`wearcosim.system.refine`), the finer run being the result.
 """
 from __future__ import annotations
 
@@ -899,7 +908,8 @@ def _run(master: _Master, units, rec, record, t0, stop, h, tolerance, starts, sy
                 err = 0.0
                 jump = False
                 imp = master.implicit
-                if imp is not None and t1 - t > h_event and m < M and imp.event_in_step():
+                event = imp is not None and imp.event_in_step()
+                if event and t1 - t > h_event and m < M:
                     # a component's event inside the step: bisected until the step holding it is
                     # at most h_event long (the event is located to that; a contact's captured
                     # impact velocity comes from inputs interpolated over that step)
@@ -907,7 +917,11 @@ def _run(master: _Master, units, rec, record, t0, stop, h, tolerance, starts, sy
                     stats["event_bisections"] += 1
                     m += 1
                     continue
-                if master.step_control:
+                if event:
+                    # the located event's step is taken as it is (a value may jump at the event:
+                    # no interpolation error is defined across it), and no history crosses it
+                    stats["events_located"] += 1
+                elif master.step_control:
                     err = master.error(new, t1 - t)
                     pe = p if master.have_prev else 0
                     if err > 1 and rejected_at is not None and rejected_at[0] <= t and t1 <= rejected_at[1]:
@@ -940,7 +954,7 @@ def _run(master: _Master, units, rec, record, t0, stop, h, tolerance, starts, sy
                     imp.accepted(t1, new)
                 if master.estimator.first is not None and not master.force:
                     raise EstimateError(master.system.name, master.estimator.first)
-                if jump:
+                if jump or event:
                     master.have_prev = False        # no extrapolation across the jump
                 steps.append(t1 - t)
                 pos += size
@@ -968,6 +982,15 @@ def _run(master: _Master, units, rec, record, t0, stop, h, tolerance, starts, sy
     values = {nme: cols[: last + 1, j].copy() for j, nme in enumerate(names)}
     return CosimResult(time=grid[: last + 1].copy(), values=values, steps=np.array(steps), stats=dict(stats),
                        algorithm=master.algorithm, step=h, terminated=terminated)
+
+
+def _is_real(name: str, its: dict, system: System) -> bool:
+    """Whether a recorded name is a Real variable (a system output: its source's type)."""
+    el, var = _split(name, its, system, "record")
+    if el is None:
+        return True
+    v = its[el].variables[var]
+    return v.type == "Real"
 
 
 def _refined(system: System, stop_time: float, step: float, kw: dict, tolerance: Optional[float]) -> CosimResult:
@@ -999,7 +1022,12 @@ def _refined(system: System, stop_time: float, step: float, kw: dict, tolerance:
     kb.update(over)
     b = run_cosim(system, stop_time, h, record=names, **kb)
     factor = refine.reduction(bool(kw["step_control"]), int(kw["extrapolation"]))
-    rows = refine.compare(a.time, a.values, b.time, b.values, conns, tol, factor)
+    # every connection, and every recorded Real signal that is not one (a contact force the user
+    # records, computed from the exchanged values, can be further off than any of them)
+    sources = {src for src, _ in conns}
+    real = {k for k in user if k not in sources and _is_real(k, its, system)}
+    pairs = conns + [(k, "(recorded)") for k in user if k in real]
+    rows = refine.compare(a.time, a.values, b.time, b.values, pairs, tol, factor)
     worst = refine.first_flagged(rows)
     if worst is not None and not kw["force"]:
         raise refine.RefinementError(system.name, worst, how)

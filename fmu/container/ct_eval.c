@@ -438,6 +438,25 @@ static int ct_dd(CtData *d, int ci, int nu, double *out, double t)
     return ct_call_end(d, k, "fmi2GetDirectionalDerivative", t0, st, t);
 }
 
+
+/* The seeds in d->dv carried through the action list: each continuous Real output a component
+   gives to the exchange becomes its directional derivative with respect to its states and the
+   Real inputs set before it (mdl_jac per state column, mdl_ddir along any seed).  0, or the
+   failing component's code. */
+static int ct_dd_actions(CtData *d, double t)
+{
+    int a, i, rc = 0;
+    for (a = 0; a < CT_N_ACT && rc == 0; a++) {
+        const CtAction *A = &ct_act[a];
+        const CtVal *vals = ct_act_val + A->first;
+        if (A->op != CT_GET || A->type != MT_REAL || A->discrete) continue;
+        for (i = 0; i < A->n; i++) d->ddUnknown[i] = vals[i].vr;
+        rc = ct_dd(d, A->comp, A->n, d->ddOut, t);
+        for (i = 0; i < A->n && rc == 0; i++) d->dv[vals[i].slot] = d->ddOut[i];
+    }
+    return rc;
+}
+
 /* The container's Jacobian d(dx)/dx, column by column: a unit seed on one state goes through
    the action list as the right-hand side does (each output read becomes a directional
    derivative of that component with respect to its states and connected inputs), then each
@@ -446,21 +465,14 @@ static int ct_dd(CtData *d, int ci, int nu, double *out, double t)
 int mdl_jac(double *v, double t, double *J, RtCtx *ctx)
 {
     CtData *d = ct_data(ctx);
-    int col, a, i, rc = 0;
+    int col, i, rc = 0;
     (void)v;
     if (!CT_ALL_DD || d->phase != CT_PH_CT || N_X == 0) return -1;
     ct_timed_begin(d, v);
     for (col = 0; col < N_X && rc == 0; col++) {
         memset(d->dv, 0, sizeof d->dv);
         d->dv[OFF_X + col] = 1.0;
-        for (a = 0; a < CT_N_ACT && rc == 0; a++) {
-            const CtAction *A = &ct_act[a];
-            const CtVal *vals = ct_act_val + A->first;
-            if (A->op != CT_GET || A->type != MT_REAL || A->discrete) continue;
-            for (i = 0; i < A->n; i++) d->ddUnknown[i] = vals[i].vr;
-            rc = ct_dd(d, A->comp, A->n, d->ddOut, t);
-            for (i = 0; i < A->n && rc == 0; i++) d->dv[vals[i].slot] = d->ddOut[i];
-        }
+        rc = ct_dd_actions(d, t);
         for (i = 0; i < CT_NCOMP && rc == 0; i++) {
             const CtCompInfo *ci = &ct_comp[i];
             if (ci->nx == 0) continue;
@@ -484,18 +496,11 @@ int mdl_jac(double *v, double t, double *J, RtCtx *ctx)
 int mdl_ddir(double *v, double t, double *dv, RtCtx *ctx)
 {
     CtData *d = ct_data(ctx);
-    int a, i, j, m, rc;
+    int i, j, m, rc;
     ct_timed_begin(d, v);
     rc = ct_place(d, v, t);
     if (rc == 0) memcpy(d->dv, dv, (size_t)NV * sizeof(double));
-    for (a = 0; a < CT_N_ACT && rc == 0; a++) {
-        const CtAction *A = &ct_act[a];
-        const CtVal *vals = ct_act_val + A->first;
-        if (A->op != CT_GET || A->type != MT_REAL || A->discrete) continue;
-        for (i = 0; i < A->n; i++) d->ddUnknown[i] = vals[i].vr;
-        rc = ct_dd(d, A->comp, A->n, d->ddOut, t);
-        for (i = 0; i < A->n && rc == 0; i++) d->dv[vals[i].slot] = d->ddOut[i];
-    }
+    if (rc == 0) rc = ct_dd_actions(d, t);
     for (i = 0; i < CT_NCOMP && rc == 0; i++) {
         const CtCompInfo *ci = &ct_comp[i];
         const CtVal *vals = ct_out + ci->outFirst;

@@ -725,13 +725,7 @@ def run_cosim(system: System, stop_time: float, step: float, algorithm: str = "g
             if not it.md.coSimulation.canGetAndSetFMUstate:
                 raise SSPError(f"{system.where}: component {name!r} cannot get and set its FMU state "
                                f"(canGetAndSetFMUstate=false): rollback and step-size control need it")
-    if record is None:
-        record = [f"{c}.{v.name}" for c, it in its.items() for v in it.md.modelVariables
-                  if v.causality == "output" and v.type in TYPES]
-        record += [c.name for c in system.connectors if c.kind == "output"]
-    elif isinstance(record, str):
-        record = [record]
-    record = list(dict.fromkeys(record))
+    record = _record_names(record, its, system)
     rec = [_split(n, its, system, "record") for n in record]
     for (el, var), n in zip(rec, record):
         if el is None:
@@ -984,6 +978,18 @@ def _run(master: _Master, units, rec, record, t0, stop, h, tolerance, starts, sy
                        algorithm=master.algorithm, step=h, terminated=terminated)
 
 
+def _record_names(record: "Optional[Sequence[str] | str]", its: dict, system: System) -> list:
+    """The names to record: ``record`` (one name or several, duplicates dropped), or every
+    output of every component and of the system."""
+    if record is None:
+        record = [f"{c}.{v.name}" for c, it in its.items() for v in it.md.modelVariables
+                  if v.causality == "output" and v.type in TYPES]
+        record += [c.name for c in system.connectors if c.kind == "output"]
+    elif isinstance(record, str):
+        record = [record]
+    return list(dict.fromkeys(record))
+
+
 def _is_real(name: str, its: dict, system: System) -> bool:
     """Whether a recorded name is a Real variable (a system output: its source's type)."""
     el, var = _split(name, its, system, "record")
@@ -1001,14 +1007,7 @@ def _refined(system: System, stop_time: float, step: float, kw: dict, tolerance:
     its = _interfaces(system)
     flows = _orient(system, its)
     conns = list(dict.fromkeys((_name(s), _name(d)) for s, d, typ in flows if typ == "Real" and s[0] is not None))
-    user = kw.pop("record")
-    if user is None:
-        user = [f"{c}.{v.name}" for c, it in its.items() for v in it.md.modelVariables
-                if v.causality == "output" and v.type in TYPES]
-        user += [c.name for c in system.connectors if c.kind == "output"]
-    elif isinstance(user, str):
-        user = [user]
-    user = list(dict.fromkeys(user))
+    user = _record_names(kw.pop("record"), its, system)
     names = list(dict.fromkeys(user + [s for s, _ in conns]))
     a = run_cosim(system, stop_time, step, record=names, **kw)
     over, how = refine.refined(step, bool(kw["step_control"]), float(kw["rtol_coupling"]))

@@ -69,6 +69,18 @@ def test_ijcsa_needs_rollback(ssd):
             run_cosim(system, 0.01, 1e-3, algorithm="ijcsa", rollback=False)
 
 
+def test_no_convergence_at_the_smallest_step_names_the_connection(ssd, monkeypatch):
+    from wearcosim.system import ijcsa
+    from wearcosim.system.cosim import CouplingError
+    monkeypatch.setattr(ijcsa, "MAX_ITER", 1)
+    with open_system(ssd) as system:
+        with pytest.raises(CouplingError, match=r"co-simulation of twoMassSpring: connection [ab]\.\w+ -> [ab]\.\w+: "
+                                                r"the implicit coupling step at t=0 did not converge at the smallest "
+                                                r"step 0\.001 s") as ei:
+            run_cosim(system, 0.01, 1e-3, algorithm="ijcsa", rtol_coupling=1e-14, h_min=1e-3, tolerance=1e-10)
+    assert ei.value.connection and ei.value.time == 0.0
+
+
 def test_refinement_estimate_bounds_the_error_of_the_result(ssd):
     with open_system(ssd) as system:
         r = run_cosim(system, 0.1, 1e-3, algorithm="ijcsa", tolerance=1e-10, check="refine")

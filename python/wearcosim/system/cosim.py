@@ -88,7 +88,7 @@ import numbers
 import warnings
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Optional, Sequence
+from typing import Any, Optional, Sequence
 
 import numpy as np
 
@@ -129,6 +129,17 @@ class EstimateError(ValueError):
                          f"exceeds tolerance {v.tolerance:g} at t={v.time:.6g} (use a smaller --step, "
                          f"--algorithm ..., or --force to finish flagged)")
         self.system, self.violation = system, v
+
+
+class CouplingError(ValueError):
+    """The implicit coupling step does not converge even at the smallest step: the run stops."""
+
+    def __init__(self, system: str, nc: Any, h: float):
+        where = f"connection {nc.connection}: " if nc.connection else ""
+        super().__init__(f"co-simulation of {system}: {where}the implicit coupling step at t={nc.t:.9g} did not "
+                         f"converge at the smallest step {h:.3g} s (residual {nc.residual:.3g} x the coupling "
+                         f"tolerance; use a smaller --step or a larger --coupling-tolerance)")
+        self.system, self.connection, self.time = system, nc.connection, nc.t
 
 
 class _Discard(Exception):
@@ -883,8 +894,7 @@ def _run(master: _Master, units, rec, record, t0, stop, h, tolerance, starts, sy
                 except NotConverged as nc:
                     master.restore()
                     if m >= M:
-                        raise FMIError("fmi2DoStep", DISCARD, [f"{master.system.name}: {nc} at the smallest step "
-                                                               f"(h_min)"]) from None
+                        raise CouplingError(master.system.name, nc, t1 - t) from None
                     m += 1
                     continue
                 except _Discard as d:

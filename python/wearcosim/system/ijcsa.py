@@ -82,10 +82,11 @@ JAC_RANGE = 8.0
 class NotConverged(Exception):
     """Newton's method did not converge on a coupling step (the master redoes it smaller)."""
 
-    def __init__(self, t: float, dt: float, residual: float):
+    def __init__(self, t: float, dt: float, residual: float, connection: str = ""):
         super().__init__(f"the implicit coupling step at t = {t:.9g} of {dt:.3g} s did not converge "
-                         f"(residual {residual:.3g} x the tolerance)")
-        self.t, self.dt, self.residual = t, dt, residual
+                         f"(residual {residual:.3g} x the tolerance"
+                         + (f" at connection {connection})" if connection else ")"))
+        self.t, self.dt, self.residual, self.connection = t, dt, residual, connection
 
 
 class Implicit:
@@ -396,7 +397,18 @@ class Implicit:
             self.stats["ijcsa_stalled"] += 1
             return out, onew
         self.stats["ijcsa_not_converged"] += 1
-        raise NotConverged(t, dt, rn)
+        where = ""
+        if len(zi) and np.all(np.isfinite(r)):
+            where = self.connection(int(zi[int(np.argmax(np.abs(r) / scale))]))
+        raise NotConverged(t, dt, rn, where)
+
+    def connection(self, index: int) -> str:
+        """``"<source> -> <destination>[, ...]"`` of the exchanged value ``index``."""
+        m = self.m
+        src = next(k for k, i in m.index.items() if i == index)
+        name = (lambda e: f"{e[0]}.{e[1]}" if e[0] is not None else e[1])
+        dsts = [name(d) for s, d, typ in m.flows if s == src and typ == "Real"]
+        return f"{name(src)} -> {', '.join(dsts)}"
 
     def start(self, t0: float) -> None:
         """After initialisation: the interpolation order (2 when every component with states

@@ -1040,15 +1040,7 @@ def _refined(system: System, stop_time: float, step: float, kw: dict, tolerance:
     worst = refine.first_flagged(rows)
     if worst is not None and not kw["force"]:
         raise refine.RefinementError(system.name, worst, how)
-    values = {k: np.interp(a.time, b.time, b.values[k]) if len(b.time) != len(a.time) else b.values[k]
-              for k in user}
-    if len(b.time) != len(a.time):                    # the refined grid holds the coarse one exactly
-        idx = np.searchsorted(b.time, a.time)
-        idx = np.minimum(idx, len(b.time) - 1)
-        exact = b.time[idx] == a.time
-        for k in user:
-            v = values[k]
-            v[exact] = np.asarray(b.values[k])[idx[exact]]
+    values = {k: refine.on_grid(a.time, b.time, b.values[k]) for k in user}
     stats = refine.merge_stats(a.stats, b.stats)
     stats["estimate"] = list(b.stats.get("estimate") or []) + rows
     stats["refinement"] = {"how": how, "tolerance": tol, "worst": max(rows, key=lambda r: r["estimate"]) if rows else None}

@@ -105,8 +105,7 @@ class Implicit:
             cs = md.coSimulation
             u.interp = bool(getattr(cs, "canInterpolateInputs", False))
             u.n_states = len(md.derivatives)
-            u.dd = bool(getattr(cs, "providesDirectionalDerivative", False))
-            u.order2 = False                      # decided by probe_order() after initialisation
+            u.order2 = False                      # decided by start() after initialisation
         # the unknowns: the values that feed components with states (a component without states
         # computes its outputs at t+h from its inputs at t+h: it is evaluated, not iterated)
         self.z = np.zeros(n, dtype=bool)
@@ -169,10 +168,11 @@ class Implicit:
             c.comp = u.slave.component
             for name, fn in (("set_state", "fmi2SetFMUstate"), ("set_real", "fmi2SetReal"),
                              ("set_der", "fmi2SetRealInputDerivatives"), ("do_step", "fmi2DoStep"),
-                             ("get_real", "fmi2GetReal")):
+                             ("get_real", "fmi2GetReal"), ("get_state", "fmi2GetFMUstate"),
+                             ("get_int", "fmi2GetInteger"), ("get_bool", "fmi2GetBoolean")):
                 setattr(c, name, ctypes.cast(getattr(dll, fn), ctypes.c_void_p).value)
             c.interp, c.feedthrough = int(u.interp), int(bool(u.feedthrough))
-            c.n_in, c.n_out, c.held_off = len(u.in_real_vr), len(u.out_real_vr), int(getattr(u, "held_off", 0))
+            c.n_in, c.n_out, c.held_off = len(u.in_real_vr), len(u.out_real_vr), u.held_off
             c.in_vr = buf(u.in_real_vr, np.uint32)
             c.in_src = buf(u.in_real_src, np.int64)
             c.out_vr = buf(u.out_real_vr, np.uint32)
@@ -183,9 +183,6 @@ class Implicit:
             c.twos = buf(np.full(max(1, len(u.in_real_vr)), 2), np.int32)
             c.given = int(u.n_states > 0)
             c.order2 = int(u.order2)
-            for name, fn in (("get_state", "fmi2GetFMUstate"), ("get_int", "fmi2GetInteger"),
-                             ("get_bool", "fmi2GetBoolean")):
-                setattr(c, name, ctypes.cast(getattr(dll, fn), ctypes.c_void_p).value)
             groups = dict(next((g for v, g in self.discrete if v is u), []))
             views = []
             for typ, field, ctype in (("Boolean", "dbool", np.int32), ("Integer", "dint", np.int32),

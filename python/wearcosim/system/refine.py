@@ -68,6 +68,22 @@ def refined(step: float, step_control: bool, rtol_coupling: float) -> tuple[dict
     return {"step_divisor": 2}, f"communication step {step:g} -> {step / 2:g} s"
 
 
+def on_grid(a_time: np.ndarray, b_time: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """``values`` (over ``b_time``) at the times ``a_time``: taken where the refined grid holds
+    the time exactly (it holds every point of the coarse grid: both are anchored at the start
+    time, the refined one dyadically), interpolated linearly elsewhere."""
+    values = np.asarray(values)
+    if len(b_time) == len(a_time):
+        return values
+    idx = np.minimum(np.searchsorted(b_time, a_time), len(b_time) - 1)
+    exact = b_time[idx] == a_time
+    if exact.all():
+        return values[idx]
+    out = np.interp(a_time, b_time, values.astype(float))
+    out[exact] = values[idx[exact]]
+    return out
+
+
 def compare(a_time: np.ndarray, a: dict, b_time: np.ndarray, b: dict, connections: Sequence[tuple[str, str]],
             tolerance: float, factor: float = 2.0) -> list[dict]:
     """One row per connection ``(source, destination)`` (names ``"<component>.<variable>"``;
@@ -80,7 +96,7 @@ def compare(a_time: np.ndarray, a: dict, b_time: np.ndarray, b: dict, connection
     rows = []
     for src, dst in connections:
         x = np.asarray(a[src], dtype=float)
-        y = np.interp(a_time, b_time, np.asarray(b[src], dtype=float))
+        y = on_grid(a_time, b_time, np.asarray(b[src], dtype=float))
         n = min(len(x), len(y))
         x, y = x[:n], y[:n]
         if n == 0:

@@ -690,6 +690,12 @@ static int in_slice(fmi2ValueReference vr, long off, long n)
     return (long)vr >= off && (long)vr < off + n;
 }
 
+/* slot of column j of d(dx, outputs)/d(x, u) (the states, then the inputs) */
+static int dd_col_slot(int j)
+{
+    return j < N_X ? OFF_X + j : OFF_U + j - N_X;
+}
+
 /* 1 if vr is an output of the model's list (MDL_HAS_OUT: mdl_out_slot; N_OUTLIST:
    mdl_outlist), 0 if not, -1 if the model has no list */
 static int is_listed_output(fmi2ValueReference vr)
@@ -732,11 +738,6 @@ static int dd_row(fmi2ValueReference vr)
     return out_index(vr) >= 0 ? N_X + out_index(vr) : -1;
 }
 
-/* slot of column j of d(dx, outputs)/d(x, u) (the states, then the inputs) */
-static int dd_col_slot(int j)
-{
-    return j < N_X ? OFF_X + j : OFF_U + j - N_X;
-}
 
 /* out[0 .. N_X+N_OUT-1] = central difference of (dx, outputs) along the seeds c->ddSeed (by
    slot: the states and inputs), evaluated on a copy of v (the instance's values stay as they
@@ -777,15 +778,10 @@ static int dd_differences(RtCtx *c, double *out)
 #endif
 
 #if MDL_HAS_DD || MDL_HAS_DDIR
-/* the seeds of a directional derivative: 0 (the slots dd_core reads) */
+/* the seeds of a directional derivative: 0 (dd_core reads the states' and inputs' slots) */
 static void dd_seed_clear(RtCtx *c)
 {
-#if MDL_HAS_DD
-    memset(c->ddSeed + OFF_X, 0, (size_t)N_X * sizeof(double));
-    memset(c->ddSeed + OFF_U, 0, (size_t)N_U * sizeof(double));
-#else
     memset(c->ddSeed, 0, (size_t)NV * sizeof(double));
-#endif
 }
 
 /* The directional derivative at the current point (t, v) along the seeds c->ddSeed (by slot:
@@ -2887,12 +2883,14 @@ static void zmemory(double *a, const double *b, int tiny)
  * step end itself, or its dense output inside the step. */
 static void cs_x_at(RtCtx *c, double t)
 {
-    RtOde *s = c->ode;
-    if (t == s->t) {
-        memcpy(c->v + OFF_X, s->x, (size_t)N_X * sizeof(double));
-    } else {
-        rt_ode_dense(s, t, c->xe);
-        memcpy(c->v + OFF_X, c->xe, (size_t)N_X * sizeof(double));
+    if (N_X > 0) {     /* without states: the inputs at t only */
+        RtOde *s = c->ode;
+        if (t == s->t) {
+            memcpy(c->v + OFF_X, s->x, (size_t)N_X * sizeof(double));
+        } else {
+            rt_ode_dense(s, t, c->xe);
+            memcpy(c->v + OFF_X, c->xe, (size_t)N_X * sizeof(double));
+        }
     }
     u_at(c, c->v, t);
     c->stale = 1;
@@ -2903,13 +2901,7 @@ static void cs_x_at(RtCtx *c, double t)
 static int eval_interp(RtCtx *c, double t, double *zout)
 {
     int rc;
-    if (N_X > 0) {
-        cs_x_at(c, t);
-    } else {          /* no states: the indicators are functions of t and the discrete values */
-        u_at(c, c->v, t);
-        c->stale = 1;
-        forget_parts(c);
-    }
+    cs_x_at(c, t);     /* no states: the indicators are functions of t, u and the discrete values */
     if (RT_ZC_NEEDS_EVAL) {        /* the indicators need x and the Newton unknowns w only
                                       (hooks: the model's evaluation, model_api.h H2) */
         rc = mdl_deriv(c->v, t, NULL, c);
@@ -3482,18 +3474,18 @@ static int od_kind(fmi2ValueReference vr)
 
 static double od_step(const RtCtx *c)
 {
-    double T = fabs(c->time) > 1.0 ? fabs(c->time) : 1.0;
+    const double tt = fabs(c->time) > 1.0 ? fabs(c->time) : 1.0;
+    double T = tt;
     int i;
     for (i = 0; i < N_X + N_U; i++) {
-        const int k = i < N_X ? OFF_X + i : OFF_U + i - N_X;
+        const int k = dd_col_slot(i);
         const double r = i < N_X ? fabs(c->v[OFF_DX + i]) : fabs(u_rate(c, i - N_X));
         const double a = fabs(c->v[k]), lo = i < N_X ? c->xNominal[i] : 1.0;
         const double sc = a > lo ? a : lo;
         if (r > 0.0 && isfinite(r) && sc / r < T) T = sc / r;
     }
     T *= 6.0554544523933395e-06;   /* eps^(1/3) */
-    if (T < 1e-12 * (fabs(c->time) > 1.0 ? fabs(c->time) : 1.0))
-        T = 1e-12 * (fabs(c->time) > 1.0 ? fabs(c->time) : 1.0);
+    if (T < 1e-12 * tt) T = 1e-12 * tt;
     return (c->time + T) - c->time;   /* t +- h exact */
 }
 

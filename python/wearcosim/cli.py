@@ -562,13 +562,11 @@ def cmd_system_pack(args: argparse.Namespace) -> int:
             _print_problems(found)
             print(f"error: {args.file}: not packed ({len(found)} problem(s))", file=sys.stderr)
             return 1
-        ensure = None
         if args.container:
             from .system.examples import ensure_fmus
-            ensure = ensure_fmus(system)
-        write_ssp(ensure or system, out, container=bool(args.container), interface=bool(args.interface))
-        n = 1 if args.container else len(system.components)
-    what = "the strongly coupled container" if args.container else f"{n} component(s)"
+            ensure_fmus(system)
+        write_ssp(system, out, container=bool(args.container), interface=bool(args.interface))
+        what = "the strongly coupled container" if args.container else f"{len(system.components)} component(s)"
     print(f"packed {out} ({what}" + (", interface as system connectors" if args.interface else "") + ")")
     return 0
 

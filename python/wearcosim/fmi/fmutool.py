@@ -90,8 +90,6 @@ def _text(value: Any) -> str:
     """A binding's value as the tool's start-value text."""
     if isinstance(value, bool):
         return "true" if value else "false"
-    if isinstance(value, int):
-        return str(value)
     if isinstance(value, float):
         return repr(value)
     return str(value)

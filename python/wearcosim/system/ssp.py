@@ -93,6 +93,7 @@ reader of what we write.
 from __future__ import annotations
 
 import copy
+import dataclasses
 import functools
 import importlib.util
 import math
@@ -793,10 +794,6 @@ def _resource_names(system: System) -> dict:
 EXPOSED_TYPES = ("Real", "Integer", "Boolean")
 
 
-def _natural(name: str) -> list:
-    return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", name)]
-
-
 def _start(v: Any) -> Any:
     """The start value of an FMI 2.0 variable as a Python value of its type (None: none)."""
     raw = getattr(v, "start", None)
@@ -872,10 +869,11 @@ def with_interface(system: System) -> System:
                 continue
             used.add(name)
             unit = it.unit(v.name) if v.type == "Real" else ""
+            conn = Connector(v.name, v.causality, v.type, unit, v.description or "")
             if v.name not in declared:
-                comp.connectors.append(Connector(v.name, v.causality, v.type, unit, v.description or ""))
+                comp.connectors.append(conn)
                 declared.add(v.name)
-            s.connectors.append(Connector(name, v.causality, v.type, unit, v.description or ""))
+            s.connectors.append(dataclasses.replace(conn, name=name))
             if v.causality == "input":
                 s.connections.append(Connection(None, name, comp.name, v.name))
                 # its value until a master sets it: the component's binding, else the FMU's start
@@ -925,17 +923,13 @@ def write_ssp(system: System, dest: str | Path, *, container: bool | str | Path 
     dest = Path(dest)
     if container is not False and container is not None:
         if container is True:
+            import tempfile
+            from contextlib import nullcontext
             from .run import container_fmu
-            if cache_dir is not None:
-                system = container_system(system, container_fmu(system, cache_dir, log))
-            else:
-                import tempfile
-                tmp = Path(tempfile.mkdtemp(prefix="wearcosim-container-"))
-                try:
-                    fmu = container_fmu(system, tmp, log)
-                    return write_ssp(container_system(system, fmu), dest, interface=interface)
-                finally:
-                    shutil.rmtree(tmp, ignore_errors=True)
+            folder = (nullcontext(cache_dir) if cache_dir is not None else
+                      tempfile.TemporaryDirectory(prefix="wearcosim-container-", ignore_cleanup_errors=True))
+            with folder as d:
+                return write_ssp(container_system(system, container_fmu(system, d, log)), dest, interface=interface)
         else:
             if not Path(container).is_file():
                 raise SSPError(f"{system.where}: container FMU {str(container)!r}: no such file")

@@ -63,6 +63,27 @@ def test_the_evaluation_in_c_and_in_python_agree(ssd, monkeypatch):
         np.testing.assert_allclose(c[k], p[k], rtol=0, atol=1e-12 * max(1.0, float(np.max(np.abs(p[k])))))
 
 
+def test_a_failing_component_is_reported_alike_from_c_and_python(ssd, monkeypatch):
+    """A component whose step fails inside the Newton iteration in C (``wc_advance``): the
+    step is repeated by the Python iteration, which raises the FMI error with the component's
+    log -- the same error as without the C path."""
+    from wearcosim.fmi.runner import FMIError
+    rc = cli.main(["build", "--file", str(FIX / "TwoMassSpring.mo"), "TwoMassSpring.MassWithStop",
+                   "--out", str(ssd.parent)])
+    assert rc == 0
+    stop = ssd.parent / "stop.ssd"
+    stop.write_text(ssd.read_text().replace('source="Mass.fmu"', 'source="MassWithStop.fmu"'))
+    msgs = []
+    for env in ("", "1"):
+        monkeypatch.setenv("WEARCOSIM_NO_CLOOP", env)
+        with open_system(stop) as system:
+            with pytest.raises(FMIError) as ei:
+                run_cosim(system, 0.05, 1e-3, algorithm="ijcsa", tolerance=1e-10)
+        msgs.append(str(ei.value))
+    assert "mass 2 passed its stop" in msgs[0]
+    assert msgs[0] == msgs[1]
+
+
 def test_ijcsa_needs_rollback(ssd):
     with open_system(ssd) as system:
         with pytest.raises(ValueError, match="ijcsa' needs rollback"):

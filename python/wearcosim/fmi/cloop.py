@@ -21,6 +21,7 @@ _lib = None
 _tried = False
 _phi = None
 _save = None
+_advance = None
 
 
 def cache_dir() -> Path:
@@ -40,7 +41,7 @@ def _build() -> Path | None:
     fd, tmp = tempfile.mkstemp(prefix=".cloop-", suffix=".so", dir=dest.parent)
     os.close(fd)
     try:
-        p = subprocess.run([cc, "-shared", "-fPIC", "-O2", "-std=c99", str(SRC), "-o", tmp],
+        p = subprocess.run([cc, "-shared", "-fPIC", "-O2", "-std=c99", str(SRC), "-o", tmp, "-lm"],
                            capture_output=True, text=True, timeout=120)
         if p.returncode != 0:
             return None
@@ -80,6 +81,13 @@ def load() -> ctypes.CDLL | None:
         v.restype = ctypes.c_int
         v.argtypes = [ctypes.c_void_p, ctypes.c_long, ctypes.POINTER(ctypes.c_long)]
         _save = v
+        global _advance
+        a = lib.wc_advance
+        a.restype = ctypes.c_int
+        a.argtypes = [ctypes.c_void_p, ctypes.c_long, ctypes.c_void_p, ctypes.c_long, ctypes.c_void_p,
+                      ctypes.c_double, ctypes.c_double, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p,
+                      ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p]
+        _advance = a
     except (OSError, subprocess.SubprocessError, AttributeError):
         _lib = None
     return _lib
@@ -107,6 +115,29 @@ def load_phi() -> "ctypes._CFuncPtr | None":
     """ctypes ``wc_phi`` (the implicit coupling step's evaluation, ``cloop.c``) or None."""
     load()
     return _phi
+
+
+class Newton(ctypes.Structure):
+    """The Newton iteration of :func:`load_advance`'s ``wc_advance`` (``cloop.c``): its
+    constants, the unknowns' indices, the Jacobian and scratch buffers, and its counters."""
+    _fields_ = [("n", ctypes.c_long), ("k", ctypes.c_long), ("zi", ctypes.c_void_p), ("max_iter", ctypes.c_long),
+                ("kappa", ctypes.c_double), ("slow", ctypes.c_double), ("jac_range", ctypes.c_double),
+                ("order2", ctypes.c_int), ("tp", ctypes.c_double), ("yp", ctypes.c_void_p),
+                ("scale", ctypes.c_void_p), ("jac", ctypes.c_void_p), ("jac_ok", ctypes.c_int),
+                ("jac_dt", ctypes.c_double), ("work", ctypes.c_void_p), ("z_fail", ctypes.c_void_p),
+                ("evaluations", ctypes.c_long), ("restores", ctypes.c_long), ("iterations", ctypes.c_long),
+                ("jacobians", ctypes.c_long), ("fd_evaluations", ctypes.c_long), ("stalled", ctypes.c_long),
+                ("not_converged", ctypes.c_long), ("residual", ctypes.c_double), ("worst", ctypes.c_long),
+                ("failed", ctypes.c_long), ("status", ctypes.c_int), ("n_hist", ctypes.c_long),
+                ("hist_t", ctypes.c_double * 4), ("hist_y", ctypes.c_void_p * 4), ("order", ctypes.c_int),
+                ("rtol", ctypes.c_double), ("runmax", ctypes.c_void_p), ("atol", ctypes.c_void_p),
+                ("err", ctypes.c_double), ("t1", ctypes.c_double)]
+
+
+def load_advance() -> "ctypes._CFuncPtr | None":
+    """ctypes ``wc_advance`` (the implicit coupling step's Newton iteration, ``cloop.c``) or None."""
+    load()
+    return _advance
 
 
 def load_save() -> "ctypes._CFuncPtr | None":

@@ -25,7 +25,11 @@ One evaluation (:meth:`Implicit.phi`)
     states, their inputs the line from their values at t to the outputs just computed; each
     steps, has its end values set (an output with direct feedthrough reads them) and its
     outputs read.  In C when it can be built (``wc_phi`` of :mod:`wearcosim.fmi.cloop`: one
-    ctypes call instead of ~6 per component), else the same calls from Python.
+    ctypes call instead of ~6 per component), else the same calls from Python.  The whole step
+    below -- prediction, Newton's iterations, the Jacobian, the error estimate -- runs in C too
+    (``wc_advance``, one call per step: :meth:`Implicit._advance_c`); the Python of
+    :meth:`Implicit.advance` is the same method, taken without a C compiler or with
+    ``WEARCOSIM_NO_CLOOP=1``, and for a step whose FMI call failed (to raise it with the log).
 
 Newton's method
     On ``z = Phi_z(z)``, from the quadratic extrapolation of the last three accepted points:
@@ -129,6 +133,9 @@ class Implicit:
                 self.discrete.append((u, sorted(by.items())))
         self.last_discrete: np.ndarray | None = None
         self.counts: dict | None = None                   # FMI calls of one evaluation in C
+        self.nw: Any = None                                # wc_advance's Newton iteration (C)
+        self.python = False                               # this step in Python (a C call failed)
+        self.err_c: tuple | None = None                   # (new, dt, error) of wc_advance's step
         self.state_sync = True                            # the C units' saved-state pointers are stale
         self.d1, self.d2 = np.zeros(n), np.zeros(n)        # the inputs' polynomials, per table entry
         self.disc_views: list = []
@@ -199,7 +206,18 @@ class Implicit:
         seq = np.array([index[id(u)] for u in self.seq], dtype=np.int64)
         keep.append(seq)
         self.disc_views = disc_views
-        return phi, arr, seq, keep, ctypes.c_long(0), cloop.load_save()
+        adv = cloop.load_advance()
+        if adv is not None:
+            k, n = len(self.zi), len(m.y)
+            nw = cloop.Newton(n=n, k=k, zi=buf(self.zi, np.int64), jac_ok=0, worst=-1)
+            self.nw_scale = np.ones(max(1, k))
+            self.nw_z = np.zeros(max(1, k))
+            nw.scale = self.nw_scale.ctypes.data
+            nw.jac = buf(np.zeros(max(1, k * k)), np.float64)
+            nw.work = buf(np.zeros(8 * k + k * k + n + 1), np.float64)
+            nw.z_fail = buf(np.zeros(max(1, k)), np.float64)
+            self.nw = nw
+        return phi, arr, seq, keep, ctypes.c_long(0), cloop.load_save(), adv
 
     # -- one component over the step
     def _step_unit(self, u: Any, t: float, dt: float, a: np.ndarray, b: np.ndarray, d1: np.ndarray | None,
@@ -265,7 +283,7 @@ class Implicit:
         if c2 is not None:
             d2 = self.d2
             d2[self.zi] = c2
-        if self.fast is not None:
+        if self.fast is not None and not self.python:
             if self._phi_c(t, dt, y0, out, held, d1, d2):
                 return out, m.other
             out = y0.copy()                      # failed: the Python loop repeats it, and raises
@@ -294,7 +312,7 @@ class Implicit:
         evaluation and raises the error with the component's log)."""
         import ctypes
         m = self.m
-        phi, arr, seq, _, failed, _ = self.fast
+        phi, arr, seq, _, failed, _, _ = self.fast
         restore = self.dirty
         if restore:
             self.stats["rollbacks"] += 1
@@ -313,11 +331,7 @@ class Implicit:
         if restore:
             c["fmi2SetFMUstate"] += len(arr)
         if self.counts is None:
-            self.counts = {"fmi2DoStep": len(seq),
-                           "fmi2SetReal": sum(1 + bool(u.feedthrough) for u in self.seq if len(u.in_real_vr)),
-                           "fmi2SetRealInputDerivatives": sum((1 + u.order2) for u in self.seq
-                                                              if u.interp and len(u.in_real_vr)),
-                           "fmi2GetReal": sum(1 for u in self.seq if len(u.out_real_vr))}
+            self.counts = self._counts()
         c.update(self.counts)
         self.stats["ijcsa_evaluations"] += 1
         return not st
@@ -346,6 +360,8 @@ class Implicit:
         zi = self.zi
         if not m.have_prev or not self.hist or self.hist[-1][0] != t:
             self.hist = [(t, y0.copy())]                  # after a jump: no history across it
+        if self.nw is not None and not self.python:
+            return self._advance_c(t, t1, y0)
         z1 = self.predict(t1)
         scale = m.rtol * np.maximum(m.runmax[zi], np.abs(y0[zi])) + m.atol[zi]
         scale = np.where(scale > 0, scale, 1.0)
@@ -398,6 +414,81 @@ class Implicit:
         if len(zi) and np.all(np.isfinite(r)):
             where = self.connection(int(zi[int(np.argmax(np.abs(r) / scale))]))
         raise NotConverged(t, dt, rn, where)
+
+    def _advance_c(self, t: float, t1: float, y0: np.ndarray) -> tuple[np.ndarray, dict]:
+        """:meth:`advance` in C (``wc_advance`` of :mod:`wearcosim.fmi.cloop`: the same
+        prediction, evaluations, updates and decisions, and the step's :meth:`error`); an FMI
+        call that fails there is repeated by the Python iteration, which raises it with the
+        component's log."""
+        import ctypes
+        m = self.m
+        phi, arr, seq, _, _, _, adv = self.fast
+        nw = self.nw
+        nw.max_iter, nw.kappa, nw.slow, nw.jac_range = MAX_ITER, KAPPA, SLOW, JAC_RANGE
+        order2 = self.order >= 2 and len(self.hist) >= 2
+        nw.order2 = int(order2)
+        if order2:
+            nw.tp = self.hist[-2][0]
+            nw.yp = self.hist[-2][1].ctypes.data
+        hist = self.hist[-4:]
+        nw.n_hist = len(hist)
+        for i, (th, yh) in enumerate(hist):
+            nw.hist_t[i] = th
+            nw.hist_y[i] = yh.ctypes.data
+        nw.order, nw.rtol, nw.t1 = self.order, m.rtol, t1
+        dt = t1 - t
+        nw.runmax, nw.atol = m.runmax.ctypes.data, m.atol.ctypes.data
+        self.dirty = False
+        if self.state_sync:
+            for i, u in enumerate(m.units):
+                arr[i].state = u.state.value if u.state is not None else None
+            self.state_sync = False
+        before = (nw.evaluations, nw.restores, nw.iterations, nw.jacobians, nw.fd_evaluations, nw.stalled,
+                  nw.not_converged)
+        out = np.empty(len(y0))
+        st = adv(ctypes.addressof(arr), len(arr), seq.ctypes.data, len(seq), ctypes.addressof(nw), t, dt,
+                 y0.ctypes.data, self.nw_z.ctypes.data, out.ctypes.data, m.held.ctypes.data, self.d1.ctypes.data,
+                 self.d2.ctypes.data if order2 else None)
+        after = (nw.evaluations, nw.restores, nw.iterations, nw.jacobians, nw.fd_evaluations, nw.stalled,
+                 nw.not_converged)
+        delta = [a - b for a, b in zip(after, before)]
+        for key, d in zip(("ijcsa_evaluations", "rollbacks", "ijcsa_iterations", "ijcsa_jacobians",
+                           "ijcsa_fd_evaluations", "ijcsa_stalled", "ijcsa_not_converged"), delta):
+            if d:
+                self.stats[key] += d
+        ev, rs = delta[0], delta[1]
+        if self.counts is None:
+            self.counts = self._counts()
+        c = m.calls
+        for name, v in self.counts.items():
+            c[name] += v * ev
+        c["fmi2SetFMUstate"] += rs * len(arr)
+        for u in m.units:
+            u.time = t + dt
+        self.dirty = ev > 0
+        if st == 0 or st == 1:
+            self.err_c = (out, dt, float(nw.err))
+            return out, m.other
+        if st == 2:
+            where = self.connection(int(nw.worst)) if nw.worst >= 0 else ""
+            raise NotConverged(t, dt, float(nw.residual), where)
+        # a failing FMI call: the Python iteration repeats the step and raises it with the log
+        for u in m.units:
+            u.restore()
+        self.python = True
+        try:
+            return self.advance(t, t1)
+        finally:
+            self.python = False
+            self.state_sync = True
+
+    def _counts(self) -> dict:
+        """The FMI calls of one evaluation in C (:meth:`_phi_c`, ``wc_advance``)."""
+        return {"fmi2DoStep": len(self.seq),
+                "fmi2SetReal": sum(1 + bool(u.feedthrough) for u in self.seq if len(u.in_real_vr)),
+                "fmi2SetRealInputDerivatives": sum((1 + u.order2) for u in self.seq
+                                                   if u.interp and len(u.in_real_vr)),
+                "fmi2GetReal": sum(1 for u in self.seq if len(u.out_real_vr))}
 
     def connection(self, index: int) -> str:
         """``"<source> -> <destination>[, ...]"`` of the exchanged value ``index``."""
@@ -502,6 +593,8 @@ class Implicit:
         """The step's interpolation error over its tolerance (module docstring): the
         difference at mid-step between the polynomial the inputs followed and the one of
         next higher order through one more accepted point."""
+        if self.err_c is not None and self.err_c[0] is new and self.err_c[1] == dt:
+            return self.err_c[2]                       # computed by wc_advance
         m = self.m
         c = self.z
         if not c.any():

@@ -2,19 +2,15 @@
 
 ``load()`` returns the ctypes function ``wc_step_record`` or ``None`` when it cannot be built
 (no C compiler, read-only cache): callers then keep their Python loop, which gives identical
-results.  The library is cached under ``$WEARCOSIM_CACHE`` (default ``~/.cache/wearcosim``),
-named by the hash of the source and the compiler, and written atomically (temp file +
-rename), so concurrent first uses (a sweep's workers) never load a half-written file.
+results.  Built and cached by :mod:`wearcosim.cext`.
 """
 from __future__ import annotations
 
 import ctypes
-import hashlib
-import os
-import shutil
 import subprocess
-import tempfile
 from pathlib import Path
+
+from .. import cext
 
 SRC = Path(__file__).with_name("cloop.c")
 _lib = None
@@ -24,34 +20,6 @@ _save = None
 _advance = None
 
 
-def cache_dir() -> Path:
-    return Path(os.environ.get("WEARCOSIM_CACHE") or Path.home() / ".cache" / "wearcosim")
-
-
-def _build() -> Path | None:
-    cc = os.environ.get("CC", "gcc")
-    if shutil.which(cc) is None:
-        return None
-    src = SRC.read_bytes()
-    tag = hashlib.sha256(src + cc.encode()).hexdigest()[:16]
-    dest = cache_dir() / f"cloop-{tag}.so"
-    if dest.exists():
-        return dest
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".cloop-", suffix=".so", dir=dest.parent)
-    os.close(fd)
-    try:
-        p = subprocess.run([cc, "-shared", "-fPIC", "-O2", "-std=c99", str(SRC), "-o", tmp, "-lm"],
-                           capture_output=True, text=True, timeout=120)
-        if p.returncode != 0:
-            return None
-        os.replace(tmp, dest)
-        return dest
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-
-
 def load() -> ctypes.CDLL | None:
     """ctypes ``wc_step_record`` or None (built once per process, then cached on disk)."""
     global _lib, _tried
@@ -59,10 +27,9 @@ def load() -> ctypes.CDLL | None:
         return _lib
     _tried = True
     try:
-        path = _build()
-        if path is None:
+        lib = cext.load(SRC)
+        if lib is None:
             return None
-        lib = ctypes.CDLL(str(path))
         f = lib.wc_step_record
         f.restype = ctypes.c_int
         f.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_double, ctypes.c_double,

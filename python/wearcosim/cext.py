@@ -1,0 +1,64 @@
+"""Small C helpers of the Python side, compiled on first use (``cext.build``).
+
+Two exist: the co-simulation and runner loops (:mod:`wearcosim.fmi.cloop`, ``cloop.c``) and the
+per-cycle Archard accumulation (:mod:`wearcosim.wear.archard`, ``archard.c``).  Each is a
+plain C99 file compiled into a shared library, cached under ``$WEARCOSIM_CACHE`` (default
+``~/.cache/wearcosim``), named by the hash of the source and the compiler, and written
+atomically (temp file + rename), so concurrent first uses (a sweep's workers) never load a
+half-written file.  Without a C compiler (or with a read-only cache) ``build`` returns None and
+the callers keep their Python code, which gives the same results.
+"""
+from __future__ import annotations
+
+import ctypes
+import hashlib
+import os
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+
+
+def cache_dir() -> Path:
+    return Path(os.environ.get("WEARCOSIM_CACHE") or Path.home() / ".cache" / "wearcosim")
+
+
+def build(src: Path) -> Path | None:
+    """The shared library of the C file ``src`` (built once, then from the cache), or None."""
+    cc = os.environ.get("CC", "gcc")
+    if shutil.which(cc) is None:
+        return None
+    code = Path(src).read_bytes()
+    tag = hashlib.sha256(code + cc.encode()).hexdigest()[:16]
+    dest = cache_dir() / f"{Path(src).stem}-{tag}.so"
+    if dest.exists():
+        return dest
+    try:
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{Path(src).stem}-", suffix=".so", dir=dest.parent)
+    except OSError:
+        return None
+    os.close(fd)
+    try:
+        p = subprocess.run([cc, "-shared", "-fPIC", "-O2", "-std=c99", str(src), "-o", tmp, "-lm"],
+                           capture_output=True, text=True, timeout=120)
+        if p.returncode != 0:
+            return None
+        os.replace(tmp, dest)
+        return dest
+    except (OSError, subprocess.SubprocessError):
+        return None
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+
+
+def load(src: Path) -> ctypes.CDLL | None:
+    """``ctypes.CDLL`` of the C file ``src`` (:func:`build`), or None."""
+    path = build(src)
+    if path is None:
+        return None
+    try:
+        return ctypes.CDLL(str(path))
+    except OSError:
+        return None

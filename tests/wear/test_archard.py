@@ -91,6 +91,9 @@ def test_archard_depth_in_c_agrees_with_numpy_on_random_surfaces():
         dt = rng.uniform(1e-6, 1e-3)
         c = archard.archard_depth(S, pos, Fn, b, vs, dt, 1e-4, 1e9)
         ref = archard._archard_depth_numpy(S, pos, Fn, b, vs, dt, 1e-4, 1e9)
+        # the master passes the columns of its cycle buffer (strided views), read in place
+        buf = np.column_stack([np.zeros(m), pos, Fn, b, vs])
+        assert np.array_equal(archard.archard_depth(S, buf[:, 1], buf[:, 2], buf[:, 3], buf[:, 4], dt, 1e-4, 1e9), c)
         assert c.shape == ref.shape == (n,)
         np.testing.assert_allclose(c, ref, rtol=0, atol=1e-13 * max(float(np.max(np.abs(ref))), 1e-300))
         assert np.array_equal(c == 0, ref == 0)

@@ -23,12 +23,19 @@
 
 #define WC_PI 3.14159265358979323846   /* numpy.pi, the same double */
 
-static double cdf(double x, double b)
+static double cdf_of(double u)
 {
-    double u = x / b;
-    if (u < -1.0) u = -1.0;
-    if (u > 1.0) u = 1.0;
     return 0.5 * (u * sqrt(1.0 - u * u) + asin(u)) + WC_PI / 4;
+}
+
+/* the cdf at x / b; edges outside the patch (u clipped to -1 or 1, most of them) take the
+   value of the same formula at -1 or 1, computed once */
+static double cdf(double x, double b, const double *ends)
+{
+    const double u = x / b;
+    if (!(u > -1.0)) return u < -1.0 || u == -1.0 ? ends[0] : cdf_of(u);   /* (NaN: the formula) */
+    if (u >= 1.0) return ends[1];
+    return cdf_of(u);
 }
 
 /* numpy's float remainder: the sign of the divisor */
@@ -43,20 +50,27 @@ static double pymod(double a, double m)
     return r;
 }
 
-long wc_archard(long m, const double *pos, const double *Fn, const double *b, const double *vslip,
-                double dt, long n, double arc, double radius, double pi_length, double k_over_h,
-                double *out)
+/* pos, Fn, b, vslip: m samples each, ``stride`` doubles apart (the columns of the master's
+ * cycle buffer are read in place) */
+long wc_archard(long m, const double *pos_, const double *Fn_, const double *b_, const double *vs_,
+                const long *stride, double dt, long n, double arc, double radius, double pi_length,
+                double k_over_h, double *out)
 {
+#define pos(s) pos_[(s) * stride[0]]
+#define Fn(s) Fn_[(s) * stride[1]]
+#define b(s) b_[(s) * stride[2]]
+#define vslip(s) vs_[(s) * stride[3]]
     long s, j, count = 0, reach, lo, hi;
     double bmax = -INFINITY;
+    const double ends[2] = {cdf_of(-1.0), cdf_of(1.0)};
     const int circular = radius > 0;
     for (j = 0; j < n; j++) out[j] = 0.0;
     for (s = 0; s < m; s++) {
-        const double ds = fabs(vslip[s]) * dt;
-        if (Fn[s] > 0 && b[s] > 0 && isfinite(Fn[s]) && isfinite(b[s]) && isfinite(pos[s]) && isfinite(ds)
+        const double ds = fabs(vslip(s)) * dt;
+        if (Fn(s) > 0 && b(s) > 0 && isfinite(Fn(s)) && isfinite(b(s)) && isfinite(pos(s)) && isfinite(ds)
             && ds > 0) {
             count++;
-            if (b[s] > bmax) bmax = b[s];
+            if (b(s) > bmax) bmax = b(s);
         }
     }
     if (!count) return 0;
@@ -65,19 +79,19 @@ long wc_archard(long m, const double *pos, const double *Fn, const double *b, co
     lo = -reach;
     hi = reach - ((n % 2 == 0 && reach == n / 2) ? 1 : 0);
     for (s = 0; s < m; s++) {
-        const double ds = fabs(vslip[s]) * dt;
+        const double ds = fabs(vslip(s)) * dt;
         double xc, w, c0;
         long i0;
-        if (!(Fn[s] > 0 && b[s] > 0 && isfinite(Fn[s]) && isfinite(b[s]) && isfinite(pos[s]) && isfinite(ds)
+        if (!(Fn(s) > 0 && b(s) > 0 && isfinite(Fn(s)) && isfinite(b(s)) && isfinite(pos(s)) && isfinite(ds)
               && ds > 0))
             continue;
-        w = ds * 2 * Fn[s] / pi_length;
-        xc = circular ? pymod(pos[s], 2 * WC_PI) * radius : pos[s];
+        w = ds * 2 * Fn(s) / pi_length;
+        xc = circular ? pymod(pos(s), 2 * WC_PI) * radius : pos(s);
         i0 = (long)floor(xc / arc);
-        c0 = cdf((double)(i0 + lo) * arc - xc, b[s]);
+        c0 = cdf((double)(i0 + lo) * arc - xc, b(s), ends);
         for (j = lo; j <= hi; j++) {
             const long i = i0 + j;
-            const double c1 = cdf((double)(i + 1) * arc - xc, b[s]);
+            const double c1 = cdf((double)(i + 1) * arc - xc, b(s), ends);
             double share = c1 - c0;
             long idx;
             c0 = c1;
@@ -93,4 +107,8 @@ long wc_archard(long m, const double *pos, const double *Fn, const double *b, co
     }
     for (j = 0; j < n; j++) out[j] = k_over_h * out[j] / arc;
     return count;
+#undef pos
+#undef Fn
+#undef b
+#undef vslip
 }

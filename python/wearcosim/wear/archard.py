@@ -128,7 +128,7 @@ def _c_archard():
         if lib is not None:
             f = lib.wc_archard
             f.restype = ctypes.c_long
-            f.argtypes = [ctypes.c_long] + [ctypes.c_void_p] * 4 + [ctypes.c_double, ctypes.c_long] + \
+            f.argtypes = [ctypes.c_long] + [ctypes.c_void_p] * 5 + [ctypes.c_double, ctypes.c_long] + \
                 [ctypes.c_double] * 4 + [ctypes.c_void_p]
             _C = f
     return _C
@@ -151,11 +151,14 @@ def archard_depth(surface: SectorSurface, pos: ArrayLike, Fn: ArrayLike, b: Arra
         raise ValueError("wear coefficient k must be >= 0")
     f = _c_archard() if np.ndim(dt) == 0 else None
     if f is not None:
-        arrs = [np.ascontiguousarray(np.atleast_1d(np.asarray(a, dtype=float))) for a in (pos, Fn, b, vslip)]
+        # float64 vectors are read in place (a column of the master's buffer: its stride)
+        arrs = [a if isinstance(a, np.ndarray) and a.dtype == np.float64 and a.ndim == 1 and a.strides[0] % 8 == 0
+                else np.atleast_1d(np.asarray(a, dtype=float)) for a in (pos, Fn, b, vslip)]
         m = arrs[0].shape[0]
-        if all(a.ndim == 1 and a.shape[0] == m for a in arrs):
+        if all(a.ndim == 1 and a.shape[0] == m and a.strides[0] % 8 == 0 for a in arrs):
             out = np.empty(surface.n)
-            f(m, *(a.ctypes.data for a in arrs), float(dt), surface.n, surface.arc,
+            strides = np.array([a.strides[0] // 8 for a in arrs], dtype=np.int64)
+            f(m, *(a.ctypes.data for a in arrs), strides.ctypes.data, float(dt), surface.n, surface.arc,
               surface.radius if surface.circular else 0.0, np.pi * surface.length, k / H, out.ctypes.data)
             return out
     return _archard_depth_numpy(surface, pos, Fn, b, vslip, dt, k, H)

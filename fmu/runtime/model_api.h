@@ -137,7 +137,7 @@
  *     moves the continuous Real inputs along the polynomial of fmi2SetRealInputDerivatives,
  *     orders 1 and 2, at every evaluation inside fmi2DoStep: nothing for the model to do, it
  *     reads u from v as always), maxOutputDerivativeOrder = 1 (computed by the runtime from
- *     the model's evaluations, fmi2_runtime.c "output derivatives"),
+ *     the model's evaluations, rt_deriv.c "output derivatives"),
  *     canRunAsynchronuously = false; ME: completedIntegratorStepNotNeeded = true.
  * ---------------------------------------------------------------------------------
  * Evaluation in parts (Model Exchange, continuous-time mode, and Co-Simulation after
@@ -171,7 +171,7 @@
  *     runtime evaluates (mdl_deriv) before every mdl_zc at a new (t, x), also on the dense
  *     output during event location (otherwise done only when N_W > 0).
  *  H3 Relation memories v[OFF_M..] are informative only (the event messages name the
- *     indicator whose memory changed); the hysteresis-band test (3) of fmi2_runtime.c
+ *     indicator whose memory changed); the hysteresis-band test (3) of rt_events.c
  *     measures no band for such a model (mdl_zc ignores the memories) and never watches.
  * ---------------------------------------------------------------------------------
  */
@@ -228,7 +228,7 @@ void rt_log(RtCtx *ctx, int status, const char *category, const char *fmt, ...);
 int rt_newton(RtCtx *ctx, double *v, double t);
 /* Called by mdl_event with the relations m[N_M] just evaluated (exactly) on the current v,
  * before they are stored as the memories.  Normally it changes nothing.  After the event
- * iteration has searched the relations' configurations (it cycled; fmi2_runtime.c
+ * iteration has searched the relations' configurations (it cycled; rt_events.c
  * "configuration search") it sets back every relation that lies within a few hysteresis
  * widths of its switching surface to its memory: there both values are consistent to within
  * rounding (an ideal diode at its commutation point, where its current and its voltage vanish

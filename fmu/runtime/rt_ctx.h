@@ -1,8 +1,10 @@
 /*
- * rt_ctx.h -- the FMU instance (struct RtCtx) of the wearcosim FMI 2.0 runtime.
+ * rt_ctx.h -- the FMU instance (struct RtCtx) of the wearcosim FMI runtime.
  *
- * RtCtx is the fmi2Component handed to the importer AND the context pointer the
- * generated code receives (model_api.h: rt_log, rt_newton).  Everything mutable lives
+ * RtCtx is the instance handle a face hands to the importer (fmi2_face.c: the fmi2Component)
+ * AND the context pointer the generated code receives (model_api.h: rt_log, rt_newton).
+ * Like the rest of the core (rt_core.h) it names no FMI version: the face installs the
+ * importer's logger and memory functions here as plain function pointers.  Everything mutable lives
  * here (no global or static mutable data anywhere in the runtime), so any number of
  * instances of any number of FMUs can coexist in one process and on several threads
  * (one thread per instance at a time, as FMI requires).
@@ -15,10 +17,16 @@
 #ifndef WEARCOSIM_RT_CTX_H
 #define WEARCOSIM_RT_CTX_H
 
-#include "fmi2Functions.h"
+#include <stddef.h>
 #include "rt_ode.h"
 
-/* instance states, one bit each so that every FMI function can test a mask */
+struct RtCtx;
+/* the face's logger adapter (rt_core.h): hands one finished message (status RT_STATUS_*,
+   category name) to the importer's logger, which the face stored in logTarget/logEnv */
+typedef void (*RtLogSink)(const struct RtCtx *c, int status, const char *category,
+                          const char *message);
+
+/* instance states, one bit each so that every API function can test a mask (the faces' M_*) */
 typedef enum {
     RT_INSTANTIATED = 1 << 0,
     RT_INIT_MODE = 1 << 1,
@@ -43,17 +51,22 @@ typedef enum {
 
 #define RT_MSG_LEN 1024
 
-/* event history kept for the chattering / Zeno checks (fmi2_runtime.c): times of the last
+/* event history kept for the chattering / Zeno checks (rt_events.c): times of the last
    RT_EV_HIST state events (>= RT_CHATTER_N + 1 and >= 2 RT_ZENO_W + 1 there) */
 #define RT_EV_HIST 128
-/* event iteration passes remembered for the cycle test (fmi2_runtime.c) */
+/* event iteration passes remembered for the cycle test (rt_events.c) */
 #define RT_CYCLE_HIST 16
 
 struct RtCtx {
     unsigned int magic;             /* RT_CTX_MAGIC while alive: guards stale handles */
     char *instanceName;
-    fmi2Type type;
-    fmi2CallbackFunctions cb;       /* a copy, so the importer's struct may go away */
+    int type;                       /* RT_TYPE_ME or RT_TYPE_CS (rt_core.h) */
+    RtLogSink logSink;              /* the face's logger adapter; NULL: the importer gave none */
+    void (*logTarget)(void);        /* the importer's logger, type-erased (the face casts it
+                                       back to its own type in logSink) */
+    void *logEnv;                   /* the importer's environment pointer for it */
+    void *(*allocateMemory)(size_t nobj, size_t size);   /* the importer's (or calloc/free) */
+    void (*freeMemory)(void *obj);
     int loggingOn;
     unsigned int logMask;           /* enabled categories */
     RtState state;
@@ -109,7 +122,7 @@ struct RtCtx {
     int rhsTerminate;               /* the last rhs evaluation signalled terminate() */
     long nEvents;
 
-    /* event chattering / Zeno checks (CS and ME; fmi2_runtime.c "chattering"), saved with
+    /* event chattering / Zeno checks (CS and ME; rt_events.c "chattering"), saved with
        the FMU state */
     double evHist[RT_EV_HIST];      /* times of the last state events (ring)              */
     int evHead;                     /* slot of the most recent one                        */
@@ -125,10 +138,10 @@ struct RtCtx {
     double tBand;                   /* time of that event                                 */
     int meEvFlags;                  /* ME: MDL_EV_* seen in the passes of this event     */
     double *vScratch;               /* NV: trial evaluations (moving-back test); the base
-                                       of the configuration search (fmi2_runtime.c)       */
+                                       of the configuration search (rt_events.c)          */
 
     /* event iteration: cycle detection and the search over the relations' configurations
-       (fmi2_runtime.c "configuration search") */
+       (rt_events.c "configuration search") */
     double *mRef;                   /* N_M: the memories when the event iteration began   */
     unsigned char *mFlip;           /* N_M: relations that switched in this iteration     */
     unsigned long long evPassHash[RT_CYCLE_HIST];   /* (x, m, c, d) after the last passes */
@@ -144,7 +157,7 @@ struct RtCtx {
     int nOff;                       /* nonzero offsets                                     */
     double wallStart;               /* CS: wall clock at the start of the fmi2DoStep      */
 
-    /* CS input derivatives (fmi2SetRealInputDerivatives; fmi2_runtime.c "input derivatives"),
+    /* CS input derivatives (fmi2SetRealInputDerivatives; rt_eval.c "input derivatives"),
        saved with the FMU state */
     double *uD1, *uD2;              /* N_U: derivatives of order 1 and 2 set at the current
                                        communication point for the next fmi2DoStep (0: none) */

@@ -227,10 +227,10 @@ static int hom_space(RtCtx *ctx)
 {
     const size_t n = N_W, m = n + 1;
     if (ctx->nlHom) return 0;
-    if (!ctx->cb.allocateMemory) return 1;
+    if (!ctx->allocateMemory) return 1;
     /* Jn n*n, A m*m, piv m (as doubles), y, yp, dy, tg, tn, sc: m each, r0, rr, ws: n each
        (HOM_* below) */
-    ctx->nlHom = (double *)ctx->cb.allocateMemory(n * n + m * m + 7 * m + 3 * n, sizeof(double));
+    ctx->nlHom = (double *)ctx->allocateMemory(n * n + m * m + 7 * m + 3 * n, sizeof(double));
     return ctx->nlHom ? 0 : 1;
 }
 

@@ -12,7 +12,7 @@
  *                          retrying with smaller h internally after rejections;
  *     dense(s, t, out)  -- evaluate the continuous extension of the last accepted
  *                          step anywhere in [t_old, t].
- * The driver (fmi2_runtime.c) checks event indicators after every accepted step and
+ * The driver (rt_cs.c) checks event indicators after every accepted step and
  * locates roots on the dense output, then calls rt_ode_restart() at the event.
  *
  * Registry (method ids are those of v[OFF_SOLVER_METHOD]):
@@ -138,7 +138,7 @@
  *   State: beyond the common controller history, the current sub-method, the counters,
  *     the back-off and probe levels and dp_back are packed by rt_ode_auto_save()/
  *     rt_ode_auto_load() into one int (< 2^27, layout AUTO_CODE_* below), the steps to the
- *     next probe into a second one, for the FMU state (fmi2_runtime.c) of a solver that is
+ *     next probe into a second one, for the FMU state (rt_state.c) of a solver that is
  *     not running (it restarts, which also ends a probe's span); the running solver's
  *     record (rt_ode_live_save) has all of it and a pending span, so "save, restore,
  *     continue" is bit-identical.  The stiffness estimates are recomputed from each step's

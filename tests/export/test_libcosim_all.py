@@ -22,7 +22,7 @@ from wearcosim.export.build import DEFAULT_PACKAGE
 EXAMPLES = frontend.list_models(DEFAULT_PACKAGE, "WearCosim.Examples")
 N_STEPS = 40
 #: a solver step may end up to 16 communication steps beyond the point it serves, but not
-#: beyond a defined stop time (fmu/runtime/fmi2_runtime.c, RT_AHEAD)
+#: beyond a defined stop time (fmu/runtime/rt_cs.c, RT_AHEAD)
 AHEAD = 16
 
 

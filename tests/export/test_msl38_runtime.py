@@ -10,7 +10,7 @@ the exporter's passes.
   runtime now detects the cycle and searches the configurations of the relations that switch
   (and of those nearest their surfaces); relations within a few hysteresis widths of their
   surfaces keep their memories, with their indicators shifted so that they switch when the
-  state leaves that point the other way (fmi2_runtime.c "configuration search").
+  state leaves that point the other way (rt_events.c "configuration search").
 
 - Nonlinear loops that the runtime's Newton did not solve (MSL OpAmps.HighPass, Integrator,
   InvertingAmplifier, NonInvertingAmplifier, VoltageFollower, Multivibrator: line search failed

@@ -129,7 +129,7 @@ def _md(fmu: Path) -> ET.Element:
 
 
 def _runtime_categories() -> list:
-    src = (ROOT / "fmu" / "runtime" / "fmi2_runtime.c").read_text()
+    src = (ROOT / "fmu" / "runtime" / "rt_instance.c").read_text()
     m = re.search(r"rt_log_categories\[RT_LOG_NCAT\]\s*=\s*\{([^}]*)\}", src)
     return re.findall(r'"(\w+)"', m.group(1))
 

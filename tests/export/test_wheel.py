@@ -50,7 +50,7 @@ def test_wheel_installs_and_builds_outside_the_checkout(tmp_path):
                     "-w", str(dist), str(src)], check=True, env=env, capture_output=True)
     (wheel,) = dist.glob("wearcosim-*.whl")
     names = zipfile.ZipFile(wheel).namelist()
-    for must in ("wearcosim/_data/modelica/WearCosim/package.mo", "wearcosim/_data/fmu/runtime/fmi2_runtime.c",
+    for must in ("wearcosim/_data/modelica/WearCosim/package.mo", "wearcosim/_data/fmu/runtime/fmi2_face.c",
                  "wearcosim/_data/fmu/templates/model.c.in", "wearcosim/_data/fmu/container/container.h",
                  "wearcosim/_data/cosim/demo_hybrid_dry_32pi.toml",
                  # the master's C helpers (wearcosim.cext compiles them on first use)

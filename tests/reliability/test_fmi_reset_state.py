@@ -322,7 +322,7 @@ CHECKSUM_AT = 52          # RtStateHeader: magic[8], 4 uint, 7 int -> the uint c
 
 
 def state_checksum(blob: bytes) -> int:
-    """The FMU state's checksum (fmi2_runtime.c, state_checksum), written from its comment:
+    """The FMU state's checksum (rt_state.c, state_checksum), written from its comment:
     FNV-1a over the block's 64-bit words with the checksum field taken as 0, word k into lane
     k mod 4, the lanes combined and the result folded to 32 bits."""
     P, M = 1099511628211, (1 << 64) - 1
@@ -360,7 +360,7 @@ def test_hostile_running_solver_in_a_state(load, model, method):
     counters, orders, indices and arrays.  Deserializing and restoring succeed (the block is
     well formed); every fmi2DoStep after it returns a status (the record is either taken or
     refused for a restart) and the process survives.  The checksum written here from the
-    comment in fmi2_runtime.c matches the FMU's own."""
+    comment in rt_state.c matches the FMU's own."""
     import random
     import struct
     f = load(model)

@@ -14,7 +14,7 @@ Two uses:
 Checked properties of every call (``problems`` lists violations):
   P1 the return value is a valid fmi2Status (0..4);
   P2 a call that is not allowed in the current instance state (allowed-state masks of
-     fmu/runtime/fmi2_runtime.c, which follow the FMI 2.0 state machine), or a Model
+     fmu/runtime/fmi2_face.c, which follow the FMI 2.0 state machine), or a Model
      Exchange function called on a Co-Simulation instance and vice versa, returns
      fmi2Error, logs a message and leaves the instance unchanged (byte-identical FMU
      state snapshot);
@@ -32,7 +32,7 @@ Checked properties of every call (``problems`` lists violations):
 
 The actual instance state is read after every call from an FMU-state snapshot
 (fmi2GetFMUstate + fmi2SerializeFMUstate; header layout RtStateHeader of
-fmi2_runtime.c), so the snapshot functions themselves are exercised all the time.
+rt_state.c), so the snapshot functions themselves are exercised all the time.
 """
 from __future__ import annotations
 
@@ -88,7 +88,7 @@ STATE_NAMES = {INSTANTIATED: "instantiated", INIT: "initializationMode", EVENT: 
 ANY = (INSTANTIATED | INIT | EVENT | CT | STEP_COMPLETE | STEP_FAILED | STEP_CANCELED |
        TERMINATED | ERRORSTATE)
 
-# RtStateHeader (fmi2_runtime.c): char magic[8]; uint version,totalSize,nv,guidLen;
+# RtStateHeader (rt_state.c): char magic[8]; uint version,totalSize,nv,guidLen;
 # int fmuType,state,stopDefined,toleranceDefined,terminateRequested,dirty,csEventPending;
 # uint checksum; double time,lastSuccessfulTime,tStart,tStop,tolerance,hHint
 HDR = struct.Struct("<8s4I7iI6d")   # 8+16+28+4 = 56 -> doubles at 56 (naturally aligned)
@@ -252,7 +252,7 @@ def load_fmu(fmu_path: Path, work_dir: Path) -> Fmu:
 
 
 # ---------------------------------------------------------------------------------
-# allowed-state masks (fmi2_runtime.c M_*) and type restrictions
+# allowed-state masks (fmi2_face.c M_*) and type restrictions
 
 M_SET = INSTANTIATED | INIT | EVENT | CT | STEP_COMPLETE
 M_DERIV = INIT | EVENT | CT | TERMINATED | ERRORSTATE

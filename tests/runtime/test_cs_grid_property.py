@@ -1,7 +1,7 @@
 """Issue 15 item 1: the values of fmi2DoStep at EVERY communication point, against closed-form
 (or high-accuracy) solutions, on random grids.
 
-The Co-Simulation stepping of the runtime (fmu/runtime/fmi2_runtime.c, cs_integrate) lets a
+The Co-Simulation stepping of the runtime (fmu/runtime/rt_cs.c, cs_integrate) lets a
 solver step reach past communication points: the values at a communication point inside a
 step come from the step's dense output, the next fmi2DoStep continues the step, an event
 beyond the point is handled by the fmi2DoStep containing it, fmi2GetFMUstate saves a step

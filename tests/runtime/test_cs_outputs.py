@@ -1,4 +1,4 @@
-"""Co-Simulation reads between steps, and what a step may span (fmu/runtime/fmi2_runtime.c).
+"""Co-Simulation reads between steps, and what a step may span (fmu/runtime/rt_cs.c).
 
 * After fmi2DoStep only the states are current; a read of outputs evaluates the outputs alone
   (mdl_out), or, when every output asked is a cheap one, the cheap outputs alone

@@ -1,5 +1,5 @@
 """Co-Simulation stepping of the generated FMUs: the runner's C loop against its ctypes loop,
-and solver steps that reach past communication points (fmu/runtime/fmi2_runtime.c,
+and solver steps that reach past communication points (fmu/runtime/rt_cs.c,
 cs_integrate) against the master's grid."""
 from __future__ import annotations
 

@@ -3,7 +3,7 @@
 derivatives (``maxOutputDerivativeOrder="1"``, ``fmi2GetRealOutputDerivatives``), tested as a user
 would: a small Modelica model built with ``wearcosim build --file``, driven by FMPy's ``FMU2Slave``.
 
-Semantics (fmu/runtime/fmi2_runtime.c, "input derivatives"): the derivatives set at a communication
+Semantics (fmu/runtime/rt_eval.c, "input derivatives"): the derivatives set at a communication
 point tc describe the input over the fmi2DoStep that starts there, u(tau) = u(tc) + du (tau - tc) +
 d2u (tau - tc)^2 / 2; after the step the input has that polynomial's value at the step's end and the
 derivatives are consumed.

@@ -1,4 +1,4 @@
-"""Issue 14 (reliability): guards of the FMI runtime (fmu/runtime/fmi2_runtime.c).
+"""Issue 14 (reliability): guards of the FMI runtime (fmu/runtime/rt_events.c, rt_cs.c).
 
 1. Event chattering / Zeno behaviour: the BouncingBall example simulated past its Zeno point
    (~4.06 s) must end with fmi2Discard (CS) / an error (ME) naming the chattering, never with

@@ -47,7 +47,7 @@ collect() {
 echo "== build (in $BUILD)"
 for m in "$HERE"/models/*/; do
   name="$(basename "$m")"
-  # the exporter's command line (see fmi2_runtime.c; the solvers compiled for the model's
+  # the exporter's command line (see fmi2_face.c; the solvers compiled for the model's
   # number of states, as package.compile_binary does) + warning flags
   nx="$(sed -nE 's/^[[:space:]]*#[[:space:]]*define[[:space:]]+N_X[[:space:]]+([0-9]+).*/\1/p' "$m/config.h" | head -1)"
   fixed=""; [ -n "$nx" ] && [ "$nx" -gt 0 ] && fixed="-DRT_ODE_FIXED_N=$nx"

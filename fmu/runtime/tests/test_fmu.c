@@ -363,7 +363,7 @@ static void test_bball_misuse(void)
     A.FreeInstance(c);
 }
 
-/* The FMU state's checksum, written from the comment of state_checksum (fmi2_runtime.c):
+/* The FMU state's checksum, written from the comment of state_checksum (rt_state.c):
    FNV-1a over the block's 64-bit words, the checksum field (bytes 52..55) taken as 0, word k
    into lane k mod 4, the lanes combined, folded to 32 bits. */
 #define STATE_CHECKSUM_AT 52

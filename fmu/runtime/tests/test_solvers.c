@@ -478,7 +478,7 @@ static void test_auto_switch_both_ways(void)
 }
 
 /* "save, restore, continue" in the solver layer: t, x, h, controller history and the
- * auto code reproduce the uninterrupted run bit for bit (what fmi2_runtime.c does) */
+ * auto code reproduce the uninterrupted run bit for bit (what rt_state.c does) */
 static void test_auto_save_restore(void)
 {
     double x0 = 0.0;

@@ -75,7 +75,7 @@ SOLVER_PARAMS = [
      "Absolute tolerance of the embedded solver; 0 = runtime default"),
     ("solver.hmax", "Real", 0.0, 0.0, 1e100,
      "Maximum step of the embedded solver [s]; 0 = at most 16 communication steps"),
-    # work budget of one fmi2DoStep (fmu/runtime/fmi2_runtime.c): exceeded -> fmi2Discard at the
+    # work budget of one fmi2DoStep (fmu/runtime/rt_cs.c): exceeded -> fmi2Discard at the
     # last accepted point, with a message naming the parameter
     ("solver.maxSteps", "Integer", 1000000, 1, 2147483647,
      "Work budget: maximum number of solver steps in one fmi2DoStep (exceeded: fmi2Discard); a step "
@@ -1144,7 +1144,7 @@ def render_c(gen: Generated, outdir: Path, experiment: dict[str, Any]) -> None:
 
 
 # ----------------------------------------------------------------------------- XML
-#: the log categories of the runtime (fmu/runtime/fmi2_runtime.c, rt_log_categories, in its
+#: the log categories of the runtime (fmu/runtime/rt_instance.c, rt_log_categories, in its
 #: order) with what each one reports; fmi2SetDebugLogging takes these names
 LOG_CATEGORIES = (
     ("logEvents", "Events: state events located by the embedded solver, states re-initialised "

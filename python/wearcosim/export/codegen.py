@@ -372,6 +372,16 @@ def build_functions(causal: Causal, expose_protected: bool = False) -> Generated
         for j in range(len(known)):
             for r in row[colind[j]:colind[j + 1]]:
                 deps.setdefault(rows[r], []).append(known[j])
+    if known and eval_out.numel() and causal.w:
+        # through the nonlinear loops: a row that reads a Newton unknown depends on every known
+        # the residuals of its loop read, and those of the loops that loop reads in turn (the
+        # unknowns' own symbols are not knowns: without this the dependencies stopped at them)
+        for r_, ks in _loop_dependencies(causal, eval_out, [L.slots[k].sym for k in known]).items():
+            row_slot = ([L.off["DX"] + i for i in range(L.n["X"])] + [L.off["Y"] + i for i in range(L.n["Y"])] +
+                        [L.off["D"] + i for i in range(L.n["DALG"])])[r_]
+            have = deps.setdefault(row_slot, [])
+            have.extend(known[j] for j in sorted(ks) if known[j] not in have)
+            have.sort()
     for r in [L.off["DX"] + i for i in range(L.n["X"])] + [L.off["Y"] + i for i in range(L.n["Y"])]:
         deps.setdefault(r, [])
     for k in range(L.off["X"], L.off["X"] + L.n["X"]):
@@ -709,6 +719,42 @@ def _guess(s: Slot) -> ca.SX:
     itself (the number in v: wc_start or the value the user set)."""
     st = s.start
     return st if isinstance(st, ca.SX) and not st.is_constant() else s.sym
+
+
+def _loop_dependencies(causal: Causal, rows: ca.SX, knowns: Sequence[ca.SX]) -> dict[int, set]:
+    """For each row of ``rows`` that reads a Newton unknown: the indices (into ``knowns``) of
+    the knowns it depends on through the nonlinear loops -- those the residuals of the loops
+    it reads, and of the loops those read in turn, depend on (structural sparsity)."""
+    ranges, k = [], 0
+    for b in causal.blocks:
+        if b.kind == "nonlinear":
+            ranges.append(range(k, k + len(b.vars)))
+            k += len(b.vars)
+    block_of = {i: bi for bi, rg in enumerate(ranges) for i in rg}
+    wv = ca.vertcat(*[sy for _, sy in causal.w])
+    res = ca.vertcat(*causal.nl_residuals)
+    kv = ca.vertcat(*knowns)
+
+    def pattern(expr, of):
+        sp = ca.jacobian(expr, of).sparsity()
+        colind, row = sp.colind(), sp.row()
+        out: dict[int, set] = {}
+        for j in range(sp.size2()):
+            for r in row[colind[j]:colind[j + 1]]:
+                out.setdefault(r, set()).add(j)
+        return out
+    res_known, res_w, rows_w = pattern(res, kv), pattern(res, wv), pattern(rows, wv)
+    direct = [set().union(*[res_known.get(i, set()) for i in rg]) for rg in ranges]
+    reads = [{block_of[j] for i in rg for j in res_w.get(i, ())} for rg in ranges]
+    closed = []
+    for b in range(len(ranges)):
+        seen, todo = set(), {b}
+        while todo:
+            c = todo.pop()
+            seen.add(c)
+            todo |= reads[c] - seen
+        closed.append(set().union(*[direct[c] for c in seen]))
+    return {r: set().union(*[closed[block_of[j]] for j in ws]) for r, ws in rows_w.items()}
 
 
 def loops_read(causal: Causal, exprs: Sequence[ca.SX]) -> list[int]:

@@ -166,6 +166,13 @@ struct RtCtx {
                                        (value, slope, second derivative at uPt per input) */
     double uPt;                     /* its time origin: the start of that step */
     int uPon;                       /* it moves some input (a slope or curvature != 0) */
+    /* CS input extrapolation (solver.inputExtrapolation; rt_eval.c "input extrapolation"),
+       saved with the FMU state */
+    double *uS;                     /* 2*N_U: the inputs as the importer last set them, then
+                                       (uS + N_U) the same at the start of the last step */
+    double uXt;                     /* the start of the last step */
+    int uXon;                       /* uS + N_U holds a step's start */
+    int uPext;                      /* the step's polynomial is this FMU's own extrapolation */
     double *ddSeed, *ddOut;         /* NV each: seeds and results of a directional derivative
                                        by slot; scratch of the output derivatives */
 

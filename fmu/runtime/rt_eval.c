@@ -133,13 +133,93 @@ double rt_u_rate(const RtCtx *c, int i)
     return 0.0;
 }
 
+/* ------------------------------------------------------------------------- */
+/* input extrapolation (Co-Simulation, solver.inputExtrapolation = 1)         */
+/* An importer that holds the inputs constant over each communication step (libcosim's
+ * fixed-step master, FMU containers, most Jacobi and Gauss-Seidel masters: they never call
+ * fmi2SetRealInputDerivatives) integrates the coupling with a zero-order hold, whose error
+ * across a stiff contact is of the order of the step times the input's rate.  With the tunable
+ * parameter solver.inputExtrapolation = 1 this FMU gives itself the first derivative the
+ * importer did not give: at the start tc of a step, for every continuous Real input,
+ *     du = (u(tc) - u(tp)) / (tc - tp),
+ * u(tc) and u(tp) the values the importer set for this step and for the previous one (tp its
+ * start), and the step then runs exactly as with that derivative set ("input derivatives"
+ * above: the line through u(tc) over the step, the input at the line's end after it).  So:
+ *  - derivatives the importer does set (fmi2SetRealInputDerivatives at this point) are used
+ *    as given, for every input, and nothing is extrapolated in that step;
+ *  - the values are those the importer set (rt_set_values keeps them in uS), not the line's end
+ *    of the step before: an importer that sets an input only when it changes holds it, and
+ *    its slope is then 0;
+ *  - the first step after initialisation, and the first after fmi2Reset, has no previous
+ *    point: the inputs are held; fmi2SetFMUstate restores the history with the state (a
+ *    rollback extrapolates as the step it repeats did);
+ *  - it is linear extrapolation from the past, not interpolation: across a jump of an input
+ *    (an event in the importer's model) the next step overshoots by the jump; the importer's
+ *    step size decides how well a smooth input is followed (error O(h^2) instead of O(h)).
+ * Off (the default) nothing of this runs: results are bit-identical to a runtime without it. */
+
+#if N_U > 0
+static int u_extrapolating(const RtCtx *c)
+{
+#ifdef OFF_SOLVER_INPUTEXTRAPOLATION   /* (a config.h without the parameter: off) */
+    return c->type == RT_TYPE_CS && c->v[OFF_SOLVER_INPUTEXTRAPOLATION] != 0.0;
+#else
+    (void)c;
+    return 0;
+#endif
+}
+#endif
+
+/* after initialisation (and fmi2Reset's re-initialisation): the inputs as set, no history */
+void rt_u_initialized(RtCtx *c)
+{
+#if N_U > 0
+    memcpy(c->uS, c->v + OFF_U, (size_t)N_U * sizeof(double));
+#endif
+    c->uXon = 0;
+    c->uPext = 0;
+}
+
+/* At the start of a step with extrapolation on and no derivatives set: the inputs back at the
+   values the importer set, their slopes from the last step's start. */
+#if N_U > 0
+static void u_extrapolate(RtCtx *c)
+{
+    int i, moved = 0;
+    double *prev = c->uS + N_U;
+    const double h = c->time - c->uXt;
+    const int slope = c->uXon && h > 0.0;
+    for (i = 0; i < N_U; i++) {
+        if (c->v[OFF_U + i] != c->uS[i]) {
+            c->v[OFF_U + i] = c->uS[i];
+            moved = 1;
+        }
+        c->uD1[i] = slope ? (c->uS[i] - prev[i]) / h : 0.0;
+        c->uD2[i] = 0.0;
+    }
+    if (moved) {             /* (the line's end of the last step, taken back: as a fmi2SetReal) */
+        rt_invalidate(c);
+        rt_band_clear(c);
+        c->csEventPending = 1;
+    }
+}
+#endif
+
 /* The polynomial of the step that starts at c->time: the inputs' values now and the derivatives
-   set at this point; the solver restarts unless it is the last step's polynomial continued. */
+   set at this point (or, with input extrapolation, its own); the solver restarts unless it is
+   the last step's polynomial continued. */
 void rt_u_begin_step(RtCtx *c)
 {
 #if N_U > 0
     int i, same = 1, on = 0;
     const double dt = c->time - c->uPt;
+    if (u_extrapolating(c)) {
+        c->uPext = !c->uDset;
+        if (c->uPext) u_extrapolate(c);
+        memcpy(c->uS + N_U, c->uS, (size_t)N_U * sizeof(double));
+        c->uXt = c->time;
+        c->uXon = 1;
+    }
     for (i = 0; i < N_U; i++) {
         double *p = c->uP + 3 * i;
         const double a0 = c->v[OFF_U + i], a1 = c->uD1[i], a2 = c->uD2[i];
@@ -506,6 +586,10 @@ int rt_set_values(RtCtx *c, const char *fn, const unsigned int vr[], size_t nvr,
             if (kind == MK_PARAM_FIXED || kind == MK_PARAM_TUNABLE) paramChanged = 1;
         }
         c->v[vr[i]] = x;
+#if N_U > 0
+        if (kind == MK_INPUT && vr[i] >= (unsigned int)OFF_U && vr[i] < (unsigned int)(OFF_U + N_U))
+            c->uS[vr[i] - (unsigned int)OFF_U] = x;   /* (input extrapolation) */
+#endif
     }
     if (!anyChanged) return RT_STATUS_OK;
     /* 3. consequences */

@@ -99,6 +99,7 @@ int rt_ensure_eval(RtCtx *c);
 void rt_u_at(const RtCtx *c, double *v, double t);
 double rt_u_rate(const RtCtx *c, int i);
 void rt_u_begin_step(RtCtx *c);
+void rt_u_initialized(RtCtx *c);
 void rt_u_end_step(RtCtx *c);
 int rt_by_parts(const RtCtx *c);
 int rt_eval_part(RtCtx *c, int part);

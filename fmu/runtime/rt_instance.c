@@ -218,6 +218,10 @@ static void set_defaults(RtCtx *c)
     c->uPt = 0.0;
     c->uPon = 0;
     c->uDset = 0;
+    memset(c->uS, 0, 2 * NARR(N_U) * sizeof(double));
+    c->uXt = 0.0;
+    c->uXon = 0;
+    c->uPext = 0;
     if (c->ode) {
         rt_ode_reset_stats(c->ode);
         rt_ode_auto_reset(c->ode);
@@ -252,6 +256,7 @@ static void free_instance(RtCtx *c)
     if (c->uD1) fr(c->uD1);
     if (c->uD2) fr(c->uD2);
     if (c->uP) fr(c->uP);
+    if (c->uS) fr(c->uS);
     if (c->xe) fr(c->xe);
     if (c->liveBuf) fr(c->liveBuf);
     if (c->xNominal) fr(c->xNominal);
@@ -369,7 +374,8 @@ RtCtx *rt_instantiate(const char *instanceName, int type, const char *guid,
     c->uD1 = (double *)al(NARR(N_U), sizeof(double));
     c->uD2 = (double *)al(NARR(N_U), sizeof(double));
     c->uP = (double *)al(3 * NARR(N_U), sizeof(double));
-    if (!c->uD1 || !c->uD2 || !c->uP) goto oom;
+    c->uS = (double *)al(2 * NARR(N_U), sizeof(double));
+    if (!c->uD1 || !c->uD2 || !c->uP || !c->uS) goto oom;
     c->xe = (double *)al(NARR(N_X), sizeof(double));
     c->liveBuf = (double *)al(RT_LIVE_LEN, sizeof(double));
     c->xNominal = (double *)al(NARR(N_X), sizeof(double));
@@ -492,6 +498,7 @@ int rt_exit_initialization_mode(RtCtx *c, const char *fn)
              "initialization at t=%.17g", fn, c->time);
     }
     c->lastSuccessfulTime = c->time;
+    rt_u_initialized(c);
     c->odeRestart = 1;
     c->odeResume = 0;
     c->csEventPending = 0;

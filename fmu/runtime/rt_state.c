@@ -19,7 +19,7 @@
 /* FMU state: one contiguous byte block, which is also the serialized form     */
 
 #define RT_STATE_MAGIC "WCSFMUS"   /* + NUL = 8 bytes */
-#define RT_STATE_VERSION 10u   /* 3: odeAuto (was padding); 4: auto code with back-off (rt_ode.h);
+#define RT_STATE_VERSION 11u   /* 3: odeAuto (was padding); 4: auto code with back-off (rt_ode.h);
                                  5: chattering history + 2*N_Z doubles after v;
                                  6: multistep history (rt_ode_hist_len(N_X) doubles) after those;
                                  7: the running solver (RT_LIVE_LEN doubles) instead of it and
@@ -29,10 +29,12 @@
                                  9: the indicator offsets of held relations (N_Z doubles after
                                     the 2*N_Z of version 5);
                                  10: the input derivatives (RT_UDER_LEN doubles before the
-                                    running solver) */
+                                    running solver);
+                                 11: the input extrapolation's history after them */
 /* the input derivatives in an FMU state (version 10): uD1, uD2 (N_U each), the polynomial uP
-   (3*N_U), uPt, uPon, uDset */
-#define RT_UDER_LEN (5 * (size_t)N_U + 3)
+   (3*N_U), uPt, uPon, uDset; (version 11) the input extrapolation's uS (2*N_U), uXt, uXon,
+   uPext */
+#define RT_UDER_LEN (7 * (size_t)N_U + 6)
 
 typedef struct {
     char magic[8];
@@ -141,6 +143,10 @@ static void uder_write(const RtCtx *c, unsigned char *buf)
     p[5 * N_U] = c->uPt;
     p[5 * N_U + 1] = c->uPon;
     p[5 * N_U + 2] = c->uDset;
+    memcpy(p + 5 * N_U + 3, c->uS, 2 * (size_t)N_U * sizeof(double));
+    p[7 * N_U + 3] = c->uXt;
+    p[7 * N_U + 4] = c->uXon;
+    p[7 * N_U + 5] = c->uPext;
 }
 
 /* 1 if the input derivatives of a block are valid */
@@ -149,7 +155,8 @@ static int uder_check(const unsigned char *buf)
     double p[RT_UDER_LEN];
     memcpy(p, buf + state_uder_offset(), sizeof p);
     return rt_ode_all_finite((int)RT_UDER_LEN, p) && (p[5 * N_U + 1] == 0.0 || p[5 * N_U + 1] == 1.0) &&
-           (p[5 * N_U + 2] == 0.0 || p[5 * N_U + 2] == 1.0);
+           (p[5 * N_U + 2] == 0.0 || p[5 * N_U + 2] == 1.0) &&
+           (p[7 * N_U + 4] == 0.0 || p[7 * N_U + 4] == 1.0) && (p[7 * N_U + 5] == 0.0 || p[7 * N_U + 5] == 1.0);
 }
 
 static void uder_read(RtCtx *c, const unsigned char *buf)
@@ -161,6 +168,10 @@ static void uder_read(RtCtx *c, const unsigned char *buf)
     c->uPt = p[5 * N_U];
     c->uPon = p[5 * N_U + 1] != 0.0;
     c->uDset = p[5 * N_U + 2] != 0.0;
+    memcpy(c->uS, p + 5 * N_U + 3, 2 * (size_t)N_U * sizeof(double));
+    c->uXt = p[7 * N_U + 3];
+    c->uXon = p[7 * N_U + 4] != 0.0;
+    c->uPext = p[7 * N_U + 5] != 0.0;
 }
 
 /* The running CS solver in an FMU state (version 7), RT_LIVE_LEN doubles: 0 = 1 when

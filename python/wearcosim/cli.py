@@ -552,6 +552,9 @@ def cmd_system_pack(args: argparse.Namespace) -> int:
     from .system.ssp import open_system, write_ssp
     from .system.validate import problems
     out = Path(args.out)
+    if args.container and args.input_extrapolation:
+        return _err("--input-extrapolation and --container exclude each other: the container couples its "
+                    "components itself")
     if out.suffix.lower() != ".ssp":
         return _err(f"-o {out}: an .ssp archive is written (name it *.ssp)")
     if out.is_dir():
@@ -565,9 +568,11 @@ def cmd_system_pack(args: argparse.Namespace) -> int:
         if args.container:
             from .system.examples import ensure_fmus
             ensure_fmus(system)
-        write_ssp(system, out, container=bool(args.container), interface=bool(args.interface))
+        write_ssp(system, out, container=bool(args.container), interface=bool(args.interface),
+                  input_extrapolation=bool(args.input_extrapolation))
         what = "the strongly coupled container" if args.container else f"{len(system.components)} component(s)"
-    print(f"packed {out} ({what}" + (", interface as system connectors" if args.interface else "") + ")")
+    print(f"packed {out} ({what}" + (", interface as system connectors" if args.interface else "")
+          + (", inputs extrapolated by the components" if args.input_extrapolation else "") + ")")
     return 0
 
 
@@ -712,6 +717,10 @@ def _add_system_parser(sub):
                     help="declare the free inputs and every output as system connectors <component>.<variable> "
                          "(fmu-manipulation-toolbox reads them; libcosim cannot load connections to system "
                          "connectors)")
+    pk.add_argument("--input-extrapolation", action="store_true",
+                    help="bind solver.inputExtrapolation = 1 on every component that has it: for masters that hold "
+                         "inputs over a step (libcosim), each component extrapolates its inputs through the last two "
+                         "communication points")
     pk.set_defaults(func=cmd_system_pack)
     sh = _sub(ssub, "show", "components, ports and connections of a system, as tables")
     sh.add_argument("file", metavar="FILE.ssd|FILE.ssp", help="the system description or archive")

@@ -361,3 +361,107 @@ def test_body_output_derivatives_match_differences(body):
     e = float(np.max(np.abs(fd - d)) / np.max(np.abs(d)))
     print(f"body output derivatives vs central differences of runs: {e:.2g} of the largest")
     assert e <= 1e-6, (fd, d)
+
+
+# ----------------------------------------------------------------------------- input extrapolation
+# solver.inputExtrapolation = 1 (fmu/runtime/rt_eval.c, "input extrapolation"): for importers that
+# hold inputs constant (libcosim, containers), the FMU gives each input the slope through its
+# values at the last two communication points.
+
+def _extrap(s, on=1):
+    s.s.setInteger([s.vr["solver.inputExtrapolation"]], [on])
+
+
+def _ramp_run(s, a, h, n, on):
+    """An importer that holds: u = a*t set at every point, no derivatives; x at the end."""
+    _extrap(s, on)
+    t = 0.0
+    for k in range(n):
+        s.set(u=a * t)
+        s.s.doStep(currentCommunicationPoint=t, communicationStepSize=h)
+        t = (k + 1) * h
+    return s.get("x")[0], t
+
+
+def test_input_extrapolation_parameter_declared(ramp):
+    md = read_model_description(str(ramp))
+    v = next(v for v in md.modelVariables if v.name == "solver.inputExtrapolation")
+    assert (v.type, v.causality, v.variability, int(v.start)) == ("Integer", "parameter", "tunable", 0)
+
+
+def test_extrapolation_follows_a_ramp_that_holding_lags(slave):
+    """der(x) = u, u = a t sampled at the points: held, x lags by a T h / 2 (first order in h);
+    extrapolated, the line through the last two points is the ramp itself, so only the first
+    step (no previous point: held) is missed, by a h^2 / 2."""
+    a, h, n = 3.0, 0.01, 100
+    x_held, T = _ramp_run(slave(), a, h, n, 0)
+    x_ext, _ = _ramp_run(slave(), a, h, n, 1)
+    exact = 1 + a * T * T / 2
+    assert x_held == pytest.approx(exact - a * T * h / 2, abs=1e-9)
+    assert x_ext == pytest.approx(exact - a * h * h / 2, abs=1e-9)
+
+
+def test_an_input_set_once_is_held_bit_for_bit(slave):
+    """An importer that sets an input only when it changes: after the first point nothing is
+    set, the slope is 0 and the run is the one without extrapolation, bit for bit."""
+    xs = []
+    for on in (0, 1):
+        s = slave()
+        _extrap(s, on)
+        s.set(u=2.0)
+        t, out = 0.0, []
+        for k in range(50):
+            s.s.doStep(currentCommunicationPoint=t, communicationStepSize=0.02)
+            t = (k + 1) * 0.02
+            out.append(s.get("x", "z")[:])
+        xs.append(np.array(out))
+    assert np.array_equal(xs[0], xs[1])
+    assert xs[1][-1][0] == pytest.approx(1 + 2.0 * 1.0, abs=1e-12)
+
+
+def test_derivatives_the_importer_sets_are_used_as_given(slave):
+    """With derivatives set at a point, that step takes them, extrapolation or not: bit for bit
+    the run without extrapolation."""
+    runs = []
+    for on in (0, 1):
+        s = slave()
+        _extrap(s, on)
+        t, out = 0.0, []
+        for k in range(40):
+            s.set(u=math.sin(t))
+            s.deriv("u", math.cos(t))
+            s.s.doStep(currentCommunicationPoint=t, communicationStepSize=0.025)
+            t = (k + 1) * 0.025
+            out.append(s.get("x", "w")[:])
+        runs.append(np.array(out))
+    assert np.array_equal(runs[0], runs[1])
+
+
+def test_extrapolation_history_travels_with_the_fmu_state(slave):
+    """A rollback (fmi2SetFMUstate) repeats a step with the slope it had: the run from a
+    restored state equals the uninterrupted one bit for bit."""
+    s = slave()
+    _extrap(s, 1)
+    t, h = 0.0, 0.01
+    for k in range(10):
+        s.set(u=math.exp(t))
+        s.s.doStep(currentCommunicationPoint=t, communicationStepSize=h)
+        t = (k + 1) * h
+    st = s.s.getFMUstate()
+    t0 = t
+
+    def go():
+        tt, out = t0, []
+        for k in range(10):
+            s.set(u=math.exp(tt))
+            s.s.doStep(currentCommunicationPoint=tt, communicationStepSize=h)
+            tt = t0 + (k + 1) * h
+            out.append(s.get("x", "y", "u")[:])
+        return np.array(out)
+    first = go()
+    s.s.setFMUstate(st)
+    again = go()
+    s.s.freeFMUstate(st)
+    assert np.array_equal(first, again)
+    # and the slope was used: x follows exp within the second-order error of the lines
+    assert first[-1][0] == pytest.approx(math.exp(0.2), rel=1e-3)

@@ -332,3 +332,46 @@ def test_fmutool_build_refuses_bad_input(tmp_path):
         fmutool.build_container(tmp_path / "missing.ssp", tmp_path / "x.fmu", 1e-5)
     assert "\n" not in str(e.value)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.ssp"]
+
+
+# ----------------------------------------------------------------------------- input extrapolation
+def test_libcosim_with_the_components_extrapolating_their_inputs(tmp_path):
+    """libcosim holds every input over a communication step and never calls
+    fmi2SetRealInputDerivatives.  Packed with ``--input-extrapolation`` (solver.inputExtrapolation
+    = 1 bound on each component), our FMUs extrapolate their inputs through the last two
+    communication points themselves: on the two masses and the stiff spring across the FMU
+    boundary (tests/system/fixtures/issue34, closed form x2 = 0.05 + 0.05 cos(w t)) the error
+    of libcosim's run drops from first to second order in the step.  Measured: step 1e-3,
+    5e-4, 2e-4 s held 0.55, 0.25, 0.096 of the 0.1 m range; extrapolated 0.043, 0.011, 0.0017."""
+    _need_libcosim()
+    from wearcosim import cli
+    fix = Path(__file__).resolve().parent / "fixtures" / "issue34"
+    assert cli.main(["build", "--file", str(fix / "TwoMassSpring.mo"), "TwoMassSpring.SpringMass",
+                     "TwoMassSpring.Mass", "--out", str(tmp_path)]) == 0
+    shutil.copy(fix / "TwoMassSpring.ssd", tmp_path / "TwoMassSpring.ssd")
+    w = np.sqrt(2 * 1e4)
+    err = {}
+    with ssp.open_system(tmp_path / "TwoMassSpring.ssd") as system:
+        for on in (False, True):
+            packed = tmp_path / f"tms_{on}.ssp"
+            ssp.write_ssp(system, packed, input_extrapolation=on)
+            with zipfile.ZipFile(packed) as z:
+                ssd = z.read("SystemStructure.ssd").decode()
+            assert ("solver.inputExtrapolation" in ssd) == on
+            for h in (5e-4, 2.5e-4):
+                r = libcosim.run_ssp(packed, 0.1, h, [("b", "x2")])
+                err[on, h] = float(np.max(np.abs(r.values["b.x2"] - (0.05 + 0.05 * np.cos(w * r.time))))) / 0.1
+    assert err[False, 5e-4] > 0.1 and err[True, 5e-4] < 0.1 * err[False, 5e-4]
+    # first order held (halving the step halves the error), second order extrapolated
+    assert 1.5 < err[False, 5e-4] / err[False, 2.5e-4] < 3
+    assert err[True, 5e-4] / err[True, 2.5e-4] > 3
+
+
+def test_pack_input_extrapolation_and_container_exclude_each_other(tmp_path, capsys):
+    from wearcosim import cli
+    rc = cli.main(["system", "pack", str(SYSTEMS / f"{CHEAP}.ssd"), "-o", str(tmp_path / "x.ssp"),
+                   "--container", "--input-extrapolation"])
+    assert rc != 0
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("error: --input-extrapolation and --container")
+    assert not (tmp_path / "x.ssp").exists()

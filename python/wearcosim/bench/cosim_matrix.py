@@ -184,6 +184,43 @@ def ratio(repeat: int = 5, rtols: Sequence[float] = (3e-5, 1e-5), log: Any = pri
     return rows
 
 
+def libcosim_table(steps: Sequence[float] = (1e-4, 1e-5, 1e-6), log: Any = print) -> list[dict[str, Any]]:
+    """libcosim (fixed-step, inputs held) on the hybrid mechanism's component FMUs, packed as
+    they are and packed with ``--input-extrapolation`` (:func:`wearcosim.system.ssp.write_ssp`),
+    against the container on the same grid: the deviation of orbit and contact force, or the
+    failure (docs/fmus.md, "Input extrapolation")."""
+    import tempfile
+    from ..fmi import libcosim
+    from ..resources import results_dir
+    from ..system import examples, ssp
+    name = "hybrid_dry_32pi"
+    examples.ensure_fmus(examples.system_of(name), log=lambda *a: None)
+    system = ssp.read_ssd(examples.SYSTEMS / f"{name}.ssd")      # (its connectors declared, as libcosim needs)
+    stop, sig = float(examples.EXAMPLES[name]["stop"]), SIGNALS[name]
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="wearcosim-libcosim-") as tmp:
+        packed = {}
+        for on in (False, True):
+            packed[on] = Path(tmp) / f"{name}_{int(on)}.ssp"
+            ssp.write_ssp(system, packed[on], input_extrapolation=on, log=lambda *a: None)
+        for h in steps:
+            ref, _ = container_run(system, stop, h, sig, results_dir() / ".containers")
+            for on in (False, True):
+                c0 = time.process_time()
+                r: dict[str, Any] = {"system": name, "step": h, "inputs": "extrapolated" if on else "held"}
+                try:
+                    res = libcosim.run_ssp(packed[on], stop, h, [tuple(s.split(".", 1)) for s in sig])
+                    r["deviation"] = {s: _deviation(res.values[s], ref[s][1:]) for s in sig}
+                except Exception as exc:                     # (a failing step: its message)
+                    r["error"] = str(exc).splitlines()[0][:200]
+                r["cpu"] = time.process_time() - c0
+                rows.append(r)
+                what = (", ".join(f"{k} {100 * v:.3g} %" for k, v in r["deviation"].items()) if "deviation" in r
+                        else r["error"])
+                log(f"{name} {h:7.0e} inputs {r['inputs']:12s} {what}")
+    return rows
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m wearcosim.bench.cosim_matrix", description=__doc__.split("\n\n")[0])
     ap.add_argument("--systems", default="", help="comma-separated examples (default: all shipped)")
@@ -191,12 +228,21 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--algorithms", default=",".join(ALGORITHMS))
     ap.add_argument("--stop", type=float, default=None, help="window [s] (default: each example's)")
     ap.add_argument("--out", default=None, help="JSON file (default results/bench_cosim_matrix.json)")
+    ap.add_argument("--libcosim", action="store_true",
+                    help="instead: libcosim on the hybrid mechanism's components, inputs held and extrapolated "
+                         "by the FMUs (results/bench_cosim_libcosim.json)")
     ap.add_argument("--ratio", action="store_true",
                     help="instead: the hybrid mechanism and a user's pendulum on the joint within 1 %% of the "
                          "container, and their CPU time ratio (results/bench_cosim_ratio.json)")
     a = ap.parse_args(argv)
     from ..atomic import write_bytes
     from ..resources import results_dir
+    if a.libcosim:
+        rows = libcosim_table()
+        out = Path(a.out) if a.out else results_dir() / "bench_cosim_libcosim.json"
+        write_bytes(out, json.dumps(rows, indent=1, default=float).encode())
+        print(f"-> {out}")
+        return 0
     if a.ratio:
         rows = ratio()
         out = Path(a.out) if a.out else results_dir() / "bench_cosim_ratio.json"

@@ -83,6 +83,12 @@ SOLVER_PARAMS = [
     ("solver.maxStepTime", "Real", 0.0, 0.0, 1e100,
      "Wall-clock budget of one fmi2DoStep [s] (exceeded: fmi2Discard, checked every 256 solver "
      "steps); 0 = no limit, so that results never depend on the machine's load"),
+    # (fmu/runtime/rt_eval.c "input extrapolation")
+    ("solver.inputExtrapolation", "Integer", 0, 0, 1,
+     "Co-Simulation, for importers that hold inputs constant over a step: 1 = each continuous input "
+     "that the importer gives no derivatives for moves over the step along the line through its "
+     "values at the last two communication points (its value at the step's start, as the importer "
+     "set it, and the slope since the previous point); 0 = inputs held (FMI 2.0's default)"),
 ]
 
 #: units of the solver parameters that have one (the tolerances are relative or in the

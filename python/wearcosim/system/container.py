@@ -754,6 +754,7 @@ def _render_config(P: _Plan, guid: str) -> str:
         ("OFF_SOLVER_METHOD", "(OFF_SOLVER + 0)"), ("OFF_SOLVER_RTOL", "(OFF_SOLVER + 1)"),
         ("OFF_SOLVER_ATOL", "(OFF_SOLVER + 2)"), ("OFF_SOLVER_HMAX", "(OFF_SOLVER + 3)"),
         ("OFF_SOLVER_MAXSTEPS", "(OFF_SOLVER + 4)"), ("OFF_SOLVER_MAXSTEPTIME", "(OFF_SOLVER + 5)"),
+        ("OFF_SOLVER_INPUTEXTRAPOLATION", "(OFF_SOLVER + 6)"),
         ("HAS_JACOBIAN", all_dd), ("CT_ALL_DD", all_dd), ("CT_MAXDD", maxdd),
         ("MDL_HAS_DDIR", all_dd), ("N_OUTLIST", len(_outlist(P))),
         ("DEFAULT_START_TIME", _cnum(exp.get("startTime", 0.0))),

@@ -909,8 +909,32 @@ def container_system(system: System, fmu: str | Path) -> System:
                   experiment_annotations=list(system.experiment_annotations))
 
 
+#: the tunable parameter of wearcosim's Co-Simulation FMUs that extrapolates the inputs an
+#: importer holds (fmu/runtime/rt_eval.c, "input extrapolation")
+INPUT_EXTRAPOLATION = "solver.inputExtrapolation"
+
+
+def with_input_extrapolation(system: System) -> System:
+    """A copy of ``system`` in which every component whose FMU has continuous Real inputs and
+    the parameter :data:`INPUT_EXTRAPOLATION` gets it bound to 1 (a binding the component
+    already has is kept): for masters that hold inputs over a step (libcosim), which then
+    co-simulate with inputs extrapolated through the last two communication points."""
+    from fmpy import read_model_description
+    out = copy.deepcopy(system)
+    for comp in out.components:
+        if INPUT_EXTRAPOLATION in comp.parameters:
+            continue
+        md = read_model_description(str(comp.path))
+        names = {v.name for v in md.modelVariables}
+        if INPUT_EXTRAPOLATION in names and any(v.causality == "input" and v.type == "Real"
+                                                for v in md.modelVariables):
+            comp.parameters = {**comp.parameters, INPUT_EXTRAPOLATION: 1}
+    return out
+
+
 def write_ssp(system: System, dest: str | Path, *, container: bool | str | Path = False, interface: bool = False,
-              cache_dir: str | Path | None = None, log: Callable[[str], Any] = print) -> Path:
+              input_extrapolation: bool = False, cache_dir: str | Path | None = None,
+              log: Callable[[str], Any] = print) -> Path:
     """Bundle ``system`` into the archive ``dest`` atomically: ``SystemStructure.ssd`` (the
     sources rewritten to ``resources/<name>.fmu``) and the FMU files of the components.
 
@@ -919,8 +943,15 @@ def write_ssp(system: System, dest: str | Path, *, container: bool | str | Path 
     in ``cache_dir``, default a temporary folder removed afterwards), or the path of a container
     FMU already built for this system.  ``interface``: declare the system's interface as
     system connectors (:func:`with_interface`).  Nothing but ``dest`` (and the cache, when
-    named) is written."""
+    named) is written.  ``input_extrapolation``: bind :data:`INPUT_EXTRAPOLATION` = 1 on
+    every component that has it (:func:`with_input_extrapolation`; not with ``container``,
+    whose components are coupled inside it)."""
     dest = Path(dest)
+    if input_extrapolation and container is not False and container is not None:
+        raise SSPError(f"{system.where}: input extrapolation is for the components co-simulated by another "
+                       f"master; inside the container they are strongly coupled (choose one of the two)")
+    if input_extrapolation:
+        system = with_input_extrapolation(system)
     if container is not False and container is not None:
         if container is True:
             import tempfile

@@ -74,8 +74,10 @@ long wc_archard(long m, const double *pos_, const double *Fn_, const double *b_,
         }
     }
     if (!count) return 0;
-    reach = (long)ceil(bmax / arc) + 1;
-    if (reach > n / 2) reach = n / 2;
+    {   /* (in double first: a huge patch must not overflow the cast) */
+        const double r = ceil(bmax / arc) + 1.0;
+        reach = r < (double)(n / 2) ? (long)r : n / 2;
+    }
     lo = -reach;
     hi = reach - ((n % 2 == 0 && reach == n / 2) ? 1 : 0);
     for (s = 0; s < m; s++) {

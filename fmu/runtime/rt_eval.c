@@ -633,6 +633,18 @@ static int str_vrs(RtCtx *c, const char *fn, const unsigned int vr[], size_t nvr
 }
 #endif
 
+#if !(defined(N_STR) && N_STR > 0)
+/* this FMU has no String variables: every value reference is refused, with the reason for the
+   first one (unknown, or of another type) */
+static int no_strings(RtCtx *c, const char *fn, const unsigned int vr[], size_t nvr, const void *values)
+{
+    if (nvr == 0) return RT_STATUS_OK;
+    if (check_vrs(c, fn, vr, nvr, values, RT_TYPE_STRING))   /* (cannot pass) */
+        rt_logf(c, RT_STATUS_ERROR, RT_LOG_ERROR, "%s: this FMU has no String variables", fn);
+    return RT_STATUS_ERROR;
+}
+#endif
+
 int rt_get_strings(RtCtx *c, const char *fn, const unsigned int vr[], size_t nvr,
                    const char *values[])
 {
@@ -644,13 +656,7 @@ int rt_get_strings(RtCtx *c, const char *fn, const unsigned int vr[], size_t nvr
         for (i = 0; i < nvr; i++) values[i] = mdl_str[vr[i]];
     } else status = RT_STATUS_ERROR;
 #else
-    /* this FMU has no String variables: every value reference is refused, with the
-       reason for the first one (unknown, or of another type) */
-    if (nvr > 0) {
-        if (check_vrs(c, fn, vr, nvr, values, RT_TYPE_STRING))   /* (cannot pass) */
-            rt_logf(c, RT_STATUS_ERROR, RT_LOG_ERROR, "%s: this FMU has no String variables", fn);
-        status = RT_STATUS_ERROR;
-    }
+    status = no_strings(c, fn, vr, nvr, values);
 #endif
     return status;
 }
@@ -670,13 +676,7 @@ int rt_set_strings(RtCtx *c, const char *fn, const unsigned int vr[], size_t nvr
     } else status = RT_STATUS_ERROR;
 END:
 #else
-    /* this FMU has no String variables: every value reference is refused, with the
-       reason for the first one (unknown, or of another type) */
-    if (nvr > 0) {
-        if (check_vrs(c, fn, vr, nvr, values, RT_TYPE_STRING))   /* (cannot pass) */
-            rt_logf(c, RT_STATUS_ERROR, RT_LOG_ERROR, "%s: this FMU has no String variables", fn);
-        status = RT_STATUS_ERROR;
-    }
+    status = no_strings(c, fn, vr, nvr, values);
 #endif
     return status;
 }

@@ -237,26 +237,23 @@ def main(argv: list[str] | None = None) -> int:
     a = ap.parse_args(argv)
     from ..atomic import write_bytes
     from ..resources import results_dir
-    if a.libcosim:
-        rows = libcosim_table()
-        out = Path(a.out) if a.out else results_dir() / "bench_cosim_libcosim.json"
+
+    def save(rows: list, default: str) -> None:
+        out = Path(a.out) if a.out else results_dir() / default
         write_bytes(out, json.dumps(rows, indent=1, default=float).encode())
         print(f"-> {out}")
+    if a.libcosim:
+        save(libcosim_table(), "bench_cosim_libcosim.json")
         return 0
     if a.ratio:
-        rows = ratio()
-        out = Path(a.out) if a.out else results_dir() / "bench_cosim_ratio.json"
-        write_bytes(out, json.dumps(rows, indent=1, default=float).encode())
-        print(f"-> {out}")
+        save(ratio(), "bench_cosim_ratio.json")
         return 0
     rows = run([s for s in a.systems.split(",") if s] or None, [float(x) for x in a.steps.split(",")],
                [x for x in a.algorithms.split(",") if x], a.stop)
     silent = [r for r in rows if r["outcome"] == "SILENT"]
     print(f"{len(rows)} runs: {sum(r['outcome'] == 'accurate' for r in rows)} accurate, "
           f"{sum(r['outcome'] == 'stopped' for r in rows)} stopped, {len(silent)} SILENT")
-    out = Path(a.out) if a.out else results_dir() / "bench_cosim_matrix.json"
-    write_bytes(out, json.dumps(rows, indent=1, default=float).encode())
-    print(f"-> {out}")
+    save(rows, "bench_cosim_matrix.json")
     return 1 if silent else 0
 
 

@@ -10,6 +10,21 @@ from pathlib import Path
 
 import pytest
 
+# Object files of the tests' builds, shared by the whole run (pytest-xdist's workers inherit the
+# variable; the object cache of wearcosim.export.package, keyed by content): the runtime's
+# solvers are compiled once per number of states instead of once per build.  Made before TMPDIR
+# is set (it is not a test's leftover) and removed at the end of the run.
+_OBJ_CACHE = None
+if "WEARCOSIM_BUILD_CACHE" not in os.environ and "PYTEST_XDIST_WORKER" not in os.environ:
+    _OBJ_CACHE = tempfile.mkdtemp(prefix="wctest-objcache-")
+    os.environ["WEARCOSIM_BUILD_CACHE"] = _OBJ_CACHE
+
+
+def pytest_unconfigure(config):
+    if _OBJ_CACHE:
+        shutil.rmtree(_OBJ_CACHE, ignore_errors=True)
+
+
 # The suite's own temp folder (inherited by subprocesses through TMPDIR): no other process on
 # the machine writes there, so what a test leaves behind can be seen (checked after each test).
 TMP = tempfile.mkdtemp(prefix="wctest-tmp-")

@@ -47,3 +47,49 @@ def test_a_changed_unit_is_compiled_again(tmp_path, monkeypatch):
     n = len(list(cache.rglob("*.o")))
     build_fmu("WearCosim.Examples.Basic.BouncingBall", out_dir=tmp_path / "b")
     assert len(list(cache.rglob("*.o"))) > n
+
+
+def test_the_key_covers_what_a_unit_includes_and_nothing_else(tmp_path):
+    """A unit's key changes with every file it includes, transitively -- a generated ``.inc``
+    too (the key once hashed the headers only: an object could outlive a changed ``.inc``) --
+    and with the header a flag force-includes; it does not change with a header the unit does
+    not include (the solvers do not include the model's config.h: shared across models)."""
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "unit.c").write_text('#include "a.h"\n#include "gen.inc"\nint f(void) { return A + G; }\n')
+    (src / "a.h").write_text('#include "b.h"\n#define A B\n')
+    (src / "b.h").write_text("#define B 1\n")
+    (src / "gen.inc").write_text("#define G 2\n")
+    (src / "config.h").write_text("#define N_X 3\n")
+    (src / "pin.h").write_text("/* pinned */\n")
+    flags = ["-O2", "-include", str(src / "pin.h")]
+
+    def key():
+        return package.ObjectCache(tmp_path / "cache", src).key("gcc", flags, "unit.c")
+    k0 = key()
+    (src / "config.h").write_text("#define N_X 4\n")
+    assert key() == k0
+    for name, text in (("b.h", "#define B 5\n"), ("gen.inc", "#define G 7\n"), ("pin.h", "/* other */\n"),
+                       ("unit.c", '#include "a.h"\n#include "gen.inc"\nint f(void) { return A - G; }\n')):
+        (src / name).write_text(text)
+        k1 = key()
+        assert k1 != k0, name
+        k0 = k1
+
+
+def test_models_with_the_same_number_of_states_share_the_solvers(tmp_path, monkeypatch):
+    """VanDerPol and the two masses' spring body (2 states each): the second build takes the
+    solvers' objects (rt_ode, rt_dopri5, ...: no config.h) from the first."""
+    from wearcosim import cli
+    monkeypatch.setenv("WEARCOSIM_PLATFORMS", package.platform_dir())
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("WEARCOSIM_BUILD_CACHE", str(cache))
+    build_fmu("WearCosim.Examples.Basic.VanDerPol", out_dir=tmp_path / "a")
+    hits = []
+    fetch = package.ObjectCache.fetch
+    monkeypatch.setattr(package.ObjectCache, "fetch", lambda self, k, o: (hits.append(o.name) if fetch(self, k, o)
+                                                                         else False) or o.name in hits)
+    fix = package.Path(__file__).resolve().parents[1] / "system" / "fixtures" / "issue34" / "TwoMassSpring.mo"
+    assert cli.main(["build", "--file", str(fix), "TwoMassSpring.SpringMass", "--out", str(tmp_path / "b")]) == 0
+    assert {"rt_ode.o", "rt_dopri5.o", "rt_rodas4.o", "rt_adams.o", "rt_auto.o", "rt_linalg.o"} <= set(hits)
+    assert "model.o" not in hits

@@ -435,24 +435,47 @@ def compile_binary(src_dir: Path, units: Sequence[str], identifier: str, out: Pa
     return first
 
 
+_QUOTED_INCLUDE = re.compile(rb'^\s*#\s*include\s+"([^"]+)"', re.M)
+
+
 class ObjectCache:
     """Object files of earlier builds, by content: opt-in, in the folder ``WEARCOSIM_BUILD_CACHE``
     names (nothing is written anywhere else).  An object's key is the SHA-256 of the compiler
     (its path and ``--version``), the flags (the build's temporary folder written as ``<src>``),
-    the unit and every header of the sources folder -- the units include only those -- so an
-    object is reused only where the compiler would be given the same input.  A rebuild after a
-    change that leaves a unit and the headers as they were (the hand-written runtime and solvers
-    of a model whose sizes did not change) takes that unit's object instead of compiling it."""
+    the unit and every file of the sources folder it includes, directly or through another
+    (``#include "..."``: headers and the generated ``.inc`` files; the header a flag
+    force-includes too) -- the units include nothing else of the project -- so an object is
+    reused only where the compiler would be given the same input.  A rebuild after a change
+    that leaves a unit and what it includes as they were (the hand-written runtime of a model
+    whose sizes did not change) takes that unit's object instead of compiling it, and the
+    solvers, which do not include the model's ``config.h``, are shared by every model with the
+    same number of states."""
 
     _versions: dict = {}
 
     def __init__(self, folder: Path, src_dir: Path) -> None:
         self.folder = Path(folder)
         self.src_dir = Path(src_dir)
-        h = hashlib.sha256()
-        for f in sorted(self.src_dir.glob("*.h")):
-            h.update(f.name.encode() + b"\0" + f.read_bytes() + b"\0")
-        self._headers = h.hexdigest()
+        self._closure: dict = {}
+
+    def _included(self, name: str) -> list[str]:
+        """The files of the sources folder that ``name`` includes, transitively, sorted."""
+        if name not in self._closure:
+            seen: set = set()
+            todo = [name]
+            while todo:
+                path = self.src_dir / todo.pop()
+                try:
+                    data = path.read_bytes()
+                except OSError:
+                    continue
+                for m in _QUOTED_INCLUDE.findall(data):
+                    inc = m.decode(errors="replace")
+                    if inc not in seen and (self.src_dir / inc).is_file():
+                        seen.add(inc)
+                        todo.append(inc)
+            self._closure[name] = sorted(seen)
+        return self._closure[name]
 
     @classmethod
     def from_environment(cls, src_dir: Path) -> "ObjectCache | None":
@@ -470,10 +493,16 @@ class ObjectCache:
 
     def key(self, cc: str, flags: Sequence[str], unit: str) -> str:
         h = hashlib.sha256()
-        for part in [shutil.which(cc) or cc, self._version(cc), self._headers, unit] + \
+        for part in [shutil.which(cc) or cc, self._version(cc), unit] + \
                 [f.replace(str(self.src_dir), "<src>") for f in flags]:
             h.update(part.encode() + b"\0")
         h.update((self.src_dir / unit).read_bytes())
+        forced = [Path(flags[i + 1]).name for i, f in enumerate(flags[:-1]) if f == "-include"]
+        files = set(self._included(unit))
+        for f in forced:
+            files |= {f, *self._included(f)}
+        for name in sorted(files):
+            h.update(b"\0" + name.encode() + b"\0" + (self.src_dir / name).read_bytes())
         return h.hexdigest()
 
     def fetch(self, key: str, obj: Path) -> bool:

@@ -74,12 +74,13 @@ def test_same_ladder_and_repeats_for_every_contender_interleaved():
     rungs = [1e-4, 1e-5, 1e-6, 1e-7]
     cs = [contender("ours", 1e-5, "ours"), contender("peer1", 1e-7), contender("never", None), contender("peer2", 1e-4)]
     out = P.measure(cs, rungs, grid, ref, 1e-4, repeats=3, say=lambda m: None)
-    # the ladder: in order from the loosest, until the first rung that reaches the target
+    # the ladder: in order from the loosest, until the first rung that reaches the target and
+    # the next one that confirms it (the last rung needs no confirmation)
     ladder = [c for c in calls if c[2]]
-    assert [r for n, r, _ in ladder if n == "ours"] == [1e-4, 1e-5]
+    assert [r for n, r, _ in ladder if n == "ours"] == [1e-4, 1e-5, 1e-6]
     assert [r for n, r, _ in ladder if n == "peer1"] == rungs
     assert [r for n, r, _ in ladder if n == "never"] == rungs
-    assert [r for n, r, _ in ladder if n == "peer2"] == [1e-4]
+    assert [r for n, r, _ in ladder if n == "peer2"] == [1e-4, 1e-5]
     assert out["ours"].rtol == 1e-5 and out["peer1"].rtol == 1e-7 and out["peer2"].rtol == 1e-4
     assert out["ours"].nfev == 7 and out["ours"].error == 0.0
     # never reaching: reported, not timed
@@ -93,6 +94,22 @@ def test_same_ladder_and_repeats_for_every_contender_interleaved():
         assert len(o.cpu) == len(o.wall) == 3 and o.cpu_best == min(o.cpu)
     d = out["peer1"].as_dict()
     assert d["reached"] and d["rtol"] == 1e-7 and len(d["ladder"]) == 4
+
+
+def test_a_rung_reached_by_luck_is_not_the_contenders():
+    """The error passes at 1e-4 by luck, fails at 1e-5, passes at 1e-6 and 1e-7: the rung is
+    1e-6, the loosest one the next rung confirms; its error and counters are that rung's."""
+    grid = np.linspace(0.1, 1.0, 10)
+    ref = np.sin(grid)[None, :]
+    errs = {1e-4: 0.0, 1e-5: 1e-3, 1e-6: 5e-5, 1e-7: 0.0}
+
+    def run(rtol, count):
+        return P.Run(grid, ref + errs[rtol] * np.ptp(ref), nfev=int(round(-np.log10(rtol))))
+    out = P.measure([P.Contender("lucky", run)], sorted(errs, reverse=True), grid, ref, 1e-4, repeats=1,
+                    say=lambda m: None)
+    o = out["lucky"]
+    assert o.rtol == 1e-6 and o.error == pytest.approx(5e-5) and o.nfev == 6
+    assert [x["rtol"] for x in o.ladder] == [1e-4, 1e-5, 1e-6, 1e-7]
 
 
 def test_a_failing_rung_is_reported_and_the_ladder_goes_on():

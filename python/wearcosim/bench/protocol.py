@@ -8,9 +8,13 @@ the tolerance ladder and the interleaved, CPU-timed repeats, the same for every 
   a grid point that a contender reports twice (an event exactly there) the last value, the one
   after the event, is taken, as a Co-Simulation FMU reports it.
 * **The same ladder for every contender.**  Each runs the rungs of the ladder from the loosest
-  on, once each, until its error reaches the target: the loosest rung that reaches it is its
-  rung at equal accuracy.  A contender that never reaches it is reported as such and is not
-  timed.
+  on, once each: its rung at equal accuracy is the loosest rung whose error *and the next
+  tighter rung's* reach the target (the last rung of the ladder needs no confirmation).  An
+  error that reaches the target on one rung by luck -- a solver's error is not monotone in
+  its tolerance, and the impact-driven mechanisms' error jumps between rungs -- does not make
+  that rung the contender's: the slider-crank once passed at 1e-5 and failed at 1e-6, and its
+  margin against a peer then depended on that one run.  A contender that never reaches it is
+  reported as such and is not timed.
 * **The same repeats, interleaved.**  The contenders that reached the target are timed at their
   rung ``repeats`` times each, round-robin within each repeat (the order rotates from one
   repeat to the next: :func:`order`), so that a change in the machine's load hits all of them
@@ -148,7 +152,8 @@ def measure(contenders: Sequence[Contender], rungs: Sequence[float], grid: np.nd
     for c in contenders:
         o = Outcome(c.name, c.group)
         out[c.name] = o
-        for rtol in rungs:
+        candidate = None                    # (rtol, error, nfev) of a rung waiting for its confirmation
+        for i, rtol in enumerate(rungs):
             try:
                 run, cpu, wall = _clock(lambda: c.run(rtol, True))
                 err = grid_error(run.t, run.y, grid, ref)
@@ -158,14 +163,21 @@ def measure(contenders: Sequence[Contender], rungs: Sequence[float], grid: np.nd
                                  "failed": f"{type(exc).__name__}: {msg}"})
                 o.failed = o.ladder[-1]["failed"]
                 say(f"    {c.name}: rtol {rtol:.0e} failed: {o.failed}")
+                candidate = None
                 continue
             o.ladder.append({"rtol": rtol, "error": err, "cpu": cpu, "wall": wall, "nfev": run.nfev,
                              "info": run.info})
             say(f"    {c.name}: rtol {rtol:.0e}  error {err:.2g}  {cpu * 1e3:.1f} ms CPU"
                 + (f"  nfev {run.nfev}" if run.nfev is not None else ""))
-            if err <= target:
-                o.rtol, o.error, o.nfev, o.failed = rtol, err, run.nfev, ""
-                break
+            if err > target:
+                candidate = None
+                continue
+            if candidate is None and i < len(rungs) - 1:
+                candidate = (rtol, err, run.nfev)     # confirmed by the next rung, or dropped
+                continue
+            o.rtol, o.error, o.nfev = candidate if candidate is not None else (rtol, err, run.nfev)
+            o.failed = ""
+            break
         if not o.reached:
             say(f"    {c.name}: never reaches {target:g} on the ladder")
     timed = [c for c in contenders if out[c.name].reached]

@@ -365,7 +365,8 @@ def ratios(res: dict) -> dict:
 def report(results: list) -> list:
     """The simulation tables as lines of text."""
     lines = [f"Simulation speed at equal accuracy: each contender at the loosest rung with orbit error <= "
-             f"{results[0]['target']:g} on the grid (max |x - ref| / range); CPU time (wall beside), best of the "
+             f"{results[0]['target']:g} on the grid (max |x - ref| / range), confirmed by the next tighter rung; "
+             f"CPU time (wall beside), best of the "
              f"interleaved repeats; set-up (unzip, parse, instantiate, compile, build integrators) excluded for all"]
     for res in results:
         rf = res["reference"]

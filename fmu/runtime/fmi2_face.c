@@ -113,6 +113,13 @@ static void fmi2_logger(const RtCtx *c, int status, const char *category, const 
                                        message);
 }
 
+/* what the core's messages call this face's functions and states (rt_ctx.h RtFaceNames) */
+static const RtFaceNames fmi2_names = {
+    "FMI 2.0", "fmi2ExitInitializationMode", "fmi2SetupExperiment",
+    {"instantiated", "initializationMode", "eventMode", "continuousTimeMode", "stepComplete",
+     "stepInProgress", "stepFailed", "stepCanceled", "terminated", "error", "fatal"}
+};
+
 /* ------------------------------------------------------------------------- */
 /* common functions                                                           */
 
@@ -141,7 +148,8 @@ fmi2Component fmi2Instantiate(fmi2String instanceName, fmi2Type fmuType,
     c = rt_instantiate(instanceName, (int)fmuType, fmuGUID, fmuResourceLocation,
                        loggingOn ? 1 : 0, functions->allocateMemory, functions->freeMemory,
                        functions->logger ? fmi2_logger : NULL,
-                       (void (*)(void))functions->logger, functions->componentEnvironment, &why);
+                       (void (*)(void))functions->logger, functions->componentEnvironment,
+                       &fmi2_names, &why);
     if (!c && why && functions->logger) {
         char msg[256];
         snprintf(msg, sizeof msg, "fmi2Instantiate: %s", why);

@@ -53,11 +53,13 @@ void rt_logf(RtCtx *c, int status, int cat, const char *fmt, ...);
 /* a new instance, or NULL: *why is the reason without the function's name (bad arguments,
    out of memory) or NULL when the model refused and logged why itself (model_api.h H1).
    al/fr: the importer's memory functions (NULL: calloc/free); sink, target, env: the face's
-   logger adapter and the importer's logger and environment (sink NULL: no logger). */
+   logger adapter and the importer's logger and environment (sink NULL: no logger); names:
+   the face's names in the core's messages (rt_ctx.h; static storage; NULL: neutral words). */
 RtCtx *rt_instantiate(const char *instanceName, int type, const char *guid,
                       const char *resourceLocation, int loggingOn,
                       void *(*al)(size_t, size_t), void (*fr)(void *),
-                      RtLogSink sink, void (*target)(void), void *env, const char **why);
+                      RtLogSink sink, void (*target)(void), void *env,
+                      const RtFaceNames *names, const char **why);
 void rt_free_instance(RtCtx *c);
 int rt_set_debug_logging(RtCtx *c, const char *fn, int loggingOn, size_t nCategories,
                          const char *const categories[]);
@@ -125,7 +127,23 @@ int rt_me_get_nominals(RtCtx *c, const char *fn, double nominal[], size_t nx);
 
 /* ---- Co-Simulation (rt_cs.c) -------------------------------------------------- */
 
+/* with c->csEarlyReturnAllowed / csEventModeUsed (set by the face before initialization), the
+   step may end early: c->csReturnedEarly, c->csEventNeeded, c->lastSuccessfulTime tell how
+   (rt_cs.c "early return and event mode") */
 int rt_cs_do_step(RtCtx *c, const char *fn, double currentCommunicationPoint,
                   double communicationStepSize);
+/* Co-Simulation event mode (FMI 3.0): enter it, one pass of the event iteration, leave it */
+int rt_cs_enter_event_mode(RtCtx *c);
+int rt_cs_update_discrete_states(RtCtx *c, const char *fn, RtEventInfo *info);
+int rt_cs_enter_step_mode(RtCtx *c);
+
+/* ---- values the FMI 3.0 face reads as variables (rt_eval.c) -------------------- */
+
+/* the event indicators at the current point (nz == N_Z), evaluated if needed; no guard is
+   applied (rt_me_get_event_indicators is Model Exchange's access with its band watch) */
+int rt_get_indicators(RtCtx *c, const char *fn, double z[], size_t nz);
+/* the model's number of continuous states and of event indicators */
+size_t rt_n_states(void);
+size_t rt_n_indicators(void);
 
 #endif

@@ -394,6 +394,46 @@ static int cs_event(RtCtx *c, const char *fn, double tev)
     return RT_STATUS_OK;
 }
 
+/* Early return and event mode (FMI 3.0 Co-Simulation; the FMI 2.0 face leaves both options 0).
+ * With csEarlyReturnAllowed, a step ends at the first state event located before its end
+ * (more than 1e-13 relative before it: an event at the end is handled as always), and
+ * lastSuccessfulTime is the event time (the right end of the final bracket, within 1e-12
+ * relative of the root, as the event is located without early return).  With
+ * csEventModeUsed as well, the event is not handled here: the step ends with v evaluated
+ * just after the root (the relations not yet switched), csEventNeeded set, and the importer
+ * handles it in event mode (rt_cs_enter_event_mode, rt_cs_update_discrete_states, whose
+ * passes are those of Model Exchange, rt_cs_enter_step_mode); an importer that steps on
+ * without event mode gets it handled at the start of its next step (csEventPending), as after
+ * a change of inputs.  Without csEventModeUsed the event is handled here (cs_event) and the
+ * step ends after it.  Events inside a step that may not end early are handled here whatever
+ * csEventModeUsed says: the importer cannot handle an event at a time it never sees. */
+static int cs_early(const RtCtx *c, double tev, double tEnd)
+{
+    return c->csEarlyReturnAllowed &&
+           tEnd - tev > 1e-13 * (fabs(tEnd) > 1.0 ? fabs(tEnd) : 1.0);
+}
+
+/* end the step at the event tev (v evaluated there); handled: cs_event ran */
+static int cs_return_early(RtCtx *c, const char *fn, double tev, int handled)
+{
+    c->time = tev;
+    c->lastSuccessfulTime = tev;
+    c->csReturnedEarly = 1;
+    c->ahead = 0;
+    c->aheadEvent = 0;
+    if (!handled) {
+        c->stale = 0;              /* mdl_eval ran at tev */
+        c->dirty = 0;
+        c->csEventNeeded = 1;
+        c->csEventPending = 1;     /* (the importer's event mode clears it) */
+        c->odeRestart = 1;         /* the solver restarts from tev after the event */
+        c->odeResume = 0;
+    }
+    rt_logf(c, RT_STATUS_OK, RT_LOG_EVENTS, "%s: returned early at the state event t=%.17g%s", fn, tev,
+            handled ? "" : " (for the importer's event mode)");
+    return RT_STATUS_OK;
+}
+
 /* A communication point tEnd strictly inside the last accepted step, whose end points have
  * the same signs (zOld): the indicators there as well.  An indicator that changes sign and
  * back within one step is invisible at its ends (sin(phi) < -0.7 while phi runs through 3
@@ -657,9 +697,12 @@ static int cs_integrate(RtCtx *c, const char *fn, double tEnd)
                     return cs_discard(c, fn, "model evaluation failed at the event t=%.17g",
                                       tev);
                 }
+                if (cs_early(c, tev, tEnd) && c->csEventModeUsed)
+                    return cs_return_early(c, fn, tev, 0);   /* the importer handles it */
                 st = cs_event(c, fn, tev);
                 if (st != RT_STATUS_OK) return st;
                 if (tEnd - tev <= 1e-13 * (fabs(tEnd) > 1.0 ? fabs(tEnd) : 1.0)) break;
+                if (cs_early(c, tev, tEnd)) return cs_return_early(c, fn, tev, 1);
                 continue;
             }
             if (s->t >= tEnd) {                         /* tEnd lies in this step */
@@ -696,8 +739,10 @@ static int cs_integrate(RtCtx *c, const char *fn, double tEnd)
             }
             if (rc != 0) return cs_discard(c, fn, "model evaluation failed while locating an event in "
                                            "(%.17g, %.17g]", t0, tEnd);
+            if (cs_early(c, tev, tEnd) && c->csEventModeUsed) return cs_return_early(c, fn, tev, 0);
             st = cs_event(c, fn, tev);
             if (st != RT_STATUS_OK) return st;
+            if (cs_early(c, tev, tEnd)) return cs_return_early(c, fn, tev, 1);
         }
     }
     /* Deliver exactly the master's communication point, always from the solver's record of
@@ -726,6 +771,8 @@ int rt_cs_do_step(RtCtx *c, const char *fn, double currentCommunicationPoint,
 {
     double tol;
     int status = RT_STATUS_OK;
+    c->csReturnedEarly = 0;
+    c->csEventNeeded = 0;
     if (!isfinite(currentCommunicationPoint) || !isfinite(communicationStepSize) ||
         communicationStepSize < 0)
         FAIL("%s: invalid arguments currentCommunicationPoint=%g communicationStepSize=%g",
@@ -739,8 +786,8 @@ int rt_cs_do_step(RtCtx *c, const char *fn, double currentCommunicationPoint,
     if (c->stopDefined && currentCommunicationPoint + communicationStepSize >
                           c->tStop + 1e-9 * (fabs(c->tStop) > 1.0 ? fabs(c->tStop) : 1.0))
         FAIL("%s: step to t=%.17g goes beyond the stop time %.17g set in "
-             "fmi2SetupExperiment", fn, currentCommunicationPoint + communicationStepSize,
-             c->tStop);
+             "%s", fn, currentCommunicationPoint + communicationStepSize,
+             c->tStop, c->names->stopTimeSetter);
     /* only an accepted call snaps the time to the master's grid (a rejected one leaves the
        instance unchanged) */
     c->time = currentCommunicationPoint;
@@ -749,4 +796,40 @@ int rt_cs_do_step(RtCtx *c, const char *fn, double currentCommunicationPoint,
     if (status == RT_STATUS_OK) rt_u_end_step(c);   /* the input derivatives were this step's */
 END:
     return status;
+}
+
+/* ------------------------------------------------------------------------- */
+/* Co-Simulation: event mode (FMI 3.0; see "early return and event mode")     */
+
+/* from step mode (or after initialization): the importer handles an event at c->time */
+int rt_cs_enter_event_mode(RtCtx *c)
+{
+    c->state = RT_EVENT_MODE;
+    c->meEventPasses = 0;
+    c->meEvFlags = 0;
+    rt_ev_begin(c);
+    return RT_STATUS_OK;
+}
+
+/* one pass of the event iteration: Model Exchange's (rt_me_new_discrete_states); the event
+   is complete when no further pass is needed */
+int rt_cs_update_discrete_states(RtCtx *c, const char *fn, RtEventInfo *info)
+{
+    const int st = rt_me_new_discrete_states(c, fn, info);
+    if (st == RT_STATUS_OK && !info->newDiscreteStatesNeeded) c->csEventPending = 0;
+    return st;
+}
+
+/* back to step mode: the solver restarts from the event point; inputs set in event mode after
+   the last update (or an event not updated at all) are handled at the start of the next step */
+int rt_cs_enter_step_mode(RtCtx *c)
+{
+    if (c->dirty) c->csEventPending = 1;
+    c->state = RT_STEP_COMPLETE;
+    c->odeRestart = 1;
+    c->odeResume = 0;
+    c->ahead = 0;
+    c->aheadEvent = 0;
+    c->lastSuccessfulTime = c->time;
+    return RT_STATUS_OK;
 }

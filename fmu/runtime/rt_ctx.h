@@ -26,6 +26,16 @@ struct RtCtx;
 typedef void (*RtLogSink)(const struct RtCtx *c, int status, const char *category,
                           const char *message);
 
+/* what a face names in the core's messages: its API functions that the core's texts refer to,
+   its version and its names of the instance states (rt_core.h; fmi2_face.c and fmi3_face.c
+   install theirs at instantiation, so that each face's messages name its own functions) */
+typedef struct {
+    const char *version;            /* "FMI 2.0" */
+    const char *exitInitialization; /* the function that ends initialization */
+    const char *stopTimeSetter;     /* the function that sets the stop time */
+    const char *stateNames[11];     /* by the bit index of RtState below */
+} RtFaceNames;
+
 /* instance states, one bit each so that every API function can test a mask (the faces' M_*) */
 typedef enum {
     RT_INSTANTIATED = 1 << 0,
@@ -61,10 +71,13 @@ struct RtCtx {
     unsigned int magic;             /* RT_CTX_MAGIC while alive: guards stale handles */
     char *instanceName;
     int type;                       /* RT_TYPE_ME or RT_TYPE_CS (rt_core.h) */
+    const RtFaceNames *names;       /* the face's names (never NULL while alive) */
     RtLogSink logSink;              /* the face's logger adapter; NULL: the importer gave none */
     void (*logTarget)(void);        /* the importer's logger, type-erased (the face casts it
                                        back to its own type in logSink) */
     void *logEnv;                   /* the importer's environment pointer for it */
+    void *faceData;                 /* the face's own data (allocated by it with allocateMemory;
+                                       freed with the instance); NULL: none */
     void *(*allocateMemory)(size_t nobj, size_t size);   /* the importer's (or calloc/free) */
     void (*freeMemory)(void *obj);
     int loggingOn;
@@ -92,6 +105,12 @@ struct RtCtx {
                                        directions at one point); cleared whenever v changes */
     int terminateRequested;         /* the model called terminate() */
     double lastSuccessfulTime;      /* CS */
+    /* CS options of the importer (FMI 3.0 fmi3InstantiateCoSimulation; 0 for FMI 2.0) and what
+       the last step reports with them (rt_cs.c "early return and event mode") */
+    int csEventModeUsed;            /* events are handled by the importer in event mode */
+    int csEarlyReturnAllowed;       /* a step may end at the first event */
+    int csReturnedEarly;            /* the last step ended early, at lastSuccessfulTime */
+    int csEventNeeded;              /* ... at an event the importer must handle in event mode */
     int meEventPasses;              /* ME: consecutive NewDiscreteStates needing more */
 
     /* CS integration */

@@ -293,8 +293,9 @@ int rt_output_derivatives(RtCtx *c, const char *fn, const unsigned int vr[], siz
         if (kind < 0)
             FAIL("%s: %s (vr=%u) is not an output", fn, rt_var_name(r), r);
         if (order[i] < 1)
-            FAIL("%s: order %d for %s (vr=%u): the order of a derivative is at least 1 (FMI 2.0: "
-                 "1 is the first derivative, 0 is not allowed)", fn, (int)order[i], rt_var_name(r), r);
+            FAIL("%s: order %d for %s (vr=%u): the order of a derivative is at least 1 (%s: "
+                 "1 is the first derivative, 0 is not allowed)", fn, (int)order[i], rt_var_name(r), r,
+                 c->names->version);
         if (order[i] > 1)
             FAIL("%s: order %d for %s (vr=%u) exceeds maxOutputDerivativeOrder = 1", fn,
                  (int)order[i], rt_var_name(r), r);

@@ -285,8 +285,9 @@ int rt_set_input_derivatives(RtCtx *c, const char *fn, const unsigned int vr[], 
                  "for continuous Real inputs", fn, rt_var_name(r), r,
                  mdl_var[r].type == MT_INTEGER ? "an Integer" : "a Boolean");
         if (order[i] < 1)
-            FAIL("%s: order %d for %s (vr=%u): the order of a derivative is at least 1 (FMI 2.0: "
-                 "1 is the first derivative, 0 is not allowed)", fn, (int)order[i], rt_var_name(r), r);
+            FAIL("%s: order %d for %s (vr=%u): the order of a derivative is at least 1 (%s: "
+                 "1 is the first derivative, 0 is not allowed)", fn, (int)order[i], rt_var_name(r), r,
+                 c->names->version);
         if (order[i] > 2)
             FAIL("%s: order %d for %s (vr=%u): this FMU interpolates its inputs with derivatives "
                  "of order 1 and 2 only", fn, (int)order[i], rt_var_name(r), r);
@@ -512,11 +513,12 @@ static int settable(RtCtx *c, const char *fn, unsigned int vr)
 {
     const int kind = mdl_var[vr].kind;
     unsigned int allowed = 0;
-    const char *rule = "";
+    const char *rule = "", *before = "";   /* before: the face's function ending initialization */
     switch (kind) {
     case MK_PARAM_FIXED:
         allowed = RT_INSTANTIATED | RT_INIT_MODE;
-        rule = "fixed parameters can only be set before fmi2ExitInitializationMode";
+        rule = "fixed parameters can only be set before ";
+        before = c->names->exitInitialization;
         break;
     case MK_PARAM_TUNABLE:
         allowed = RT_INSTANTIATED | RT_INIT_MODE | RT_EVENT_MODE | RT_STEP_COMPLETE;
@@ -530,8 +532,8 @@ static int settable(RtCtx *c, const char *fn, unsigned int vr)
     case MK_STATE:
     case MK_DISCRETE:
         allowed = RT_INSTANTIATED | RT_INIT_MODE;
-        rule = "start values of states and discrete variables can only be set before "
-               "fmi2ExitInitializationMode";
+        rule = "start values of states and discrete variables can only be set before ";
+        before = c->names->exitInitialization;
         break;
     default:
         rt_logf(c, RT_STATUS_ERROR, RT_LOG_ERROR, "%s: variable %s (vr=%u) cannot be set "
@@ -539,8 +541,8 @@ static int settable(RtCtx *c, const char *fn, unsigned int vr)
         return 0;
     }
     if (!(c->state & allowed)) {
-        rt_logf(c, RT_STATUS_ERROR, RT_LOG_ERROR, "%s: variable %s (vr=%u) cannot be set in state %s: %s",
-             fn, rt_var_name(vr), vr, rt_state_name(c->state), rule);
+        rt_logf(c, RT_STATUS_ERROR, RT_LOG_ERROR, "%s: variable %s (vr=%u) cannot be set in state %s: %s%s",
+             fn, rt_var_name(vr), vr, rt_state_name(c, c->state), rule, before);
         return 0;
     }
     return 1;
@@ -680,3 +682,27 @@ END:
 #endif
     return status;
 }
+
+/* ------------------------------------------------------------------------- */
+/* event indicators and sizes as the FMI 3.0 face reads them                  */
+
+int rt_get_indicators(RtCtx *c, const char *fn, double z[], size_t nz)
+{
+    int rc;
+    int status = RT_STATUS_OK;
+    if (nz != (size_t)N_Z) FAIL("%s: %lu event indicators asked for, the model has %d", fn,
+                                (unsigned long)nz, N_Z);
+    if (nz == 0) goto END;
+    if (!z) FAIL("%s: NULL pointer argument", fn);
+    rc = rt_ensure_eval(c);
+    if (rc != 0) {
+        c->state = RT_ERROR;
+        FAIL("%s: model evaluation failed at t=%.17g (code %d)", fn, c->time, rc);
+    }
+    rt_zc_eval(c, c->v, c->time, z);
+END:
+    return status;
+}
+
+size_t rt_n_states(void) { return (size_t)N_X; }
+size_t rt_n_indicators(void) { return (size_t)N_Z; }

@@ -87,7 +87,7 @@ enum { RT_HAVE_DX = 1, RT_HAVE_Z = 2, RT_HAVE_OUT = 4, RT_HAVE_CHEAP = 8 };
 
 /* ---- rt_instance.c ---- */
 void rt_emit(RtCtx *c, int status, int cat);   /* c->msg as it is, to the logger */
-const char *rt_state_name(RtState s);
+const char *rt_state_name(const RtCtx *c, RtState s);
 void *rt_calloc(RtCtx *c, size_t n, size_t sz);
 void rt_free(RtCtx *c, void *p);
 

@@ -40,21 +40,19 @@ static const char *const rt_log_categories[RT_LOG_NCAT] = {
     "logEvents", "logStatusWarning", "logStatusDiscard", "logStatusError", "logAll"
 };
 
-const char *rt_state_name(RtState s)
+/* the core's own names, for a face that installs none */
+static const RtFaceNames rt_neutral_names = {
+    "FMI", "the end of initialization", "the start of the experiment",
+    {"instantiated", "initializationMode", "eventMode", "continuousTimeMode", "stepComplete",
+     "stepInProgress", "stepFailed", "stepCanceled", "terminated", "error", "fatal"}
+};
+
+/* the name of state s in the face's words */
+const char *rt_state_name(const RtCtx *c, RtState s)
 {
-    switch (s) {
-    case RT_INSTANTIATED: return "instantiated";
-    case RT_INIT_MODE: return "initializationMode";
-    case RT_EVENT_MODE: return "eventMode";
-    case RT_CT_MODE: return "continuousTimeMode";
-    case RT_STEP_COMPLETE: return "stepComplete";
-    case RT_STEP_IN_PROGRESS: return "stepInProgress";
-    case RT_STEP_FAILED: return "stepFailed";
-    case RT_STEP_CANCELED: return "stepCanceled";
-    case RT_TERMINATED: return "terminated";
-    case RT_ERROR: return "error";
-    case RT_FATAL: return "fatal";
-    }
+    int k;
+    for (k = 0; k < 11; k++)
+        if (s == (RtState)(1 << k)) return c->names->stateNames[k];
     return "unknown";
 }
 
@@ -149,10 +147,10 @@ int rt_enter(RtCtx *c, const char *fn, unsigned int mask)
         if (c->terminateRequested && (c->state & (RT_STEP_FAILED | RT_TERMINATED)))
             rt_logf(c, RT_STATUS_ERROR, RT_LOG_ERROR,
                  "%s: not allowed in state %s (the model requested termination at t=%.17g)",
-                 fn, rt_state_name(c->state), c->lastSuccessfulTime);
+                 fn, rt_state_name(c, c->state), c->lastSuccessfulTime);
         else
             rt_logf(c, RT_STATUS_ERROR, RT_LOG_ERROR, "%s: not allowed in state %s", fn,
-                 rt_state_name(c->state));
+                 rt_state_name(c, c->state));
         return 0;
     }
     return 1;
@@ -237,6 +235,7 @@ static void free_instance(RtCtx *c)
 #endif
     if (c->ode) rt_ode_free(c->ode);
     c->magic = 0;
+    if (c->faceData) fr(c->faceData);
     if (c->instanceName) fr(c->instanceName);
     if (c->v) fr(c->v);
     if (c->z) fr(c->z);
@@ -316,7 +315,8 @@ END:
 RtCtx *rt_instantiate(const char *instanceName, int type, const char *guid,
                       const char *resourceLocation, int loggingOn,
                       void *(*alloc)(size_t, size_t), void (*release)(void *),
-                      RtLogSink sink, void (*target)(void), void *env, const char **why)
+                      RtLogSink sink, void (*target)(void), void *env,
+                      const RtFaceNames *names, const char **why)
 {
     RtCtx *c = NULL;
     void *(*al)(size_t, size_t);
@@ -341,6 +341,7 @@ RtCtx *rt_instantiate(const char *instanceName, int type, const char *guid,
 
     c = (RtCtx *)al(1, RT_CTX_SIZE);
     if (!c) goto oom;
+    c->names = names ? names : &rt_neutral_names;
     c->logSink = sink;
     c->logTarget = target;
     c->logEnv = env;

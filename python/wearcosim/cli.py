@@ -26,14 +26,20 @@ def _err(msg: str) -> int:
 
 def cmd_build(args: argparse.Namespace) -> int:
     from .export import frontend, openmodelica
-    from .export.build import DEFAULT_PACKAGE, build_fmu
+    from .export.build import DEFAULT_PACKAGE, build_fmu, fmi_versions
     from .resources import build_dir
     from .export.errors import ExportError
     package_dir = Path(args.package or DEFAULT_PACKAGE)
+    try:
+        versions = fmi_versions(args.fmi)
+    except ExportError as exc:
+        return _err(exc.message)
+    if args.backend == "openmodelica" and versions != (2,):
+        return _err("--fmi: the OpenModelica backend builds FMI 2.0 only (use --backend native for FMI 3.0)")
     out = Path(args.out) if args.out else build_dir()
     backend = args.backend
     if backend == "auto":
-        backend = "openmodelica" if openmodelica.available() else "native"
+        backend = "openmodelica" if openmodelica.available() and versions == (2,) else "native"
     if args.file and not Path(args.file).is_file():
         return _err(f"--file {args.file}: no such file")
     for lib in args.library:
@@ -75,9 +81,10 @@ def cmd_build(args: argparse.Namespace) -> int:
                     p = openmodelica.build_fmu(m, package_dir, out)
                     _say(f"built {p} (OpenModelica)")
                 else:
-                    r = build_fmu(m, package_dir, out, path=args.file, expose_protected=args.expose_protected)
-                    _say(f"built {r.fmu}  [{r.seconds:.2f} s, {r.n_states} states, "
-                         f"{r.n_event_indicators} event indicators]")
+                    r = build_fmu(m, package_dir, out, path=args.file, expose_protected=args.expose_protected,
+                                  fmi=versions)
+                    _say(f"built {' and '.join(str(p) for p in r.fmus.values())}  [{r.seconds:.2f} s, "
+                         f"{r.n_states} states, {r.n_event_indicators} event indicators]")
                     if args.timings:
                         _say("  stages (wall s): " + ", ".join(f"{k} {v:.2f}" for k, v in r.stats["stages"].items()))
             except ExportError as exc:
@@ -842,7 +849,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--version", action="version", version=f"wearcosim {__version__}",
                    help="print the version and exit")
     sub = p.add_subparsers(dest="cmd", required=True, metavar="COMMAND")
-    b = _sub(sub, "build", "build FMI 2.0 FMUs (ME + CS) from Modelica models")
+    b = _sub(sub, "build", "build FMI 2.0 and/or FMI 3.0 FMUs (ME + CS) from Modelica models")
     b.add_argument("models", nargs="*", metavar="MODEL",
                    help="dotted class names (default: every model below --prefix)")
     b.add_argument("--package", metavar="DIR", help="Modelica package folder (default: the bundled WearCosim)")
@@ -865,6 +872,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="binaries to build, comma-separated FMI platform folders: linux64,win64 (win64 needs "
                         "MinGW-w64); default: auto = this machine's, plus win64 when x86_64-w64-mingw32-gcc is "
                         "installed")
+    b.add_argument("--fmi", default="2", metavar="VERSIONS",
+                   help="FMI version(s) to build: 2 (default), 3, or 2,3 for both from one run of the passes; "
+                        "an FMI 3.0 FMU goes to <out>/fmi3/<Model>.fmu")
     b.set_defaults(func=cmd_build)
     c = _sub(sub, "check", "validate FMUs (FMPy validation; --wear-interface too)")
     c.add_argument("fmus", nargs="+", metavar="FMU", help="the FMU files to check")

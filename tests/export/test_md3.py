@@ -135,8 +135,8 @@ def test_header_and_capabilities(models, model):
                                    "mightReturnEarlyFromDoStep", "providesIntermediateUpdate",
                                    "canReturnEarlyAfterIntermediateUpdate")} == \
         {"canHandleVariableCommunicationStepSize": "true", "hasEventMode": "true", "maxOutputDerivativeOrder": "1",
-         "mightReturnEarlyFromDoStep": "true", "providesIntermediateUpdate": "true",
-         "canReturnEarlyAfterIntermediateUpdate": "true"}
+         "mightReturnEarlyFromDoStep": "true", "providesIntermediateUpdate": "false",
+         "canReturnEarlyAfterIntermediateUpdate": "false"}
     assert cs.get("canInterpolateInputs") is None                       # no FMI 3.0 attribute
     assert [c.get("name") for c in root.find("LogCategories")] == [n for n, _ in codegen.LOG_CATEGORIES]
     assert "fmi2" not in ET.tostring(root.find("LogCategories"), encoding="unicode")

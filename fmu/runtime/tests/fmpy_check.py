@@ -86,7 +86,9 @@ def build_fmu(workdir):
     root = os.path.join(workdir, "bball_fmu")
     bindir = os.path.join(root, "binaries", "linux64")
     os.makedirs(bindir, exist_ok=True)
-    sources = sorted(os.path.join(RUNTIME, f) for f in os.listdir(RUNTIME) if f.endswith(".c"))
+    # the core and the FMI 2.0 face (an FMU carries one face; fmi3_face.c needs a generated table)
+    sources = sorted(os.path.join(RUNTIME, f) for f in os.listdir(RUNTIME)
+                     if f.endswith(".c") and f != "fmi3_face.c")
     cmd = ["gcc", "-shared", "-fPIC", "-O2", "-Wall", "-Wextra", "-Werror",
            "-I", RUNTIME, "-I", os.path.join(RUNTIME, "include"), "-I", MODEL_DIR,
            os.path.join(MODEL_DIR, "model.c")] + sources + ["-lm", "-o",

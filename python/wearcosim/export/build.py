@@ -1,10 +1,14 @@
-"""``wearcosim build``: Modelica model -> FMI 2.0 FMU (ME + CS), pass by pass.
+"""``wearcosim build``: Modelica model -> FMI 2.0 and/or FMI 3.0 FMU (ME + CS), pass by pass.
 
     frontend.load      .mo (rumoca)            -> ir.Model
     dae.build          ir.Model                -> scalar DAE (symbols, residuals, events)
     causalize          scalar DAE              -> BLT blocks, solved symbolically / Newton
     codegen            blocks                  -> CasADi functions -> C + modelDescription.xml
     package            C + runtime             -> binaries/<platform>/<id>.so + sources/ -> .fmu
+
+The passes run once per model; each FMI version asked for (``fmi``) gets its own description
+(codegen.render_xml, md3.render_xml3), face (package.FACES) and binary over the same generated
+C.  Where the FMUs go: :func:`fmu_path`.
 """
 from __future__ import annotations
 
@@ -13,12 +17,13 @@ import re
 import shutil
 import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Iterable
 from pathlib import Path
 
 from . import alias as _alias
 from . import causalize as _causalize
-from . import codegen, dae as _dae, events, frontend, ir, package
+from . import codegen, dae as _dae, events, frontend, ir, md3, package
 from .errors import ExportError
 
 from ..resources import build_dir, library_root
@@ -29,11 +34,45 @@ DEFAULT_PACKAGE = library_root() / "WearCosim"
 @dataclass
 class BuildResult:
     model: str
-    fmu: Path
+    fmu: Path                 # the FMI 2.0 FMU if one was built, else the FMI 3.0 one
     seconds: float
     n_states: int
     n_event_indicators: int
     stats: dict
+    fmus: dict = field(default_factory=dict)    # {FMI version: FMU path}
+
+
+#: the FMI versions a build makes by default
+DEFAULT_FMI = (2,)
+
+
+def fmi_versions(spec: "str | int | Iterable[int] | None") -> tuple[int, ...]:
+    """The FMI versions of ``spec``: ``"2"``, ``"3"``, ``"2,3"``, an int or ints (None: the
+    default, FMI 2.0), sorted without repetition; anything else is a usage error."""
+    if spec is None:
+        return DEFAULT_FMI
+    items = [spec] if isinstance(spec, int) else \
+        [x.strip() for x in spec.split(",")] if isinstance(spec, str) else list(spec)
+    out = set()
+    for x in items:
+        try:
+            v = int(str(x).strip().removesuffix(".0"))
+        except ValueError:
+            v = None
+        if v not in package.FACES:
+            raise ExportError(f"--fmi: unknown FMI version {x!r} (choose 2, 3 or 2,3)", None, "usage")
+        out.add(v)
+    if not out:
+        raise ExportError("--fmi: no FMI version given (choose 2, 3 or 2,3)", None, "usage")
+    return tuple(sorted(out))
+
+
+def fmu_path(out_dir: Path, identifier: str, fmi: int) -> Path:
+    """Where the FMU of FMI version ``fmi`` goes: ``<out_dir>/<identifier>.fmu`` for FMI 2.0,
+    ``<out_dir>/fmi3/<identifier>.fmu`` for FMI 3.0 (whether or not FMI 2.0 is built too: the
+    same command line finds it at the same place, it never replaces an FMI 2.0 FMU, and its
+    file name is its model identifier, as importers expect)."""
+    return Path(out_dir) / (f"{identifier}.fmu" if fmi == 2 else f"fmi{fmi}/{identifier}.fmu")
 
 
 def model_path(package_dir: Path, model: str) -> Path:
@@ -276,10 +315,16 @@ def generate(model: str, path: Path, expose_protected: bool = False, alias: bool
 def build_fmu(model: str, package_dir: str | Path = DEFAULT_PACKAGE, out_dir: str | Path | None = None,
               path: str | Path | None = None,
               identifier: str | None = None, keep_dir: str | Path | None = None,
-              expose_protected: bool = False, alias: bool | None = None) -> BuildResult:
-    """Build ``<out_dir>/<ShortName>.fmu`` for class ``model``.  Protected parameters are
-    not ScalarVariables of the FMU unless ``expose_protected`` (as in Dymola's default)."""
+              expose_protected: bool = False, alias: bool | None = None,
+              fmi: "str | int | Iterable[int] | None" = None) -> BuildResult:
+    """Build the FMU(s) of class ``model``: ``<out_dir>/<ShortName>.fmu`` (FMI 2.0) and/or
+    ``<out_dir>/fmi3/<ShortName>.fmu`` (FMI 3.0), as ``fmi`` asks (:func:`fmi_versions`;
+    default FMI 2.0 only).  The passes up to the C code run once; each version gets its model
+    description, face and binary.  Protected parameters are not variables of the FMU unless
+    ``expose_protected`` (as in Dymola's default).  ``keep_dir``: a copy of the unzipped FMU
+    (with two versions, of each in ``keep_dir/fmi<v>``)."""
     t0 = time.perf_counter()
+    versions = fmi_versions(fmi)
     clock = StageClock()
     package_dir = Path(package_dir).resolve()
     path = Path(path) if path else model_path(package_dir, model)
@@ -296,32 +341,45 @@ def build_fmu(model: str, package_dir: str | Path = DEFAULT_PACKAGE, out_dir: st
         xml_exp["tolerance"] = exp["Tolerance"]
     if "Interval" in exp:
         xml_exp["stepSize"] = exp["Interval"]
+    out_root = Path(out_dir if out_dir is not None else build_dir())
+    fmus: dict = {}
     with tempfile.TemporaryDirectory(prefix="wearcosim-build-") as tmp:
         tmp = Path(tmp)
         gdir = tmp / "generated"
         with clock("C code"):
             codegen.render_c(gen, gdir, exp)
-            stage = tmp / "fmu"
-            units = package.copy_sources(gdir, stage / "sources")
-            xml = codegen.render_xml(gen, xml_exp, irm.description, units, irm.metadata)
-            (stage / "modelDescription.xml").write_text(xml)
-            # documentation/index.html: the entry point of the FMU's documentation (FMI 2.0, 2.1)
-            (stage / "documentation").mkdir()
-            (stage / "documentation" / "index.html").write_text(
-                codegen.render_documentation(gen, irm.description, irm.documentation, irm.metadata), encoding="utf-8")
-        so = stage / "binaries" / package.platform_dir() / (ident + package.shared_ext())
-        with clock("compile"):
-            package.compile_binary(stage / "sources", units, ident, so)
-        if keep_dir:
-            kd = Path(keep_dir)
-            if kd.exists():
-                shutil.rmtree(kd)
-            shutil.copytree(stage, kd)
-        dest = Path(out_dir if out_dir is not None else build_dir()) / f"{ident}.fmu"
-        with clock("package"):
-            package.write_fmu(stage, dest)
+            doc = codegen.render_documentation(gen, irm.description, irm.documentation, irm.metadata)
+        for v in versions:
+            stage = tmp / f"fmu{v}"
+            with clock("C code"):
+                units = package.copy_sources(gdir, stage / "sources", v)
+                if v == 2:
+                    xml = codegen.render_xml(gen, xml_exp, irm.description, units, irm.metadata)
+                else:
+                    # the value-reference table of the FMI 3.0 face (fmu/runtime/fmi3_face.c)
+                    (stage / "sources" / "fmi3_table.h").write_text(md3.render_table_c(gen))
+                    xml = md3.render_xml3(gen, xml_exp, irm.description, irm.metadata)
+                (stage / "modelDescription.xml").write_text(xml)
+                # documentation/index.html: the entry point of the FMU's documentation (FMI 2.0
+                # 2.1, FMI 3.0 2.5)
+                (stage / "documentation").mkdir()
+                (stage / "documentation" / "index.html").write_text(doc, encoding="utf-8")
+            so = stage / "binaries" / package.platform_folder(v) / (ident + package.shared_ext())
+            with clock("compile"):
+                package.compile_binary(stage / "sources", units, ident, so, fmi=v)
+            if keep_dir:
+                kd = Path(keep_dir) if len(versions) == 1 else Path(keep_dir) / f"fmi{v}"
+                if kd.exists():
+                    shutil.rmtree(kd)
+                shutil.copytree(stage, kd)
+            dest = fmu_path(out_root, ident, v)
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            with clock("package"):
+                package.write_fmu(stage, dest)
+            fmus[v] = dest
     L = gen.layout
     stats = {"blocks": {k: sum(1 for b in c.blocks if b.kind == k) for k in ("explicit", "linear", "nonlinear")},
              "n_w": len(c.w), "nv": L.NV, "n_aliases": len(c.dae.aliases),
              "stages": {k: round(clock.seconds[k], 3) for k in STAGES if k in clock.seconds}}
-    return BuildResult(model, dest, time.perf_counter() - t0, L.n["X"], L.n["M"], stats)
+    return BuildResult(model, fmus.get(2, fmus[versions[0]]), time.perf_counter() - t0, L.n["X"], L.n["M"], stats,
+                       fmus)

@@ -62,23 +62,24 @@ VR_TIME = 0
 #: name of the event-indicator array (an underscore is appended while a model variable has it)
 EVENT_INDICATOR_NAME = "_eventIndicator"
 
-#: Co-Simulation capabilities of the FMI 3.0 face, besides those shared with Model Exchange.
-#: Event mode: with ``eventModeUsed`` the FMU stops fmi3DoStep at a state or time event and
-#: returns early (``mightReturnEarlyFromDoStep``) for the importer to handle the event in
-#: fmi3EnterEventMode/fmi3UpdateDiscreteStates; without, it handles events inside the step as
-#: the FMI 2.0 face does.  Intermediate update: the runtime calls the importer's callback at
-#: the end of every accepted step of the embedded solver and returns early when asked
-#: (``canReturnEarlyAfterIntermediateUpdate`` requires ``providesIntermediateUpdate``, FMI 3.0
-#: 4.4); no variable is marked ``intermediateUpdate``, so none is read or set there.  FMI 2.0's
-#: ``canInterpolateInputs`` (fmi2SetRealInputDerivatives) has no counterpart in FMI 3.0, which
-#: dropped input derivatives for intermediate input values: inputs are held over a step.
-#: ``maxOutputDerivativeOrder = 1``: fmi3GetOutputDerivatives of order 1, as fmi2 does.
+#: Co-Simulation capabilities of the FMI 3.0 face, besides those shared with Model Exchange: only
+#: what fmu/runtime/fmi3_face.c does.  Early return (``mightReturnEarlyFromDoStep``): with
+#: ``earlyReturnAllowed`` fmi3DoStep ends at the first state event inside the step, with
+#: ``lastSuccessfulTime`` the event time.  Event mode: with ``eventModeUsed`` as well it ends
+#: there before handling the event, for the importer to handle it in
+#: fmi3EnterEventMode/fmi3UpdateDiscreteStates; without, events are handled inside the step as
+#: the FMI 2.0 face does.  No intermediate update: the face accepts the callback and never calls
+#: it, so ``providesIntermediateUpdate`` and ``canReturnEarlyAfterIntermediateUpdate`` (which
+#: requires it, FMI 3.0 4.4) are false.  FMI 2.0's ``canInterpolateInputs``
+#: (fmi2SetRealInputDerivatives) has no counterpart in FMI 3.0, which dropped input derivatives
+#: for intermediate input values: inputs are held over a step.  ``maxOutputDerivativeOrder =
+#: 1``: fmi3GetOutputDerivatives of order 1, as fmi2 does.
 CS_CAPABILITIES = (
     ("canHandleVariableCommunicationStepSize", "true"),
     ("maxOutputDerivativeOrder", "1"),
-    ("providesIntermediateUpdate", "true"),
+    ("providesIntermediateUpdate", "false"),
     ("mightReturnEarlyFromDoStep", "true"),
-    ("canReturnEarlyAfterIntermediateUpdate", "true"),
+    ("canReturnEarlyAfterIntermediateUpdate", "false"),
     ("hasEventMode", "true"),
 )
 

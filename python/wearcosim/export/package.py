@@ -213,7 +213,7 @@ HAND_WRITTEN_OPT = "-O3"
 #: so buildDescription.xml lists them for a rebuild: the pinning header; no contraction of
 #: a*b+c into a fused multiply-add (already so for gcc -std=c99, but not for GNU modes, which
 #: CMake's C_STANDARD gives by default, nor for clang: on a CPU with FMA the results would
-#: change); only the fmi2 functions exported.
+#: change); only the FMI functions of the FMU's face exported.
 COMPILER_OPTIONS = ("-include", PIN_HEADER, "-ffp-contract=off", "-fvisibility=hidden")
 _DLFCN = re.compile(rb"^\s*#\s*include\s*<dlfcn\.h>", re.M)
 
@@ -272,19 +272,48 @@ def build_description(src_dir: Path, units: Iterable[str], identifier: str) -> "
                     "(compilerOptions in GCC/Clang syntax)")
 
 
-def runtime_sources() -> tuple[list[Path], list[Path]]:
-    """(compilation units, headers) of the shared runtime."""
-    units = sorted(p for p in RUNTIME.glob("*.c"))
-    headers = sorted(list(RUNTIME.glob("*.h")) + list((RUNTIME / "include").glob("*.h")))
-    if not units:
+#: the FMI versions an FMU can be built for, and the face (fmu/runtime) of each: a binary
+#: carries one face, so that it exports one FMI version's functions
+FACES = {2: "fmi2_face.c", 3: "fmi3_face.c"}
+#: the FMI 3.0 platform tuples of the FMI 2.0 platform folders (FMI 3.0, 2.5.1.1)
+TUPLES = {"linux64": "x86_64-linux", "linux32": "x86-linux", "win64": "x86_64-windows",
+          "win32": "x86-windows", "darwin64": "x86_64-darwin", "darwin32": "x86-darwin"}
+
+
+def platform_folder(fmi: int = 2, plat: str | None = None) -> str:
+    """The ``binaries/`` folder of platform ``plat`` (an FMI 2.0 folder name, default this
+    machine's :func:`platform_dir`) in an FMU of FMI version ``fmi``: the FMI 2.0 name
+    (``linux64``, ``win64``) or the FMI 3.0 platform tuple (``x86_64-linux``,
+    ``x86_64-windows``; this machine's from its processor: ``aarch64-darwin`` on Apple
+    silicon)."""
+    if fmi == 2:
+        return plat or platform_dir()
+    if plat is None or plat == platform_dir():
+        from .builddesc import platform_tuple
+        return platform_tuple()
+    return TUPLES.get(plat, plat)
+
+
+def runtime_sources(fmi: int = 2) -> tuple[list[Path], list[Path]]:
+    """(compilation units, headers) of the shared runtime with the face of FMI version ``fmi``
+    (:data:`FACES`): the other faces' units and the other versions' headers are left out."""
+    if fmi not in FACES:
+        raise ExportError(f"FMI version {fmi} is not supported (choose from {', '.join(map(str, FACES))})",
+                          None, "usage")
+    others = {f for v, f in FACES.items() if v != fmi}
+    units = sorted(p for p in RUNTIME.glob("*.c") if p.name not in others)
+    api = sorted(p for p in (RUNTIME / "include").glob("*.h") if p.name.startswith(f"fmi{fmi}"))
+    headers = sorted(list(RUNTIME.glob("*.h")) + api)
+    if not units or not (RUNTIME / FACES[fmi]).is_file():
         raise ExportError(f"the FMI runtime sources are missing in {RUNTIME}", None, "io")
     return units, headers
 
 
-def copy_sources(gen_dir: Path, src_dir: Path) -> list[str]:
-    """Lay out ``sources/``: generated files + runtime (flat, one include dir)."""
+def copy_sources(gen_dir: Path, src_dir: Path, fmi: int = 2) -> list[str]:
+    """Lay out ``sources/``: generated files + runtime with the face of FMI version ``fmi``
+    (flat, one include dir)."""
     src_dir.mkdir(parents=True, exist_ok=True)
-    units, headers = runtime_sources()
+    units, headers = runtime_sources(fmi)
     for f in list(gen_dir.iterdir()):
         shutil.copy2(f, src_dir / f.name)
     for f in units + headers:
@@ -324,7 +353,7 @@ class _Target:
 
 
 def compile_binary(src_dir: Path, units: Sequence[str], identifier: str, out: Path, cc: str | None = None,
-                   opt: str = "-O2", platforms_: str | Sequence[str] | None = None) -> list[str]:
+                   opt: str = "-O2", platforms_: str | Sequence[str] | None = None, fmi: int = 2) -> list[str]:
     """Compile every unit to an object file, in parallel (one process per core: the generated
     model.c and model_jac.c take most of the time), then link the shared library ``out``
     (this machine's platform, compiler ``cc``, default ``$CC`` or gcc).  Units above
@@ -336,7 +365,8 @@ def compile_binary(src_dir: Path, units: Sequence[str], identifier: str, out: Pa
     The other platforms of :func:`platforms` (``platforms_``; default: ``WEARCOSIM_PLATFORMS``
     or auto) are cross-compiled from the same units with the same options and definitions, in
     the same pool of jobs, into the sibling folders of ``out``'s folder
-    (``binaries/win64/<identifier>.dll``).  Units that load libraries with dlopen (the
+    (``binaries/win64/<identifier>.dll``; ``fmi`` = 3: the FMI 3.0 platform tuples,
+    ``binaries/x86_64-windows/``, :func:`platform_folder`).  Units that load libraries with dlopen (the
     container FMUs') are built for this machine only: their loader is POSIX.  A win64 DLL is
     linked with -static-libgcc (no libgcc_s_seh-1.dll) and without a time stamp (the same
     sources give the same bytes), stripped, and must import nothing but
@@ -374,7 +404,7 @@ def compile_binary(src_dir: Path, units: Sequence[str], identifier: str, out: Pa
             link = ["-static-libgcc", "-s", "-Wl,--no-insert-timestamp", "-Wl,--disable-auto-image-base"] + \
                 [f"-l{n}" for n in libs]
             targets.append(_Target(plat, cross_compiler(plat), list(common), link, objdir,
-                                   out.parent.parent / plat / (identifier + EXTENSIONS[plat])))
+                                   out.parent.parent / platform_folder(fmi, plat) / (identifier + EXTENSIONS[plat])))
         # in the given order: the generated units (the big ones) come first, the small runtime
         # files fill the gaps; this machine's binary first
         pending = [(t, u) for t in targets for u in units]

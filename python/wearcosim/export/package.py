@@ -353,7 +353,8 @@ class _Target:
 
 
 def compile_binary(src_dir: Path, units: Sequence[str], identifier: str, out: Path, cc: str | None = None,
-                   opt: str = "-O2", platforms_: str | Sequence[str] | None = None, fmi: int = 2) -> list[str]:
+                   opt: str = "-O2", platforms_: str | Sequence[str] | None = None, fmi: int = 2,
+                   objects: Path | None = None) -> list[str]:
     """Compile every unit to an object file, in parallel (one process per core: the generated
     model.c and model_jac.c take most of the time), then link the shared library ``out``
     (this machine's platform, compiler ``cc``, default ``$CC`` or gcc).  Units above
@@ -410,7 +411,9 @@ def compile_binary(src_dir: Path, units: Sequence[str], identifier: str, out: Pa
         pending = [(t, u) for t in targets for u in units]
         jobs = max(1, min(len(pending), os.cpu_count() or 1))
         running = []
-        cache = ObjectCache.from_environment(src_dir)
+        # (``objects``: a folder of this build's own, e.g. shared by the FMI 2.0 and 3.0 binaries
+        # of one model: the units they have in common are compiled once)
+        cache = ObjectCache(objects, src_dir) if objects is not None else ObjectCache.from_environment(src_dir)
         keys: dict = {}
         try:
             while pending or running:

@@ -182,6 +182,8 @@ def cmd_info(args: argparse.Namespace) -> int:
 # ------------------------------------------------------------------ simulate (as 'fmpy simulate')
 
 _C_INT = (-2**31, 2**31 - 1)
+#: the FMI 3.0 integer types and their ranges
+_INT3 = {f"{u}Int{b}": ((0, 2**b - 1) if u else (-2**(b - 1), 2**(b - 1) - 1)) for u in ("", "U") for b in (8, 16, 32, 64)}
 
 
 def settable(v: Any) -> bool:
@@ -202,8 +204,15 @@ def _bounds(v: Any, x: float, shown: str, where: str) -> None:
 def start_value(v: Any, text: str, where: str = "--start-values") -> "float | int | bool | str":
     """``text`` as a start value of model variable ``v``: a float (Real), an int (Integer,
     Enumeration: a number or an item's name), a bool (Boolean: true/false/1/0) or the string
-    itself; a ValueError in one line naming the variable otherwise."""
+    itself; a ValueError in one line naming the variable otherwise.  FMI 3.0's types are read
+    as their FMI 2.0 kin: Float64/Float32 as Real, the integer types as Integer (each within
+    its own range)."""
     t = v.type
+    limits = _C_INT
+    if t in _INT3:
+        limits, t = _INT3[t], "Integer"
+    elif t in ("Float64", "Float32"):
+        t = "Real"
     if t == "Real":
         try:
             x = float(text)
@@ -222,8 +231,9 @@ def start_value(v: Any, text: str, where: str = "--start-values") -> "float | in
         except ValueError:
             extra = f" or one of {', '.join(items)}" if items else ""
             raise ValueError(f"{where} {v.name} {text!r}: an {t} needs a whole number{extra}") from None
-        if not _C_INT[0] <= x <= _C_INT[1]:
-            raise ValueError(f"{where} {v.name} {text!r}: outside the range of an {t} (a C int)")
+        if not limits[0] <= x <= limits[1]:
+            what = "a C int" if limits == _C_INT else f"an {v.type}"
+            raise ValueError(f"{where} {v.name} {text!r}: outside the range of {what}")
         _bounds(v, x, text, where)
         return x
     if t == "Boolean":

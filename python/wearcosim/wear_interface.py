@@ -29,6 +29,7 @@ driven through them (see :func:`describe`).
 """
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -60,10 +61,27 @@ class WearPorts:
         return len(self.depth_names)
 
 
+def variables(md: Any) -> dict[str, Any]:
+    """name -> model variable of ``md``, with the elements of FMI 3.0 arrays as entries of their
+    own (``x[1]``..``x[n]``, row-major ``a[i,j]`` for more dimensions; each maps to its array's
+    variable); a scalar whose name looks like an element keeps its entry."""
+    out = {v.name: v for v in md.modelVariables}
+    for v in md.modelVariables:
+        shape = tuple(getattr(v, "shape", None) or ())
+        if not shape:
+            continue
+        for idx in itertools.product(*(range(1, n + 1) for n in shape)):
+            out.setdefault(f"{v.name}[{','.join(map(str, idx))}]", v)
+    return out
+
+
 def describe(md: Any, prefix: str = "") -> WearPorts:
-    """Find the wear interface in a model description (fmpy ``ModelDescription``);
-    raises ``ValueError`` listing everything that is missing."""
-    vars_ = {v.name: v for v in md.modelVariables}
+    """Find the wear interface in a model description (fmpy ``ModelDescription``, FMI 2.0 or
+    3.0); raises ``ValueError`` listing everything that is missing.  In FMI 3.0 the profile is
+    one array variable ``wearDepth`` of n elements (``<Dimension>``): its elements are named
+    ``wearDepth[1]``..``wearDepth[n]`` as the FMI 2.0 scalars are (the runners address them by
+    these names), so the rest of the master does not see the difference."""
+    vars_ = variables(md)
     pat = re.compile(re.escape(prefix + "wearDepth") + r"\[(\d+)\]$")
     depth = sorted(((int(m.group(1)), n) for n in vars_ if (m := pat.match(n))), key=lambda x: x[0])
     problems = []

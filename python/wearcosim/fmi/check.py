@@ -21,11 +21,14 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
+
+import numpy as np
 
 from .archive import FMUOpenError, Limits, check_archive, make_temp_dir, one_line, remove_temp_dir, safe_extract
 
@@ -44,8 +47,7 @@ def validate(fmu: str | Path, smoke: bool = True, timeout: float = SMOKE_TIMEOUT
     problems = check_archive(fmu, limits)
     if problems:
         return problems
-    from fmpy.validation import validate_fmu
-    problems = [one_line(p) for p in validate_fmu(str(fmu))]
+    problems = [one_line(p) for p in fmpy_validation_problems(fmu)]
     if problems:
         return problems
     problems = binary_problems(fmu)
@@ -56,10 +58,45 @@ def validate(fmu: str | Path, smoke: bool = True, timeout: float = SMOKE_TIMEOUT
     return check_archive(fmu, limits, read=True)
 
 
+_INITIAL = re.compile(r"ModelStructure/InitialUnknowns does not contain the expected set of variables\. "
+                      r"Expected \{(.*)\} but was \{(.*)\}\.", re.S)
+
+
+def fmpy_validation_problems(fmu: str | Path) -> list[str]:
+    """FMPy's ``validate_fmu`` of ``fmu`` (FMI 2.0 and 3.0), without its one known false positive
+    on FMI 3.0 (FMPy 0.3.32): it counts an ``<Alias>`` as a variable of its own, so an alias of
+    an output "is missing" from InitialUnknowns, although an alias is only another name of its
+    variable (FMI 3.0, 2.4.7.5).  That problem is dropped only when every name it misses is an
+    ``<Alias>`` of the description and it names no extra variable; every other problem is kept."""
+    import xml.etree.ElementTree as ET
+    import zipfile
+    from fmpy.validation import validate_fmu
+    problems = validate_fmu(str(fmu))
+    if not problems:
+        return []
+    try:
+        with zipfile.ZipFile(fmu) as z:
+            root = ET.fromstring(z.read("modelDescription.xml"))
+    except Exception:
+        return list(problems)
+    aliases = {a.get("name") for a in root.iter("Alias")}
+    out = []
+    for p in problems:
+        m = _INITIAL.fullmatch(p.strip())
+        if m and aliases:
+            expected = {x.strip() for x in m.group(1).split(",")}
+            found = {x.strip() for x in m.group(2).split(",")}
+            missing, extra = expected - found, found - expected
+            if missing and not extra and missing <= aliases:
+                continue
+        out.append(p)
+    return out
+
+
 def binary_problems(fmu: str | Path) -> list[str]:
     """A binary for this platform for each interface the model description declares."""
     import zipfile
-    from fmpy import platform, read_model_description, sharedLibraryExtension
+    from fmpy import platform, platform_tuple, read_model_description, sharedLibraryExtension
     fmu = Path(fmu)
     try:
         md = read_model_description(str(fmu), validate=False)
@@ -67,6 +104,8 @@ def binary_problems(fmu: str | Path) -> list[str]:
             names = set(z.namelist())
     except Exception as exc:
         return [one_line(f"cannot read the FMU: {exc}")]
+    if str(md.fmiVersion).startswith("3"):
+        platform = platform_tuple                # FMI 3.0 names the folders x86_64-linux, ...
     ifaces = [(k, i) for k, i in (("Co-Simulation", md.coSimulation), ("Model Exchange", md.modelExchange))
               if i is not None]
     if not ifaces:
@@ -192,6 +231,8 @@ def _smoke_child(unzipped: str, report: str) -> int:
         from fmpy import calloc, free
         from .runner import load_binary
         md = read_model_description(unzipped, validate=False)
+        if str(md.fmiVersion).startswith("3"):
+            return _smoke3(unzipped, md, say, log)
         kind = "CS" if md.coSimulation is not None else "ME"
         iface = md.coSimulation if kind == "CS" else md.modelExchange
         stage = f"loading the {kind} binary"
@@ -262,6 +303,77 @@ def _smoke_child(unzipped: str, report: str) -> int:
         return 1
     finally:
         os.close(fd)
+
+
+def _smoke3(unzipped: str, md, say, log: list) -> int:
+    """The smoke test's stages for an FMI 3.0 FMU (in the subprocess; ``say`` reports, ``log``
+    collects warnings and errors): instantiate (Co-Simulation when it has it, else Model
+    Exchange), initialise, one fmi3DoStep (ME: event iteration, continuous-time mode,
+    fmi3GetContinuousStateDerivatives), read every Float64, terminate, free."""
+    import ctypes
+    from .runner import load_binary
+    kind = "CS" if md.coSimulation is not None else "ME"
+    iface = md.coSimulation if kind == "CS" else md.modelExchange
+    stage = f"loading the {kind} binary"
+    say(stage=stage)
+    try:
+        fmu = load_binary(Path(unzipped).name, unzipped, md.guid, iface.modelIdentifier, "smoke", kind=kind, fmi=3)
+
+        def log_message(env, status, category, message):
+            if status >= 1:
+                msg = message.decode(errors="replace") if isinstance(message, bytes) else str(message)
+                log.append(one_line(msg))
+                del log[:-6]
+        de = md.defaultExperiment
+        t0 = float(de.startTime) if de is not None and de.startTime is not None else 0.0
+        step = float(de.stepSize) if de is not None and de.stepSize is not None else 0.0
+        stop = float(de.stopTime) if de is not None and de.stopTime is not None else 0.0
+        h = 0.01 * step if step > 0 else 1e-3 * (stop - t0) if stop > t0 else 1e-3
+
+        def at(name):
+            nonlocal stage
+            stage = name
+            say(stage=stage)
+
+        at(f"fmi3Instantiate{'CoSimulation' if kind == 'CS' else 'ModelExchange'}")
+        fmu.instantiate(loggingOn=True, logMessage=log_message)
+        at("fmi3EnterInitializationMode")
+        fmu.enterInitializationMode(startTime=t0)
+        at("fmi3ExitInitializationMode")
+        fmu.exitInitializationMode()
+        if kind == "CS":
+            at(f"fmi3DoStep (t={t0:g}, h={h:g})")
+            fmu.doStep(currentCommunicationPoint=t0, communicationStepSize=h)
+        else:
+            at("fmi3UpdateDiscreteStates")
+            for _ in range(100):
+                needed, terminate = fmu.updateDiscreteStates()[:2]
+                if not needed or terminate:
+                    break
+            at("fmi3EnterContinuousTimeMode")
+            fmu.enterContinuousTimeMode()
+            nx = fmu.getNumberOfContinuousStates()
+            at(f"fmi3GetContinuousStateDerivatives (nx={nx})")
+            dx = (ctypes.c_double * max(nx, 1))()
+            fmu.getContinuousStateDerivatives(dx, nx)
+        floats = [v for v in md.modelVariables if v.type == "Float64"]
+        n = sum(int(np.prod(v.shape)) if v.shape else 1 for v in floats)
+        at(f"fmi3GetFloat64 ({len(floats)} variables, {n} values)")
+        if floats:
+            fmu.getFloat64([v.valueReference for v in floats], n)
+        at("fmi3Terminate")
+        fmu.terminate()
+        at("fmi3FreeInstance")
+        fmu.freeInstance()
+        say(ok=kind)
+        return 0
+    except BaseException as exc:            # noqa: BLE001 -- everything is reported
+        msg = exc.reason if isinstance(exc, FMUOpenError) else f"{type(exc).__name__}: {exc}"
+        if "Failed to instantiate" in str(exc):
+            msg = "fmi3Instantiate returned NULL"
+        logged = f" (log: {' / '.join(log[-3:])})" if log else ""
+        say(error=f"{stage}: {msg}{logged}")
+        return 1
 
 
 def wear_interface_problems(fmu: str | Path, prefix: str = "") -> list[str]:

@@ -41,6 +41,44 @@ int wc_step_record(void *do_step, void *get_real, void *comp, double t0, double 
 }
 
 /*
+ * wc_step_record3 -- the same loop for an FMI 3.0 Co-Simulation FMU: fmi3DoStep (its event,
+ * terminate, early-return and last-successful-time outputs), then one fmi3GetFloat64 of the
+ * nvr value references (whole arrays: nvalues values into buf), of which out[j*m + i] =
+ * buf[gather[i]] (the requested elements).  Returns 0, or the failing status with
+ * *failed_at = j and *which = 0 (fmi3DoStep) / 1 (fmi3GetFloat64); a step that sets
+ * terminateSimulation returns 2 (as fmi3Discard) with *which = 0.  *last = the last
+ * lastSuccessfulTime reported.
+ */
+typedef int (*do_step3_fn)(void *c, double t, double h, _Bool noSetPrior, _Bool *eventHandlingNeeded,
+                           _Bool *terminateSimulation, _Bool *earlyReturn, double *lastSuccessfulTime);
+typedef int (*get_float64_fn)(void *c, const unsigned int *vr, size_t nvr, double *values, size_t nvalues);
+
+int wc_step_record3(void *do_step, void *get_float64, void *comp, double t0, double h, long k0,
+                    long n, const unsigned int *vr, size_t nvr, size_t nvalues, double *buf,
+                    const long long *gather, size_t m, double *out, double *tout,
+                    long *failed_at, int *which, double *last)
+{
+    const do_step3_fn step = (do_step3_fn)do_step;
+    const get_float64_fn get = (get_float64_fn)get_float64;
+    long j;
+    size_t i;
+    for (j = 0; j < n; j++) {
+        const double t = t0 + (double)(k0 + j) * h;
+        const double t1 = t0 + (double)(k0 + j + 1) * h;
+        _Bool ev = 0, term = 0, early = 0;
+        int st = step(comp, t, t1 - t, 1, &ev, &term, &early, last);
+        if (st > 1) { *failed_at = j; *which = 0; return st; }
+        if (term) { *failed_at = j; *which = 0; return 2; }
+        st = get(comp, vr, nvr, buf, nvalues);
+        if (st > 1) { *failed_at = j; *which = 1; return st; }
+        for (i = 0; i < m; i++)
+            out[(size_t)j * m + i] = buf[gather[i]];
+        tout[j] = t1;
+    }
+    return 0;
+}
+
+/*
  * wc_phi -- one evaluation of the co-simulation master's implicit coupling step
  * (wearcosim.system.ijcsa): every unit restored to its saved FMU state (when `restore`), then,
  * in the order seq[], its Real inputs given from their values at t (y0[src]) to those at

@@ -18,6 +18,7 @@ _tried = False
 _phi = None
 _save = None
 _advance = None
+_step3 = None
 
 
 def load() -> ctypes.CDLL | None:
@@ -55,6 +56,14 @@ def load() -> ctypes.CDLL | None:
                       ctypes.c_double, ctypes.c_double, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p,
                       ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p]
         _advance = a
+        global _step3
+        f3 = lib.wc_step_record3
+        f3.restype = ctypes.c_int
+        f3.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_double, ctypes.c_double,
+                       ctypes.c_long, ctypes.c_long, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_size_t,
+                       ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p, ctypes.c_void_p,
+                       ctypes.POINTER(ctypes.c_long), ctypes.POINTER(ctypes.c_int), ctypes.POINTER(ctypes.c_double)]
+        _step3 = f3
     except (OSError, subprocess.SubprocessError, AttributeError):
         _lib = None
     return _lib
@@ -111,3 +120,10 @@ def load_save() -> "ctypes._CFuncPtr | None":
     """ctypes ``wc_save`` (fmi2GetFMUstate of every unit, ``cloop.c``) or None."""
     load()
     return _save
+
+
+def load_step3() -> "ctypes._CFuncPtr | None":
+    """ctypes ``wc_step_record3`` (the runner's loop for FMI 3.0 Co-Simulation FMUs:
+    fmi3DoStep, fmi3GetFloat64 and the gather of array elements, ``cloop.c``) or None."""
+    load()
+    return _step3

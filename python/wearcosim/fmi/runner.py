@@ -858,18 +858,23 @@ class FMPy3Runner(FMPyRunner):
 
     # -- state
     def get_state(self) -> Any:
+        """fmi3GetFMUState: a copy of the FMU's state (the master's checkpoints and rollbacks)."""
         return self._call("fmi3GetFMUState", self.slave.getFMUState)
 
     def set_state(self, s: Any) -> None:
+        """fmi3SetFMUState: continue from the state ``s``."""
         self._call("fmi3SetFMUState", lambda: self.slave.setFMUState(s))
 
     def free_state(self, s: Any) -> None:
+        """fmi3FreeFMUState: release the state ``s``."""
         self._call("fmi3FreeFMUState", lambda: self.slave.freeFMUState(s))
 
     def serialize_state(self, s: Any) -> bytes:
+        """fmi3SerializeFMUState: the state ``s`` as bytes (written into checkpoints)."""
         return bytes(self._call("fmi3SerializeFMUState", lambda: self.slave.serializeFMUState(s)))
 
     def deserialize_state(self, data: bytes) -> Any:
+        """fmi3DeserializeFMUState: a state from bytes of :meth:`serialize_state`."""
         return self._call("fmi3DeserializeFMUState", lambda: self.slave.deserializeFMUState(bytes(data)))
 
     def last_successful_time(self) -> float:

@@ -232,7 +232,7 @@ def start_value(v: Any, text: str, where: str = "--start-values") -> "float | in
             extra = f" or one of {', '.join(items)}" if items else ""
             raise ValueError(f"{where} {v.name} {text!r}: an {t} needs a whole number{extra}") from None
         if not limits[0] <= x <= limits[1]:
-            what = "a C int" if limits == _C_INT else f"an {v.type}"
+            what = f"an {t} (a C int)" if limits == _C_INT else f"an {v.type}"
             raise ValueError(f"{where} {v.name} {text!r}: outside the range of {what}")
         _bounds(v, x, text, where)
         return x

@@ -25,7 +25,8 @@ Budget: WEARCOSIM_FUZZ3_SEQUENCES (default 100) sequences of up to 40 random cal
 (about 2 300 FMI calls per model besides the state snapshots; the FMI 2.0 suite runs 12
 sequences of up to 30 calls on each of its 31 examples), seeds from WEARCOSIM_FUZZ3_SEED
 (default 35); the ``slow`` variant runs WEARCOSIM_FUZZ3_SLOW_SEQUENCES (default 5 000) per
-model.
+model, and its AddressSanitizer + UBSan variant (the FMU's sources rebuilt with
+-fsanitize=address,undefined, the worker run with libasan preloaded) a fifth of that.
 """
 from __future__ import annotations
 
@@ -67,8 +68,9 @@ EVENTS: dict = {}
 class Worker:
     """A wc_fmi3_driver.py child process for one extracted FMU; restarted after a crash."""
 
-    def __init__(self, unzipped: Path):
+    def __init__(self, unzipped: Path, env: dict | None = None):
         self.unzipped = unzipped
+        self.env = env
         self.proc = None
         self.errfile = None
 
@@ -77,7 +79,7 @@ class Worker:
         self.proc = subprocess.Popen(
             [sys.executable, str(HERE / "wc_fmi3_driver.py"), str(self.unzipped)],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.errfile,
-            text=True, bufsize=1)
+            text=True, bufsize=1, env=self.env)
         line = self._readline(60)
         assert line and json.loads(line).get("ready"), f"worker did not start: {self._stderr()}"
 
@@ -210,6 +212,59 @@ def test_fuzz_fmi3_call_sequences(model, workers, fmus):
 @pytest.mark.parametrize("model", MODELS, ids=lambda m: m.rsplit(".", 1)[1])
 def test_fuzz_fmi3_call_sequences_long(model, workers, fmus):
     _fuzz(model, workers, fmus, SLOW_SEQUENCES)
+
+
+def _asan_copy(unzipped: Path, dest: Path) -> Path:
+    """A copy of the extracted FMU whose binary is rebuilt from its sources (the files and
+    options of sources/buildDescription.xml) with AddressSanitizer and UBSan: memory errors
+    that do not crash (a heap overflow, a use after free) and undefined behaviour (an
+    out-of-range float-to-int conversion) then abort the worker, which reports a crash."""
+    import re
+    import shutil
+    shutil.copytree(unzipped, dest)
+    src = dest / "sources"
+    bd = (src / "buildDescription.xml").read_text()
+    files = re.findall(r'<SourceFile name="([^"]+)"', bd)
+    opts = re.search(r'compilerOptions="([^"]*)"', bd).group(1).split()
+    defs = [f"-D{n}={v}" for n, v in
+            re.findall(r'<PreprocessorDefinition name="([^"]+)" value="([^"]*)"', bd)]
+    so = next((dest / "binaries" / "x86_64-linux").glob("*.so"))
+    subprocess.run(["gcc", "-std=c99", "-O1", "-g", "-fPIC", "-shared",
+                    "-fsanitize=address,undefined", "-fno-sanitize-recover=undefined",
+                    "-fno-omit-frame-pointer", *opts, *defs, "-I.", *files, "-lm", "-o",
+                    str(so)], cwd=src, check=True, capture_output=True, timeout=600)
+    return dest
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("model", MODELS, ids=lambda m: m.rsplit(".", 1)[1])
+def test_fuzz_fmi3_call_sequences_asan(model, fmus, tmp_path):
+    """The fuzz on an AddressSanitizer + UBSan build of the FMU (its own sources):
+    WEARCOSIM_FUZZ3_SLOW_SEQUENCES / 5 sequences per model, other seeds than the other tests."""
+    import shutil
+    if shutil.which("gcc") is None:
+        pytest.skip("gcc is not on PATH")
+    out = subprocess.run(["gcc", "-print-file-name=libasan.so"], capture_output=True,
+                         text=True).stdout.strip()
+    ubsan = subprocess.run(["gcc", "-print-file-name=libubsan.so"], capture_output=True,
+                           text=True).stdout.strip()
+    if not (os.path.isabs(out) and os.path.isabs(ubsan)):
+        pytest.skip("gcc has no libasan / libubsan")
+    unzipped = _asan_copy(fmus(model), tmp_path / "asan")
+    env = dict(os.environ, LD_PRELOAD=f"{out}:{ubsan}", ASAN_OPTIONS="detect_leaks=0")
+    worker = Worker(unzipped, env)
+    info = D.read_info(unzipped)
+    try:
+        failures = []
+        for k in range(SLOW_SEQUENCES // 5):
+            try:
+                check(worker, info, model, model_seed(model, 10_000_000 + k))
+            except AssertionError as e:
+                failures.append(str(e))
+                break
+        assert not failures, failures[0]
+    finally:
+        worker.stop()
 
 
 def test_fuzz3_deterministic(workers, fmus):

@@ -34,7 +34,11 @@ Checked properties of every call (``problems`` lists violations):
      variables: wearDepth[36]) return fmi3Error and leave the instance unchanged; an unknown
      reference is named in the message;
   Q9 after the sequence, fmi3Reset and a valid start (initialization, one step or one
-     integrator step) succeed: a refused call leaves the instance usable.
+     integrator step) succeed: a refused call leaves the instance usable;
+  Q10 after fmi3SetFMUState (OK) the instance serializes to the state that was set;
+  Q11 values set with fmi3Set* (OK) read back with fmi3Get*, element-wise for arrays (the
+      get is part of the "set" operation; it may fail, with a message, where the model
+      cannot be evaluated with the values set).
 
 The instance's state is read after every call from its FMU state (fmi3GetFMUState +
 fmi3SerializeFMUState; RtStateHeader of rt_state.c, the core shared with FMI 2.0).
@@ -115,7 +119,7 @@ MASKS = {
     "dirDeriv": (ANY & ~INSTANTIATED & ~STEP_CANCELED, None),
     "outDeriv": (STEP | STEP_DISCARDED | TERMINATED | ERRORSTATE, CS),
     "updateDiscrete": (EVENT, None), "enterCT": (EVENT, ME), "completedStep": (CT, ME),
-    "setTime": (CT, ME), "setStates": (CT, ME), "getDerivatives": (M_DERIV, ME),
+    "setTime": (CT, ME), "meEuler": (CT, ME), "setStates": (CT, ME), "getDerivatives": (M_DERIV, ME),
     "getEventIndicators": (M_DERIV, ME), "getStates": (M_DERIV, ME),
     "getNominals": (INSTANTIATED | M_DERIV, ME), "getNumbers": (ANY, None),
     "enterStepMode": (EVENT, CS), "doStep": (STEP, CS), "refused": (ANY, None),
@@ -340,6 +344,11 @@ def random_op(info, rng) -> list:
             out.append(rng.choice([rng.randrange(nvar)] * 6 + [nvar, nvar + 1, 2**32 - 1]))
         return out
 
+    def vrs_of(typ):
+        ok = [v["vr"] for v in info["variables"] if v["type"] in TYPE_TAGS[typ]
+              and v["name"] not in ("time", "_eventIndicator")]
+        return [rng.choice(ok) for _ in range(rng.choice([1, 1, 2]))] if ok else []
+
     def val():
         return fjson(rng.choice(SPECIAL) if r() < 0.4 else rng.uniform(-1e3, 1e3))
     dn = lambda: rng.choice([0, 0, 0, 0, -1, 1, 35])           # nValues off by ...
@@ -365,6 +374,11 @@ def random_op(info, rng) -> list:
         lambda: ["get", "Float64", vrs(), dn(), null()],
         lambda: ["set", rng.choice(TYPES), vrs(), [val() for _ in range(40)], dn(), null()],
         lambda: ["set", "Float64", vrs(), [val() for _ in range(40)], dn(), null()],
+        lambda: (lambda t: ["set", t, vrs_of(t), [val() for _ in range(40)], 0, False])(
+            rng.choice(["Float64", "Float64", "Int32", "Int64", "Boolean"])),
+        lambda: (lambda t: ["get", t, vrs_of(t), 0, False])(rng.choice(TYPES)),
+        lambda: ["meEuler", fjson(rng.choice([1e-3, 1e-2, 0.05, 0.2]) * stop)],
+        lambda: ["meEuler", fjson(rng.choice([1e-3, 1e-2, 0.05, 0.2]) * stop)],
         lambda: ["getNoType", rng.choice(NO_TYPES), rng.choice([0, 1])],
         # with one reference (always refused); with none see test_fmi3_fuzz.py's xfail
         lambda: ["setNoType", rng.choice(NO_TYPES), 1],
@@ -538,6 +552,7 @@ class Runner:
         illegal = not (state & mask) or (only is not None and only != self.type)
         refused = self.always_error(name, args)
         nlog = len(f.log)
+        self._slot_blob = None
         st, expect = self.call(name, args, state, before)
         after = self._snap()
         new_state = parse_header(after)["state"] if after else None
@@ -570,6 +585,53 @@ class Runner:
             self.problem("fmi3Fatal")
         if name in ("get", "set"):
             self.check_vrs(name, args, st, logs)
+        if name == "set" and st == OK:
+            self.check_round_trip(args)
+        if name == "setFMUState" and st == OK and self._slot_blob is not None:
+            if after != self._slot_blob:                                    # Q10
+                self.problem("after fmi3SetFMUState the instance's serialized state differs "
+                             "from the state set")
+
+    def check_round_trip(self, a):
+        """Q11: values set with fmi3Set* (OK) read back element-wise with fmi3Get*."""
+        typ, vrs, vals = a[0], a[1], a[2]
+        if typ == "String" or not vrs:
+            return
+        n = self._elements(vrs)
+        raw = (vals * (n // len(vals) + 1))[:n]
+        ct = TYPE_C[typ]
+        out = (ct * n)()
+        nlog = len(self.fmu.log)
+        st = getattr(self.fmu, "Get" + typ)(self.c, self._arr(fmi3VR, vrs), len(vrs), out, n)
+        if st != OK:
+            # the get evaluates the model, which may fail for the values set (y = 1e308:
+            # "der(y) is not finite", fmi3Error, state 'error'): allowed, with a message
+            if not any(s_ >= DISCARD for s_, _, _ in self.fmu.log[nlog:]):
+                self.problem(f"fmi3Get{typ} of the references just set returned {st} "
+                             "without a log message")
+            return
+        # a reference repeated: the last set value of each element wins
+        want, e = {}, 0
+        for v in vrs:
+            for k in range(self.vars[v]["count"]):
+                want[(v, k)] = raw[e]
+                e += 1
+        e = 0
+        for v in vrs:
+            for k in range(self.vars[v]["count"]):
+                x, got = fnum(want[(v, k)]), out[e]
+                e += 1
+                if typ == "Float64":
+                    same = (math.isnan(x) and math.isnan(got)) or x == got
+                elif typ == "Boolean":
+                    same = bool(got) == (bool(x) if not math.isnan(x) else True)
+                else:
+                    same = got == (int(max(-2**31, min(2**31 - 1, x))) if math.isfinite(x)
+                                   else 0)
+                if not same:
+                    self.problem(f"fmi3Set{typ} of value reference {v} element {k}: set "
+                                 f"{x!r}, read back {got!r}")
+                    return
 
     def _elements(self, vrs):
         return sum(self.vars[v]["count"] if v in self.vars else 1 for v in vrs)
@@ -747,7 +809,8 @@ class Runner:
             f.SerializedFMUStateSize(c, slot, C.byref(size))
             buf = (fmi3Byte * max(size.value, 1))()
             f.SerializeFMUState(c, slot, buf, size.value)
-            return f.SetFMUState(c, slot), parse_header(bytes(buf))["state"]
+            self._slot_blob = bytes(buf)[: size.value]
+            return f.SetFMUState(c, slot), parse_header(self._slot_blob)["state"]
         if name == "freeFMUState":
             if a[0] == 3:
                 return f.FreeFMUState(c, None), same
@@ -816,6 +879,35 @@ class Runner:
         if name == "setTime":
             t = fnum(a[1]) + (parse_header(before)["time"] if a[0] == "rel" else 0.0)
             return f.SetTime(c, t), same
+        if name == "meEuler":
+            # a legal explicit Euler step of the importer: fmi3SetTime, the derivatives, the
+            # states, fmi3SetContinuousStates, fmi3CompletedIntegratorStep, and event mode if
+            # an event indicator changed sign (the worst status of the calls is returned)
+            t = parse_header(before)["time"]
+            st = f.SetTime(c, t + fnum(a[0]))
+            if st != OK:
+                return st, same
+            z0 = (fmi3Float64 * max(nz, 1))()
+            z1 = (fmi3Float64 * max(nz, 1))()
+            x = (fmi3Float64 * max(nx, 1))()
+            dx = (fmi3Float64 * max(nx, 1))()
+            sts = [f.GetEventIndicators(c, z0, nz), f.GetContinuousStates(c, x, nx),
+                   f.GetContinuousStateDerivatives(c, dx, nx)]
+            if max(sts) > WARNING:
+                return max(sts), None
+            for i in range(nx):
+                x[i] += fnum(a[0]) * dx[i]
+            b1, b2 = B(), B()
+            sts += [f.SetContinuousStates(c, x, nx),
+                    f.CompletedIntegratorStep(c, True, C.byref(b1), C.byref(b2)),
+                    f.GetEventIndicators(c, z1, nz)]
+            if max(sts) > WARNING:
+                return max(sts), None
+            if any((z0[i] > 0) != (z1[i] > 0) for i in range(nz)):
+                self.events["meEvents"] = self.events.get("meEvents", 0) + 1
+                sts.append(f.EnterEventMode(c))
+                return max(sts), EVENT
+            return max(sts), same
         if name == "setStates":
             n = max(nx + a[0], 0)
             vals = ([fnum(v) for v in a[1]] * (n + 1))[:n]

@@ -612,31 +612,31 @@ END:
 }
 
 /* the types no variable of this FMU has */
-#define NO_SUCH_TYPE(fname, tname, ctype, qual)                                              \
+#define NO_SUCH_TYPE(fname, tname, ctype, qual, mask)                                        \
     fmi3Status fname(fmi3Instance instance, const fmi3ValueReference valueReferences[],      \
                      size_t nValueReferences, qual ctype values[], size_t nValues)          \
     {                                                                                        \
-        RT_BEGIN(#fname, M_Get)                                                              \
+        RT_BEGIN(#fname, mask)                                                               \
         (void)valueReferences; (void)values; (void)nValues;                                  \
         if (nValueReferences > 0)                                                            \
             FAIL("%s: this FMU has no " tname " variables", FN);                             \
     END:                                                                                     \
         return status;                                                                       \
     }
-NO_SUCH_TYPE(fmi3GetFloat32, "Float32", fmi3Float32, )
-NO_SUCH_TYPE(fmi3GetInt8, "Int8", fmi3Int8, )
-NO_SUCH_TYPE(fmi3GetUInt8, "UInt8", fmi3UInt8, )
-NO_SUCH_TYPE(fmi3GetInt16, "Int16", fmi3Int16, )
-NO_SUCH_TYPE(fmi3GetUInt16, "UInt16", fmi3UInt16, )
-NO_SUCH_TYPE(fmi3GetUInt32, "UInt32", fmi3UInt32, )
-NO_SUCH_TYPE(fmi3GetUInt64, "UInt64", fmi3UInt64, )
-NO_SUCH_TYPE(fmi3SetFloat32, "Float32", fmi3Float32, const)
-NO_SUCH_TYPE(fmi3SetInt8, "Int8", fmi3Int8, const)
-NO_SUCH_TYPE(fmi3SetUInt8, "UInt8", fmi3UInt8, const)
-NO_SUCH_TYPE(fmi3SetInt16, "Int16", fmi3Int16, const)
-NO_SUCH_TYPE(fmi3SetUInt16, "UInt16", fmi3UInt16, const)
-NO_SUCH_TYPE(fmi3SetUInt32, "UInt32", fmi3UInt32, const)
-NO_SUCH_TYPE(fmi3SetUInt64, "UInt64", fmi3UInt64, const)
+NO_SUCH_TYPE(fmi3GetFloat32, "Float32", fmi3Float32, , M_Get)
+NO_SUCH_TYPE(fmi3GetInt8, "Int8", fmi3Int8, , M_Get)
+NO_SUCH_TYPE(fmi3GetUInt8, "UInt8", fmi3UInt8, , M_Get)
+NO_SUCH_TYPE(fmi3GetInt16, "Int16", fmi3Int16, , M_Get)
+NO_SUCH_TYPE(fmi3GetUInt16, "UInt16", fmi3UInt16, , M_Get)
+NO_SUCH_TYPE(fmi3GetUInt32, "UInt32", fmi3UInt32, , M_Get)
+NO_SUCH_TYPE(fmi3GetUInt64, "UInt64", fmi3UInt64, , M_Get)
+NO_SUCH_TYPE(fmi3SetFloat32, "Float32", fmi3Float32, const, M_Set)
+NO_SUCH_TYPE(fmi3SetInt8, "Int8", fmi3Int8, const, M_Set)
+NO_SUCH_TYPE(fmi3SetUInt8, "UInt8", fmi3UInt8, const, M_Set)
+NO_SUCH_TYPE(fmi3SetInt16, "Int16", fmi3Int16, const, M_Set)
+NO_SUCH_TYPE(fmi3SetUInt16, "UInt16", fmi3UInt16, const, M_Set)
+NO_SUCH_TYPE(fmi3SetUInt32, "UInt32", fmi3UInt32, const, M_Set)
+NO_SUCH_TYPE(fmi3SetUInt64, "UInt64", fmi3UInt64, const, M_Set)
 
 fmi3Status fmi3GetBinary(fmi3Instance instance, const fmi3ValueReference valueReferences[],
                          size_t nValueReferences, size_t valueSizes[], fmi3Binary values[],

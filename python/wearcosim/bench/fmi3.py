@@ -10,39 +10,19 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import sys
 import tempfile
 import time
-import xml.etree.ElementTree as ET
-import zipfile
 from pathlib import Path
 from typing import Any, Sequence
 
 import numpy as np
 
-# (FMPy 0.3.32 words it in two ways)
-_INITIAL = re.compile(r"(?:The unknowns in ModelStructure/InitialUnknown don't match the expected unknowns|"
-                      r"ModelStructure/InitialUnknowns does not contain the expected set of variables)\. "
-                      r"Expected \{(.*)\} but was \{(.*)\}\.?", re.S)
-
-
 def problems(fmu: Path) -> list[str]:
-    """FMPy's validate_fmu, without its false positive on FMI 3.0 (an ``<Alias>`` of an output
-    counted as a missing InitialUnknown; see tests/export/test_fmi3.py)."""
-    from fmpy.validation import validate_fmu
-    with zipfile.ZipFile(fmu) as z:
-        root = ET.fromstring(z.read("modelDescription.xml"))
-    aliases = {a.get("name") for a in root.iter("Alias")}
-    out = []
-    for p in validate_fmu(str(fmu)):
-        m = _INITIAL.fullmatch(p)
-        if m:
-            a, b = ({x.strip() for x in g.split(",")} for g in m.groups())
-            if a - b and not b - a and (a - b) <= aliases:
-                continue
-        out.append(p)
-    return out
+    """FMPy's validate_fmu without its false positive on FMI 3.0 aliases
+    (:func:`wearcosim.fmi.check.fmpy_validation_problems`)."""
+    from ..fmi.check import fmpy_validation_problems
+    return fmpy_validation_problems(fmu)
 
 
 def _cpu_children() -> float:

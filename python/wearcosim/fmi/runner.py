@@ -395,14 +395,17 @@ class FMPyRunner(Runner):
             tout[j] = t1
         return tout, out
 
+    #: the name of fmi2Terminate / fmi3Terminate in errors (FMPy3Runner's)
+    _TERMINATE = "fmi2Terminate"
+
     def terminate(self) -> None:
-        """fmi2Terminate, fmi2FreeInstance, unload the library, remove the extraction folder
-        (each also when the one before failed; a second call does nothing)."""
+        """fmi2Terminate (fmi3Terminate), free the instance, unload the library, remove the
+        extraction folder (each also when the one before failed; a second call does nothing)."""
         if self.slave is None:
             self._finalizer()
             return
         try:
-            self._call("fmi2Terminate", self.slave.terminate)
+            self._call(self._TERMINATE, self.slave.terminate)
         finally:
             slave, self.slave = self.slave, None
             try:
@@ -531,6 +534,8 @@ class FMPy3Runner(FMPyRunner):
     The FMU is instantiated without event mode and without early return: it handles its events
     inside ``fmi3DoStep``, as an FMI 2.0 Co-Simulation FMU does.  A step that asks to terminate
     the simulation raises :class:`FMIError` (``fmi3DoStep``, fmi3Discard)."""
+
+    _TERMINATE = "fmi3Terminate"
 
     name = "fmpy"
 
@@ -787,21 +792,6 @@ class FMPy3Runner(FMPyRunner):
             out[j] = view if p.identity else view[p.gather]
             tout[j] = t1
         return tout, out
-
-    def terminate(self) -> None:
-        """fmi3Terminate, fmi3FreeInstance, unload the library, remove the extraction folder
-        (each also when the one before failed; a second call does nothing)."""
-        if self.slave is None:
-            self._finalizer()
-            return
-        try:
-            self._call("fmi3Terminate", self.slave.terminate)
-        finally:
-            slave, self.slave = self.slave, None
-            try:
-                slave.freeInstance()
-            finally:
-                self._finalizer()
 
     # -- values
     def set(self, values: dict[str, Any]) -> None:

@@ -29,6 +29,34 @@ class CheckpointRefused(RuntimeError):
     """The checkpoint cannot be used by this run (another FMU, scenario or layout)."""
 
 
+class NoCheckpoints:
+    """:class:`Checkpointer`'s interface for a run that keeps nothing on disk (a study's case
+    in memory): marks are held (an adaptive run takes a rejected jump back to the last one),
+    nothing is ever written."""
+
+    def __init__(self) -> None:
+        self.mark: dict[str, Any] | None = None
+        self.written = True
+        self.last = time.perf_counter()
+        self.fmu_sha = ""
+        self.costs: list[float] = []
+
+    def exists(self) -> bool:
+        return False
+
+    def hold(self, mark: dict[str, Any]) -> None:
+        self.mark, self.written = mark, True      # (nothing to write: "written")
+
+    def due(self, last: bool = False) -> bool:
+        return False
+
+    def write(self, spool: Any, mark: dict[str, Any] | None = None) -> None:
+        pass
+
+    def flush(self, spool: Any, write: Callable[[dict[str, Any]], None] | None = None) -> str:
+        return ""
+
+
 class Checkpointer:
     """The checkpoint file ``path`` of a run of scenario ``scenario`` (its raw TOML dict) by
     ``owner`` (a study's token, or None)."""

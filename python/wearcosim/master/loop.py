@@ -65,7 +65,7 @@ from ..wear import reconstruction
 from ..wear.archard import SectorSurface, archard_depth
 from ..wear_interface import describe
 from . import store
-from .checkpoint import Checkpointer, CheckpointRefused
+from .checkpoint import Checkpointer, CheckpointRefused, NoCheckpoints
 from .scenario import Scenario
 
 
@@ -211,8 +211,16 @@ class WearMaster:
 
     def __init__(self, sc: Scenario, out_dir: str | os.PathLike[str], build_dir: str | os.PathLike[str] | None = None,
                  progress: bool = True, hook: Callable[..., Any] | None = None,
-                 force: bool | None = None, owner: str | None = None) -> None:
+                 force: bool | None = None, owner: str | None = None, *, runner: Any = None,
+                 memory: bool = False) -> None:
         self.sc = sc
+        #: an FMU runner to use instead of opening the FMU (a study's batch: one extraction and
+        #: instance for many cases, fmi2Reset between them); the caller terminates it
+        self.runner = runner
+        #: keep everything in memory: no lock, checkpoint, streams on disk or results file; the
+        #: results are :attr:`result` (a study's case)
+        self.memory = bool(memory)
+        self.result: dict[str, Any] | None = None
         #: who runs it: None (a plain run) or a study's token; a checkpoint of the same owner is
         #: continued without ``resume`` (the study's retry of a case whose worker died)
         self.owner = owner
@@ -438,6 +446,13 @@ class WearMaster:
                 "meta": {"cycle": st.cycle, "k": r.k, "lengths": dict(lengths), "wear_cycles": wear_cycles,
                          "real": real, "summary": None if summary is None else list(summary), "ctl": scal}}
 
+    def _hold(self, r, st: RunState, *args) -> None:
+        """The mark of this wear update handed to the checkpointer; not taken by a fixed-factor
+        run in memory (nothing to write, no jump to take back: no FMU state to serialise)."""
+        if self.memory and not self.sc.adaptive:
+            return
+        self.ckpt.hold(self._mark(r, st, *args))
+
     @property
     def mark(self) -> dict[str, Any] | None:
         """The state a resumed run continues from, and a rejected jump is taken back to."""
@@ -534,13 +549,16 @@ class WearMaster:
         return AdaptiveExtrapolation(max(1.0, sc.cycles * N), rtol=sc.rtol, first=N, min_factor=N, max_factor=N)
 
     # ------------------------------------------------------------------ the loop
-    def run(self, resume: bool = False, restart: bool = False) -> Path:
-        """Run the scenario; returns the results path.  ``resume``: continue from the
+    def run(self, resume: bool = False, restart: bool = False) -> Path | None:
+        """Run the scenario; returns the results path (None in memory: :attr:`result`).  ``resume``: continue from the
         checkpoint of an interrupted run (with none, a warning says that the run starts at
         cycle 0); ``restart``: discard such a checkpoint and start over (without either, a run
         refuses to start over an interrupted run's checkpoint, unless the checkpoint is its
         owner's: a study's retry continues from it)."""
         sc = self.sc
+        if self.memory:
+            self.ckpt = NoCheckpoints()
+            return self._run(False)
         lock = self._prepare_out_dir()
         try:
             self.ckpt = ckpt = Checkpointer(self.ckpt_path, sc.raw, self.owner, self.checkpoint_seconds)
@@ -565,13 +583,13 @@ class WearMaster:
         finally:
             lock.release()
 
-    def _run(self, resume: bool) -> Path:
+    def _run(self, resume: bool) -> Path | None:
         sc = self.sc
         fmu = resolve_fmu(sc, self.build_dir, log=(lambda *a: print(*a, file=sys.stderr)) if self.progress else (lambda *a: None),
                           out_dir=self.out_dir)
         self.fmu = fmu
-        self.fmu_sha = sha256(fmu)
-        r = self._open(fmu)
+        self.fmu_sha = "" if self.memory else sha256(fmu)
+        r = self._open(fmu) if self.runner is None else self._reuse(self.runner, fmu)
         self.ckpt.fmu_sha = self.fmu_sha
         st = None
         self.resumed_from = None
@@ -590,11 +608,12 @@ class WearMaster:
             else:
                 st = RunState(depth=np.zeros(self.ports.n), pending=np.zeros(self.ports.n))
                 try:
-                    st.spool = store.Spool(self.spool_path, self._streams())
+                    st.spool = (store.MemorySpool(self._streams()) if self.memory
+                                else store.Spool(self.spool_path, self._streams()))
                 except OSError as exc:
                     raise MasterError(f"cannot create {exc.filename or self.spool_path}: {reason(exc)}") from None
                 # the start's mark: a failure before the first wear update leaves a checkpoint too
-                self.ckpt.hold(self._mark(r, st, st.depth, st.pending, None, dict(st.spool.lengths), 0, 0.0))
+                self._hold(r, st, st.depth, st.pending, None, dict(st.spool.lengths), 0, 0.0)
                 self._append_update(st, 0, 0.0)
             if self.ports.update != "reset":     # (fixed parameters: the restored state carries them)
                 r.set_reals(self.depth_vrs, st.depth)
@@ -632,7 +651,7 @@ class WearMaster:
                     try:
                         cyc_summary, finished, jumped = self._update(r, st, cyc_summary)
                     except LimitExceeded as exc:
-                        if self.mark["meta"]["summary"] is not None and not self.ckpt.written:
+                        if self.mark is not None and self.mark["meta"]["summary"] is not None and not self.ckpt.written:
                             self._write_mark(self.mark, st)      # (of an accepted update: not the start's)
                         self.stopped = str(exc)
                         break
@@ -671,12 +690,18 @@ class WearMaster:
             if self._bar is not None:
                 self._bar.close()
                 self._bar = None
-            try:
-                r.terminate()
-            except Exception:
-                pass
+            if self.runner is None:
+                try:
+                    r.terminate()
+                except Exception:
+                    pass
             if st is not None and st.spool is not None and not self.stopped and sys.exc_info()[0] is not None:
                 st.spool.close()                  # kept on disk for --resume with the checkpoint
+        if self.memory:
+            self.result = self._in_memory(st)
+            if self.stopped:
+                raise LimitExceeded(self.stopped)
+            return None
         if self.stopped:       # the series of every simulated cycle, the last accepted profile
             path = self._write(st)
             if not keep_ckpt:
@@ -692,6 +717,25 @@ class WearMaster:
         self.ckpt_path.unlink(missing_ok=True)          # the results are durable: nothing to resume
         st.spool.remove()
         return path
+
+    def _in_memory(self, st: RunState) -> dict[str, Any]:
+        """A run in memory's results: the final profile, the sectors and the bearing's geometry
+        (what a study reads of a case), and the per-cycle summary."""
+        return {"final": st.depth.copy(), "sector_centres": self.surface.centres(),
+                "radius": float(self.surface.radius), "length": float(self.surface.length),
+                "summary": {n: st.spool.read(n) for n in self.SUMMARY}, "stopped": self.stopped}
+
+    def _reuse(self, r: Any, fmu: Path) -> Any:
+        """The caller's runner for this run: reset (fmi2Reset) when it ran a case before, then
+        set up and initialised like a freshly opened one."""
+        try:
+            if getattr(r, "_wearcosim_used", False):
+                r.reset()
+            r._wearcosim_used = True
+        except FMIError as exc:
+            raise MasterError(f"{fmu}: cannot reset the FMU for the next case: {exc}") from None
+        self._init(r, fmu)
+        return r
 
     def _flush(self, st: RunState | None) -> str:
         """After a failure in the loop: the last mark's checkpoint written if it is not yet;
@@ -739,7 +783,7 @@ class WearMaster:
         st.pending = np.zeros_like(st.pending)
         self._write_profile(r, st.depth)
         self._append_update(st, wear_cycles, real)
-        self.ckpt.hold(self._mark(r, st, before, window, summary, lengths, wear_cycles, real))
+        self._hold(r, st, before, window, summary, lengths, wear_cycles, real)
         return summary, False, True
 
     def _window(self, cycle: int) -> int:

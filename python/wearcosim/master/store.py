@@ -226,6 +226,56 @@ class Spool:
         shutil.rmtree(self.folder, ignore_errors=True)
 
 
+class MemorySpool:
+    """The streams of a run kept in memory: :class:`Spool`'s interface without its files, for
+    a study's case (a few cycles, no resume, no results file: :class:`WearMaster` with
+    ``memory=True``).  Appended values are copied (the master reuses its cycle buffer)."""
+
+    def __init__(self, names: Iterable[str]) -> None:
+        self.names = list(names)
+        self._data: dict[str, list] = {n: [] for n in self.names}
+        self.lengths = {n: 0 for n in self.names}
+
+    def append(self, name: str, values: np.ndarray | Sequence[float] | float) -> None:
+        a = np.array(values, dtype="<f8").ravel()
+        self._data[name].append(a)
+        self.lengths[name] += a.size
+
+    def append_scalars(self, names: Sequence[str], values: Sequence[float]) -> None:
+        for n, v in zip(names, values):
+            self._data[n].append(np.array([v], dtype="<f8"))
+            self.lengths[n] += 1
+
+    def truncate(self, lengths: dict[str, int], keep: Iterable[str] = ()) -> None:
+        keep = set(keep)
+        for n in self.names:
+            if n in keep:
+                continue
+            size = int(lengths[n])
+            if size > self.lengths[n]:
+                raise ValueError(f"stream {n} holds {self.lengths[n]} values, cannot cut back to {size}")
+            self._data[n] = [self.read(n)[:size]]
+            self.lengths[n] = size
+
+    def sync(self) -> dict[str, int]:
+        return dict(self.lengths)
+
+    def chunks(self, name: str, size: int = 1 << 18) -> Iterator[np.ndarray]:
+        data = self.read(name)
+        for k in range(0, len(data), size):
+            yield data[k:k + size]
+
+    def read(self, name: str) -> np.ndarray:
+        parts = self._data[name]
+        return np.concatenate(parts) if parts else np.zeros(0)
+
+    def close(self) -> None:
+        pass
+
+    def remove(self) -> None:
+        self._data = {n: [] for n in self.names}
+
+
 def write_results_streamed(path: str | os.PathLike[str], meta: dict[str, Any], spool: Spool,
                            series_names: Sequence[str], profiles: dict[str, Any], attrs: dict[str, Any] | None = None,
                            summary_names: Sequence[str] = (), units: dict[str, str] | None = None,

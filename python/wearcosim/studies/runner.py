@@ -265,16 +265,16 @@ def _follow(n: int) -> Callable[[int, bool, Any], None]:
 def run_shipped(cases: list[dict[str, Any]], fmu: bytes) -> list[dict[str, Any]]:
     """Run scenario dicts against an FMU given as bytes, on a worker that may be another
     machine: the FMU is written into a private temporary folder of the worker (below the Dask
-    worker's ``local_directory`` when there is one), the runs write there too, and what comes
-    back is each case's result as plain data (:func:`compact_result`, or ``{"name", "error"}``
-    when the master stopped it); the folder is removed before returning.  Nothing is read
-    from, or written to, the client's disk."""
+    worker's ``local_directory`` when there is one) and opened once for the batch; each case
+    runs in memory on that instance (``WearMaster(memory=True)``: no lock, checkpoint, streams
+    or results file; fmi2Reset between cases, a fresh instance after a failed one), and what
+    comes back is each case's result as plain data (the fields of :func:`compact_result`, or
+    ``{"name", "error"}`` when the master stopped it); the folder is removed before returning.
+    Nothing is read from, or written to, the client's disk."""
     import tempfile
 
-    from ..master.loop import MasterError
+    from ..master.loop import MasterError, WearMaster
     from ..master.scenario import ScenarioError, from_dict
-    from ..master.store import read_results
-    from ..master.loop import WearMaster
     base = None
     try:
         from distributed import get_worker
@@ -285,19 +285,54 @@ def run_shipped(cases: list[dict[str, Any]], fmu: bytes) -> list[dict[str, Any]]
     with tempfile.TemporaryDirectory(prefix="wc-shipped-", dir=base) as tmp:
         path = Path(tmp) / "model.fmu"
         path.write_bytes(fmu)
-        for case in cases:
-            data = dict(case)
-            data["fmu"] = {**data.get("fmu", {}), "path": str(path)}
-            data["fmu"].pop("model", None)
-            try:
-                res = WearMaster(from_dict(data, f"<case {data.get('name', '?')}>"), Path(tmp) / "out",
-                                 progress=False).run()
-                meta, _, wear = read_results(res)
-                out.append(compact_result(str(data.get("name", "")), meta, wear))
-                res.unlink()
-            except (MasterError, ScenarioError) as exc:
-                out.append({"name": str(data.get("name", "")), "error": " ".join(str(exc).split())})
+        runner = None             # one extraction and instance for the batch (fmi2Reset between cases)
+        try:
+            for case in cases:
+                data = dict(case)
+                data["fmu"] = {**data.get("fmu", {}), "path": str(path)}
+                data["fmu"].pop("model", None)
+                name = str(data.get("name", ""))
+                try:
+                    sc = from_dict(data, f"<case {data.get('name', '?')}>")
+                    if runner is None:
+                        runner = _open_runner(path, sc)
+                    m = WearMaster(sc, Path(tmp) / "out", progress=False, runner=runner, memory=True)
+                    m.run()
+                    res = m.result
+                    out.append({"name": name, "final": res["final"], "sector_centres": res["sector_centres"],
+                                "radius": res["radius"], "length": res["length"]})
+                except (MasterError, ScenarioError) as exc:
+                    out.append({"name": name, "error": " ".join(str(exc).split())})
+                    if runner is not None:          # a failed case's instance is not reused
+                        _close(runner)
+                        runner = None
+        finally:
+            if runner is not None:
+                _close(runner)
     return out
+
+
+def _close(runner: Any) -> None:
+    """Terminate and free a batch's runner; a refused fmi2Terminate (an instance a case left
+    before initialisation) still frees it (the runner's terminate does), and is no error."""
+    try:
+        runner.terminate()
+    except Exception:
+        pass
+
+
+def _open_runner(path: Path, sc: Any) -> Any:
+    """The batch's runner of the FMU ``path`` (the scenario's backend); a failure to open is
+    the case's MasterError, as when the master opens it."""
+    import zipfile
+    from ..fmi.runner import FMIError, open_fmu
+    from ..master.loop import MasterError
+    try:
+        return open_fmu(path, sc.backend, instance_name=sc.name)
+    except FMIError as exc:
+        raise MasterError(f"{path}: cannot instantiate: {exc}") from None
+    except (ValueError, OSError, zipfile.BadZipFile) as exc:
+        raise MasterError(str(exc) if str(path) in str(exc) else f"{path}: {exc}") from None
 
 
 def compact_result(name: str, meta: dict[str, Any], wear: dict[str, Any]) -> dict[str, Any]:

@@ -327,5 +327,5 @@ def test_a_batch_in_memory_gives_each_case_bit_for_bit(hybrid_fmu, tmp_path):
         assert (got[k]["radius"], got[k]["length"]) == (meta["radius"], meta["length"])
     with pytest.raises(MasterError):
         WearMaster(from_dict(dict(cases[2], fmu={"path": str(hybrid_fmu)}), "<case>"), tmp_path / "x",
-                   progress=False, memory=True).run()
+                   progress=False).run_in_memory()
     assert not (tmp_path / "x").exists()

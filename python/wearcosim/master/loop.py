@@ -211,15 +211,13 @@ class WearMaster:
 
     def __init__(self, sc: Scenario, out_dir: str | os.PathLike[str], build_dir: str | os.PathLike[str] | None = None,
                  progress: bool = True, hook: Callable[..., Any] | None = None,
-                 force: bool | None = None, owner: str | None = None, *, runner: Any = None,
-                 memory: bool = False) -> None:
+                 force: bool | None = None, owner: str | None = None, *, runner: Any = None) -> None:
         self.sc = sc
         #: an FMU runner to use instead of opening the FMU (a study's batch: one extraction and
         #: instance for many cases, fmi2Reset between them); the caller terminates it
         self.runner = runner
-        #: keep everything in memory: no lock, checkpoint, streams on disk or results file; the
-        #: results are :attr:`result` (a study's case)
-        self.memory = bool(memory)
+        #: the run keeps everything in memory (:meth:`run_in_memory`)
+        self.memory = False
         self.result: dict[str, Any] | None = None
         #: who runs it: None (a plain run) or a study's token; a checkpoint of the same owner is
         #: continued without ``resume`` (the study's retry of a case whose worker died)
@@ -549,16 +547,24 @@ class WearMaster:
         return AdaptiveExtrapolation(max(1.0, sc.cycles * N), rtol=sc.rtol, first=N, min_factor=N, max_factor=N)
 
     # ------------------------------------------------------------------ the loop
-    def run(self, resume: bool = False, restart: bool = False) -> Path | None:
-        """Run the scenario; returns the results path (None in memory: :attr:`result`).  ``resume``: continue from the
+    def run_in_memory(self) -> dict[str, Any]:
+        """Run the scenario keeping everything in memory -- no lock, checkpoint, streams on disk
+        or results file (a study's case: a few cycles, nothing to resume) -- and return what it
+        gives (:meth:`_in_memory`: final profile, sectors, geometry, per-cycle summary).  A
+        stopped run raises :class:`LimitExceeded` (its results are :attr:`result`)."""
+        self.memory = True
+        self.ckpt = NoCheckpoints()
+        self._run(False)
+        assert self.result is not None
+        return self.result
+
+    def run(self, resume: bool = False, restart: bool = False) -> Path:
+        """Run the scenario; returns the results path.  ``resume``: continue from the
         checkpoint of an interrupted run (with none, a warning says that the run starts at
         cycle 0); ``restart``: discard such a checkpoint and start over (without either, a run
         refuses to start over an interrupted run's checkpoint, unless the checkpoint is its
         owner's: a study's retry continues from it)."""
         sc = self.sc
-        if self.memory:
-            self.ckpt = NoCheckpoints()
-            return self._run(False)
         lock = self._prepare_out_dir()
         try:
             self.ckpt = ckpt = Checkpointer(self.ckpt_path, sc.raw, self.owner, self.checkpoint_seconds)
@@ -579,7 +585,9 @@ class WearMaster:
                       f"cycle 0{done}", file=sys.stderr, flush=True)
             if not ckpt.exists():          # streams of a run killed before its first checkpoint
                 shutil.rmtree(self.spool_path, ignore_errors=True)
-            return self._run(resume)
+            path = self._run(resume)
+            assert path is not None
+            return path
         finally:
             lock.release()
 

@@ -266,7 +266,7 @@ def run_shipped(cases: list[dict[str, Any]], fmu: bytes) -> list[dict[str, Any]]
     """Run scenario dicts against an FMU given as bytes, on a worker that may be another
     machine: the FMU is written into a private temporary folder of the worker (below the Dask
     worker's ``local_directory`` when there is one) and opened once for the batch; each case
-    runs in memory on that instance (``WearMaster(memory=True)``: no lock, checkpoint, streams
+    runs in memory on that instance (``WearMaster.run_in_memory``: no lock, checkpoint, streams
     or results file; fmi2Reset between cases, a fresh instance after a failed one), and what
     comes back is each case's result as plain data (the fields of :func:`compact_result`, or
     ``{"name", "error"}`` when the master stopped it); the folder is removed before returning.
@@ -296,9 +296,7 @@ def run_shipped(cases: list[dict[str, Any]], fmu: bytes) -> list[dict[str, Any]]
                     sc = from_dict(data, f"<case {data.get('name', '?')}>")
                     if runner is None:
                         runner = _open_runner(path, sc)
-                    m = WearMaster(sc, Path(tmp) / "out", progress=False, runner=runner, memory=True)
-                    m.run()
-                    res = m.result
+                    res = WearMaster(sc, Path(tmp) / "out", progress=False, runner=runner).run_in_memory()
                     out.append({"name": name, "final": res["final"], "sector_centres": res["sector_centres"],
                                 "radius": res["radius"], "length": res["length"]})
                 except (MasterError, ScenarioError) as exc:

@@ -215,7 +215,7 @@ int wc_save(wc_unit *units, long n_units, long *failed)
  * (Implicit.error) when it converged.  out[n]
  * receives the exchanged values at t + dt of the last evaluation (the components are left in
  * its state); held[] the means the energy estimate reads.  d1, d2 are the master's tables of
- * the inputs' polynomial (zero outside the unknowns; d2 NULL at order 1).
+ * the inputs' polynomial (zero outside the unknowns; d2 used at order 2 only).
  *
  * Returns 0: converged; 1: Newton stalled and its best iterate (within the tolerance) was
  * evaluated again and taken; 2: not converged (nw->residual, nw->worst: the table index of
@@ -227,9 +227,6 @@ typedef struct {
     const long *zi;              /* the unknowns' table indices */
     long max_iter;
     double kappa, slow, jac_range;
-    int order2;                  /* quadratic through the previous accepted point (tp, yp) */
-    double tp;
-    const double *yp;
     double *scale;               /* k: the residual's scale (set here) */
     double *jac;                 /* k*k, row-major: d Phi_z / d z */
     int jac_ok;
@@ -312,21 +309,26 @@ static int nw_eval(const wc_unit *units, long n_units, const long *seq, long n_s
     long i;
     int st;
     const long k = nw->k;
+    /* quadratic through the previous accepted point (Implicit.coefficients) when the order and
+       the history allow it */
+    const int quad = nw->order >= 2 && nw->n_hist >= 2;
+    const double tp = quad ? nw->hist_t[nw->n_hist - 2] : 0.0;
+    const double *yp = quad ? nw->hist_y[nw->n_hist - 2] : NULL;
     for (i = 0; i < nw->n; i++) out[i] = y0[i];
     for (i = 0; i < k; i++) {
         const long q = nw->zi[i];
         const double D1 = z[i] - y0[q];
         out[q] = z[i];
-        if (!nw->order2 || !d2) d1[q] = D1 / dt;
+        if (!quad) d1[q] = D1 / dt;
         else {
-            const double hp = t - nw->tp, D0 = nw->yp[q] - y0[q];
+            const double hp = t - tp, D0 = yp[q] - y0[q];
             const double b = (D1 / dt + D0 / hp) / (dt + hp);
             d1[q] = D1 / dt - b * dt;
             d2[q] = 2.0 * b;
         }
     }
     st = wc_phi(units, n_units, seq, n_seq, *dirty, t, dt, y0, out, held, d1,
-                nw->order2 ? d2 : NULL, &nw->failed);
+                quad ? d2 : NULL, &nw->failed);
     nw->evaluations++;
     if (*dirty) nw->restores++;
     *dirty = 1;

@@ -98,7 +98,6 @@ class Newton(ctypes.Structure):
     constants, the unknowns' indices, the Jacobian and scratch buffers, and its counters."""
     _fields_ = [("n", ctypes.c_long), ("k", ctypes.c_long), ("zi", ctypes.c_void_p), ("max_iter", ctypes.c_long),
                 ("kappa", ctypes.c_double), ("slow", ctypes.c_double), ("jac_range", ctypes.c_double),
-                ("order2", ctypes.c_int), ("tp", ctypes.c_double), ("yp", ctypes.c_void_p),
                 ("scale", ctypes.c_void_p), ("jac", ctypes.c_void_p), ("jac_ok", ctypes.c_int),
                 ("jac_dt", ctypes.c_double), ("work", ctypes.c_void_p), ("z_fail", ctypes.c_void_p),
                 ("evaluations", ctypes.c_long), ("restores", ctypes.c_long), ("iterations", ctypes.c_long),

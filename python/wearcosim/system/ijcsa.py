@@ -316,10 +316,7 @@ class Implicit:
         restore = self.dirty
         if restore:
             self.stats["rollbacks"] += 1
-        if self.state_sync:
-            for i, u in enumerate(m.units):
-                arr[i].state = u.state.value if u.state is not None else None
-            self.state_sync = False
+        self._sync_states()
         h = held.ctypes.data if held is not None else None
         st = phi(ctypes.addressof(arr), len(arr), seq.ctypes.data, len(seq), int(restore), t, dt,
                  y0.ctypes.data, out.ctypes.data, h, d1.ctypes.data, d2.ctypes.data if d2 is not None else None,
@@ -425,11 +422,6 @@ class Implicit:
         phi, arr, seq, _, _, _, adv = self.fast
         nw = self.nw
         nw.max_iter, nw.kappa, nw.slow, nw.jac_range = MAX_ITER, KAPPA, SLOW, JAC_RANGE
-        order2 = self.order >= 2 and len(self.hist) >= 2
-        nw.order2 = int(order2)
-        if order2:
-            nw.tp = self.hist[-2][0]
-            nw.yp = self.hist[-2][1].ctypes.data
         hist = self.hist[-4:]
         nw.n_hist = len(hist)
         for i, (th, yh) in enumerate(hist):
@@ -439,16 +431,13 @@ class Implicit:
         dt = t1 - t
         nw.runmax, nw.atol = m.runmax.ctypes.data, m.atol.ctypes.data
         self.dirty = False
-        if self.state_sync:
-            for i, u in enumerate(m.units):
-                arr[i].state = u.state.value if u.state is not None else None
-            self.state_sync = False
+        self._sync_states()
         before = (nw.evaluations, nw.restores, nw.iterations, nw.jacobians, nw.fd_evaluations, nw.stalled,
                   nw.not_converged)
         out = np.empty(len(y0))
         st = adv(ctypes.addressof(arr), len(arr), seq.ctypes.data, len(seq), ctypes.addressof(nw), t, dt,
                  y0.ctypes.data, self.nw_z.ctypes.data, out.ctypes.data, m.held.ctypes.data, self.d1.ctypes.data,
-                 self.d2.ctypes.data if order2 else None)
+                 self.d2.ctypes.data)
         after = (nw.evaluations, nw.restores, nw.iterations, nw.jacobians, nw.fd_evaluations, nw.stalled,
                  nw.not_converged)
         delta = [a - b for a, b in zip(after, before)]
@@ -481,6 +470,14 @@ class Implicit:
         finally:
             self.python = False
             self.state_sync = True
+
+    def _sync_states(self) -> None:
+        """The C units' saved-state pointers from the components' (after they saved one by one)."""
+        if self.state_sync:
+            arr = self.fast[1]
+            for i, u in enumerate(self.m.units):
+                arr[i].state = u.state.value if u.state is not None else None
+            self.state_sync = False
 
     def _counts(self) -> dict:
         """The FMI calls of one evaluation in C (:meth:`_phi_c`, ``wc_advance``)."""

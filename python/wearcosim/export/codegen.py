@@ -1380,13 +1380,19 @@ def fmi_name(name: str) -> str:
     return f"der({name[4 * n:len(name) - n]},{n})"
 
 
-def type_definitions(L: Layout) -> list:
-    """Lines of ``<TypeDefinitions>``: a SimpleType with an ``<Enumeration>`` of Items (values
-    1..n, FMI 2.0 2.2.3) for each enumeration type of an exported variable; none without."""
+def enum_types(L: Layout) -> dict:
+    """{name: enumeration type} of the exported Integer variables that are enumerations."""
     types = {}
     for s in L.slots:
         if s.enum is not None and s.type == "Integer" and s.kind != "MK_INTERNAL":
             types.setdefault(s.enum.name, s.enum)
+    return types
+
+
+def type_definitions(L: Layout) -> list:
+    """Lines of ``<TypeDefinitions>``: a SimpleType with an ``<Enumeration>`` of Items (values
+    1..n, FMI 2.0 2.2.3) for each enumeration type of an exported variable; none without."""
+    types = enum_types(L)
     if not types:
         return []
     out = ['  <TypeDefinitions>']

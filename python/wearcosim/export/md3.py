@@ -48,7 +48,7 @@ from typing import Any, Iterable
 from xml.sax.saxutils import escape, quoteattr
 
 from .codegen import (LOG_CATEGORIES, META_ATTRS, Generated, Layout, _fmi_attrs, _fmt, _unit_attrs,
-                      fmi_name, unit_definitions)
+                      enum_types, fmi_name, unit_definitions)
 
 #: FMI 3.0 variable element of a Modelica type (enumeration-typed Integers: ``Enumeration``)
 TYPE3 = {"Real": "Float64", "Integer": "Int32", "Boolean": "Boolean"}
@@ -471,10 +471,7 @@ def _capabilities(gen: Generated) -> str:
 def type_definitions3(L: Layout) -> list[str]:
     """Lines of ``<TypeDefinitions>`` in FMI 3.0 form: an ``<EnumerationType>`` with its Items
     (values 1..n) for each enumeration type of an exported variable; none without."""
-    types = {}
-    for s in L.slots:
-        if s.enum is not None and s.type == "Integer" and s.kind != "MK_INTERNAL":
-            types.setdefault(s.enum.name, s.enum)
+    types = enum_types(L)
     if not types:
         return []
     out = ['  <TypeDefinitions>']

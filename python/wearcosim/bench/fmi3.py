@@ -18,28 +18,25 @@ from typing import Any, Sequence
 
 import numpy as np
 
-def problems(fmu: Path) -> list[str]:
-    """FMPy's validate_fmu without its false positive on FMI 3.0 aliases
-    (:func:`wearcosim.fmi.check.fmpy_validation_problems`)."""
-    from ..fmi.check import fmpy_validation_problems
-    return fmpy_validation_problems(fmu)
+from ..export.md3 import split_element
+from ..fmi.check import fmpy_validation_problems
+from .suite import _cpu_all
 
 
-def _cpu_children() -> float:
-    import resource
-    r = resource.getrusage(resource.RUSAGE_CHILDREN)
-    s = resource.getrusage(resource.RUSAGE_SELF)
-    return r.ru_utime + r.ru_stime + s.ru_utime + s.ru_stime
+def outputs(fmu: Path) -> list[str]:
+    """The names of the FMU's outputs (FMI 2.0: Real/Integer/Boolean scalars; FMI 3.0: its
+    variables, arrays by their own names)."""
+    from fmpy import read_model_description
+    return [v.name for v in read_model_description(str(fmu)).modelVariables if v.causality == "output"
+            and v.type in ("Real", "Integer", "Boolean", "Float64", "Int32", "Int64")]
 
 
-def compare(fmi2: Path, fmi3: Path, fmi_type: str, stop: float, n: int = 500) -> dict[str, float]:
-    """The largest difference of every output of the two FMUs run by FMPy on the same grid,
-    as a share of the FMI 2.0 run's range (or of its magnitude when constant)."""
-    from fmpy import read_model_description, simulate_fmu
-    md = read_model_description(str(fmi2))
-    outs = [v.name for v in md.modelVariables if v.causality == "output" and v.type in ("Real", "Integer", "Boolean")]
-    md3 = read_model_description(str(fmi3))
-    outs3 = [v.name for v in md3.modelVariables if v.causality == "output"]
+def compare(fmi2: Path, fmi3: Path, fmi_type: str, stop: float, outs: Sequence[str], outs3: Sequence[str],
+            n: int = 500) -> dict[str, float]:
+    """The largest difference of every output ``outs`` of the two FMUs (``outs3``: the FMI
+    3.0 FMU's names) run by FMPy on the same grid, as a share of the FMI 2.0 run's range (or of
+    its magnitude when constant)."""
+    from fmpy import simulate_fmu
     kw: dict[str, Any] = dict(stop_time=stop, output_interval=stop / n, fmi_type=fmi_type)
     if fmi_type == "ModelExchange":
         kw.update(solver="CVode", relative_tolerance=1e-8)
@@ -58,9 +55,9 @@ def compare(fmi2: Path, fmi3: Path, fmi_type: str, stop: float, n: int = 500) ->
         (``a[i]``, ``a[i,j]``: FMPy gives the array's values per point, row-major)."""
         if name in b.dtype.names:
             return np.asarray(b[name], float)
-        base, idx = name[:name.rindex("[")], [int(i) - 1 for i in name[name.rindex("[") + 1:-1].split(",")]
+        base, sub = split_element(name)
         col = np.asarray(b[base], float)
-        return col.reshape(len(col), -1)[:, int(np.ravel_multi_index(idx, col.shape[1:]) if col.ndim > 2 else idx[0])]
+        return col.reshape(len(col), -1)[:, int(np.ravel_multi_index([i - 1 for i in sub], col.shape[1:]))]
     out = {}
     for o in outs:
         x, y = np.asarray(a[o], float), of3(o)
@@ -79,21 +76,22 @@ def run(models: Sequence[str] | None = None, log: Any = print) -> list[dict[str,
         for model in models:
             r: dict[str, Any] = {"model": model}
             try:
-                c0 = _cpu_children()
+                c0 = _cpu_all()
                 build_fmu(model, out_dir=Path(tmp) / "two", fmi=2)
-                c1 = _cpu_children()
+                c1 = _cpu_all()
                 res = build_fmu(model, out_dir=Path(tmp) / "both", fmi="2,3")
-                c2 = _cpu_children()
+                c2 = _cpu_all()
                 r["build_ratio"] = (c2 - c1) / max(c1 - c0, 1e-9)
                 f2, f3 = res.fmus[2], res.fmus[3]
-                r["problems"] = problems(f3)
+                r["problems"] = fmpy_validation_problems(f3)
                 from fmpy import read_model_description
                 exp = read_model_description(str(f2)).defaultExperiment
+                outs, outs3 = outputs(f2), outputs(f3)
                 stop = float(exp.stopTime) if exp is not None and exp.stopTime else 1.0
                 r["stop"] = stop
                 for kind in ("CoSimulation", "ModelExchange"):
                     try:
-                        d = compare(f2, f3, kind, stop)
+                        d = compare(f2, f3, kind, stop, outs, outs3)
                         r[kind] = max(d.values(), default=0.0)
                         r[kind + "_worst"] = max(d, key=d.get) if d else ""
                     except Exception as exc:               # (reported in the row)

@@ -833,17 +833,18 @@ class FMPy3Runner(FMPyRunner):
     def get(self, names: Iterable[str]) -> dict[str, Any]:
         """Values by name: scalars and elements as Python numbers / bools, an array's own name
         as a list of its values."""
+        def py(typ: str, x: Any) -> Any:
+            return float(x) if typ in _REAL3 else bool(x) if typ == "Boolean" else int(x)
         out = {}
         for n in names:
-            if n in self.arrays and n not in self._handle:
-                vals = self.get(self.arrays[n])
-                out[n] = [vals[e] for e in self.arrays[n]]
-                continue
-            typ = self.type_of(n)
+            whole = n in self.arrays and n not in self._handle
+            typ = self.type_of(self.arrays[n][0] if whole else n)
             if typ not in _C3:
                 raise TypeError(f"cannot get {typ} variable {n}")
-            x = self._read(typ, self.vr([n]))[0]
-            out[n] = float(x) if typ in _REAL3 else bool(x) if typ == "Boolean" else int(x)
+            if whole:                       # one read of the array, not one per element
+                out[n] = [py(typ, x) for x in self._read(typ, self.vr(self.arrays[n]))]
+                continue
+            out[n] = py(typ, self._read(typ, self.vr([n]))[0])
         return out
 
     # -- state

@@ -186,6 +186,18 @@ class _Lock:
 
 
 @dataclass
+def open_runner(fmu: str | os.PathLike[str], sc: Scenario) -> Any:
+    """The instantiated runner of ``fmu`` (the scenario's backend); a failure to open it is one
+    :class:`MasterError` naming the file."""
+    import zipfile
+    try:
+        return open_fmu(fmu, sc.backend, instance_name=sc.name)
+    except FMIError as exc:
+        raise MasterError(f"{fmu}: cannot instantiate: {exc}") from None
+    except (ValueError, OSError, zipfile.BadZipFile) as exc:   # the runner's FMUOpenError is a ValueError
+        raise MasterError(str(exc) if str(fmu) in str(exc) else f"{fmu}: {exc}") from None
+
+
 class RunState:
     cycle: int = 0                                   # cycles completed
     depth: np.ndarray = None                         # current wear profile (m)
@@ -283,14 +295,7 @@ class WearMaster:
     def _open(self, fmu):
         """The FMU instantiated, its start values set and initialised; on any failure the
         instance is freed (and its extraction folder removed) before the error is raised."""
-        import zipfile
-        sc = self.sc
-        try:
-            r = open_fmu(fmu, sc.backend, instance_name=sc.name)
-        except FMIError as exc:
-            raise MasterError(f"{fmu}: cannot instantiate: {exc}") from None
-        except (ValueError, OSError, zipfile.BadZipFile) as exc:   # the runner's FMUOpenError is a ValueError
-            raise MasterError(str(exc) if str(fmu) in str(exc) else f"{fmu}: {exc}") from None
+        r = open_runner(fmu, self.sc)
         try:
             self._init(r, fmu)
         except BaseException:

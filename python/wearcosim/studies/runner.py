@@ -268,12 +268,12 @@ def run_shipped(cases: list[dict[str, Any]], fmu: bytes) -> list[dict[str, Any]]
     worker's ``local_directory`` when there is one) and opened once for the batch; each case
     runs in memory on that instance (``WearMaster.run_in_memory``: no lock, checkpoint, streams
     or results file; fmi2Reset between cases, a fresh instance after a failed one), and what
-    comes back is each case's result as plain data (the fields of :func:`compact_result`, or
-    ``{"name", "error"}`` when the master stopped it); the folder is removed before returning.
+    comes back is each case's result as plain data (``name``, the ``final`` profile,
+    ``sector_centres``, ``radius``, ``length``; or ``{"name", "error"}`` when the master stopped it); the folder is removed before returning.
     Nothing is read from, or written to, the client's disk."""
     import tempfile
 
-    from ..master.loop import MasterError, WearMaster
+    from ..master.loop import MasterError, WearMaster, open_runner
     from ..master.scenario import ScenarioError, from_dict
     base = None
     try:
@@ -295,7 +295,7 @@ def run_shipped(cases: list[dict[str, Any]], fmu: bytes) -> list[dict[str, Any]]
                 try:
                     sc = from_dict(data, f"<case {data.get('name', '?')}>")
                     if runner is None:
-                        runner = _open_runner(path, sc)
+                        runner = open_runner(path, sc)
                     res = WearMaster(sc, Path(tmp) / "out", progress=False, runner=runner).run_in_memory()
                     out.append({"name": name, "final": res["final"], "sector_centres": res["sector_centres"],
                                 "radius": res["radius"], "length": res["length"]})
@@ -317,28 +317,6 @@ def _close(runner: Any) -> None:
         runner.terminate()
     except Exception:
         pass
-
-
-def _open_runner(path: Path, sc: Any) -> Any:
-    """The batch's runner of the FMU ``path`` (the scenario's backend); a failure to open is
-    the case's MasterError, as when the master opens it."""
-    import zipfile
-    from ..fmi.runner import FMIError, open_fmu
-    from ..master.loop import MasterError
-    try:
-        return open_fmu(path, sc.backend, instance_name=sc.name)
-    except FMIError as exc:
-        raise MasterError(f"{path}: cannot instantiate: {exc}") from None
-    except (ValueError, OSError, zipfile.BadZipFile) as exc:
-        raise MasterError(str(exc) if str(path) in str(exc) else f"{path}: {exc}") from None
-
-
-def compact_result(name: str, meta: dict[str, Any], wear: dict[str, Any]) -> dict[str, Any]:
-    """What a sensitivity case sends back: the final profile, its sectors and the bearing's
-    geometry (NumPy arrays and floats; a few kB)."""
-    return {"name": name, "final": np.asarray(wear["final"], dtype=float),
-            "sector_centres": np.asarray(wear["sector_centres"], dtype=float),
-            "radius": float(meta.get("radius", 0) or 0), "length": float(meta.get("length", 0) or 0)}
 
 
 def run_many(cases: list[dict[str, Any]], fmu: bytes, workers: int = 2, scheduler: Any = None, batch: int = 8,

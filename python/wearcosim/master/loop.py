@@ -185,7 +185,6 @@ class _Lock:
         os.close(self.fd)
 
 
-@dataclass
 def open_runner(fmu: str | os.PathLike[str], sc: Scenario) -> Any:
     """The instantiated runner of ``fmu`` (the scenario's backend); a failure to open it is one
     :class:`MasterError` naming the file."""
@@ -198,6 +197,7 @@ def open_runner(fmu: str | os.PathLike[str], sc: Scenario) -> Any:
         raise MasterError(str(exc) if str(fmu) in str(exc) else f"{fmu}: {exc}") from None
 
 
+@dataclass
 class RunState:
     cycle: int = 0                                   # cycles completed
     depth: np.ndarray = None                         # current wear profile (m)

@@ -332,7 +332,6 @@ fmi2Status fmi2SerializedFMUstateSize(fmi2Component comp, fmi2FMUstate FMUstate,
                                       size_t *size)
 {
     RT_BEGIN("fmi2SerializedFMUstateSize", M_FMUstate)
-    if (!size) FAIL("%s: size is NULL", FN);
     status = st2(rt_fmustate_size(c, FN, FMUstate, size));
 END:
     return status;
@@ -491,7 +490,6 @@ fmi2Status fmi2DoStep(fmi2Component comp, fmi2Real currentCommunicationPoint,
 {
     RT_BEGIN("fmi2DoStep", M_DoStep)
     (void)noSetFMUStatePriorToCurrentPoint;
-    c->ddValid = 0;                /* the step moves x and t */
     if (!rt_require_type(c, FN, RT_TYPE_CS)) { status = fmi2Error; goto END; }
     status = st2(rt_cs_do_step(c, FN, currentCommunicationPoint, communicationStepSize));
 END:

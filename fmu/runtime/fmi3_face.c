@@ -776,7 +776,6 @@ fmi3Status fmi3SerializedFMUStateSize(fmi3Instance instance, fmi3FMUState FMUSta
                                       size_t *size)
 {
     RT_BEGIN("fmi3SerializedFMUStateSize", M_FMUState)
-    if (!size) FAIL("%s: size is NULL", FN);
     status = st3(rt_fmustate_size(c, FN, FMUState, size));
 END:
     return status;
@@ -1048,7 +1047,6 @@ fmi3Status fmi3DoStep(fmi3Instance instance, fmi3Float64 currentCommunicationPoi
     if (!rt_require_type(c, FN, RT_TYPE_CS)) { status = fmi3Error; goto END; }
     if (!eventHandlingNeeded || !terminateSimulation || !earlyReturn || !lastSuccessfulTime)
         FAIL("%s: NULL pointer argument", FN);
-    c->ddValid = 0;                /* the step moves x and t */
     status = st3(rt_cs_do_step(c, FN, currentCommunicationPoint, communicationStepSize));
     if (status == fmi3Error) goto END;
     *eventHandlingNeeded = c->csEventNeeded ? fmi3True : fmi3False;

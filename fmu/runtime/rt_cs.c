@@ -771,6 +771,7 @@ int rt_cs_do_step(RtCtx *c, const char *fn, double currentCommunicationPoint,
 {
     double tol;
     int status = RT_STATUS_OK;
+    c->ddValid = 0;                /* the step moves x and t */
     c->csReturnedEarly = 0;
     c->csEventNeeded = 0;
     if (!isfinite(currentCommunicationPoint) || !isfinite(communicationStepSize) ||

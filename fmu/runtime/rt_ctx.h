@@ -191,7 +191,6 @@ struct RtCtx {
                                        (uS + N_U) the same at the start of the last step */
     double uXt;                     /* the start of the last step */
     int uXon;                       /* uS + N_U holds a step's start */
-    int uPext;                      /* the step's polynomial is this FMU's own extrapolation */
     double *ddSeed, *ddOut;         /* NV each: seeds and results of a directional derivative
                                        by slot; scratch of the output derivatives */
 

@@ -177,7 +177,6 @@ void rt_u_initialized(RtCtx *c)
     memcpy(c->uS, c->v + OFF_U, (size_t)N_U * sizeof(double));
 #endif
     c->uXon = 0;
-    c->uPext = 0;
 }
 
 /* At the start of a step with extrapolation on and no derivatives set: the inputs back at the
@@ -214,8 +213,7 @@ void rt_u_begin_step(RtCtx *c)
     int i, same = 1, on = 0;
     const double dt = c->time - c->uPt;
     if (u_extrapolating(c)) {
-        c->uPext = !c->uDset;
-        if (c->uPext) u_extrapolate(c);
+        if (!c->uDset) u_extrapolate(c);
         memcpy(c->uS + N_U, c->uS, (size_t)N_U * sizeof(double));
         c->uXt = c->time;
         c->uXon = 1;

@@ -219,7 +219,6 @@ static void set_defaults(RtCtx *c)
     memset(c->uS, 0, 2 * NARR(N_U) * sizeof(double));
     c->uXt = 0.0;
     c->uXon = 0;
-    c->uPext = 0;
     if (c->ode) {
         rt_ode_reset_stats(c->ode);
         rt_ode_auto_reset(c->ode);

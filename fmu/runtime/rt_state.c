@@ -32,9 +32,11 @@
                                     running solver);
                                  11: the input extrapolation's history after them */
 /* the input derivatives in an FMU state (version 10): uD1, uD2 (N_U each), the polynomial uP
-   (3*N_U), uPt, uPon, uDset; (version 11) the input extrapolation's uS (2*N_U), uXt, uXon,
-   uPext */
-#define RT_UDER_LEN (7 * (size_t)N_U + 6)
+   (3*N_U), uPt, uPon, uDset; (version 11) the input extrapolation's uS (2*N_U), uXt, uXon --
+   at these offsets (doubles) */
+enum { UD_D1 = 0, UD_D2 = N_U, UD_P = 2 * N_U, UD_PT = 5 * N_U, UD_PON, UD_DSET, UD_S, UD_XT = UD_S + 2 * N_U,
+       UD_XON, UD_END };
+#define RT_UDER_LEN ((size_t)UD_END)
 
 typedef struct {
     char magic[8];
@@ -137,16 +139,15 @@ static size_t state_live_offset(void)
 static void uder_write(const RtCtx *c, unsigned char *buf)
 {
     double *p = (double *)(void *)(buf + state_uder_offset());
-    memcpy(p, c->uD1, (size_t)N_U * sizeof(double));
-    memcpy(p + N_U, c->uD2, (size_t)N_U * sizeof(double));
-    memcpy(p + 2 * N_U, c->uP, 3 * (size_t)N_U * sizeof(double));
-    p[5 * N_U] = c->uPt;
-    p[5 * N_U + 1] = c->uPon;
-    p[5 * N_U + 2] = c->uDset;
-    memcpy(p + 5 * N_U + 3, c->uS, 2 * (size_t)N_U * sizeof(double));
-    p[7 * N_U + 3] = c->uXt;
-    p[7 * N_U + 4] = c->uXon;
-    p[7 * N_U + 5] = c->uPext;
+    memcpy(p + UD_D1, c->uD1, (size_t)N_U * sizeof(double));
+    memcpy(p + UD_D2, c->uD2, (size_t)N_U * sizeof(double));
+    memcpy(p + UD_P, c->uP, 3 * (size_t)N_U * sizeof(double));
+    p[UD_PT] = c->uPt;
+    p[UD_PON] = c->uPon;
+    p[UD_DSET] = c->uDset;
+    memcpy(p + UD_S, c->uS, 2 * (size_t)N_U * sizeof(double));
+    p[UD_XT] = c->uXt;
+    p[UD_XON] = c->uXon;
 }
 
 /* 1 if the input derivatives of a block are valid */
@@ -154,24 +155,22 @@ static int uder_check(const unsigned char *buf)
 {
     double p[RT_UDER_LEN];
     memcpy(p, buf + state_uder_offset(), sizeof p);
-    return rt_ode_all_finite((int)RT_UDER_LEN, p) && (p[5 * N_U + 1] == 0.0 || p[5 * N_U + 1] == 1.0) &&
-           (p[5 * N_U + 2] == 0.0 || p[5 * N_U + 2] == 1.0) &&
-           (p[7 * N_U + 4] == 0.0 || p[7 * N_U + 4] == 1.0) && (p[7 * N_U + 5] == 0.0 || p[7 * N_U + 5] == 1.0);
+    return rt_ode_all_finite((int)RT_UDER_LEN, p) && (p[UD_PON] == 0.0 || p[UD_PON] == 1.0) &&
+           (p[UD_DSET] == 0.0 || p[UD_DSET] == 1.0) && (p[UD_XON] == 0.0 || p[UD_XON] == 1.0);
 }
 
 static void uder_read(RtCtx *c, const unsigned char *buf)
 {
     const double *p = (const double *)(const void *)(buf + state_uder_offset());
-    memcpy(c->uD1, p, (size_t)N_U * sizeof(double));
-    memcpy(c->uD2, p + N_U, (size_t)N_U * sizeof(double));
-    memcpy(c->uP, p + 2 * N_U, 3 * (size_t)N_U * sizeof(double));
-    c->uPt = p[5 * N_U];
-    c->uPon = p[5 * N_U + 1] != 0.0;
-    c->uDset = p[5 * N_U + 2] != 0.0;
-    memcpy(c->uS, p + 5 * N_U + 3, 2 * (size_t)N_U * sizeof(double));
-    c->uXt = p[7 * N_U + 3];
-    c->uXon = p[7 * N_U + 4] != 0.0;
-    c->uPext = p[7 * N_U + 5] != 0.0;
+    memcpy(c->uD1, p + UD_D1, (size_t)N_U * sizeof(double));
+    memcpy(c->uD2, p + UD_D2, (size_t)N_U * sizeof(double));
+    memcpy(c->uP, p + UD_P, 3 * (size_t)N_U * sizeof(double));
+    c->uPt = p[UD_PT];
+    c->uPon = p[UD_PON] != 0.0;
+    c->uDset = p[UD_DSET] != 0.0;
+    memcpy(c->uS, p + UD_S, 2 * (size_t)N_U * sizeof(double));
+    c->uXt = p[UD_XT];
+    c->uXon = p[UD_XON] != 0.0;
 }
 
 /* The running CS solver in an FMU state (version 7), RT_LIVE_LEN doubles: 0 = 1 when

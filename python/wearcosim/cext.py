@@ -19,6 +19,12 @@ import tempfile
 from pathlib import Path
 
 
+def enabled() -> bool:
+    """False when ``WEARCOSIM_NO_CLOOP`` is set (not empty, not 0): the Python code of every
+    C helper runs instead (the same results; for tests and comparisons)."""
+    return os.environ.get("WEARCOSIM_NO_CLOOP", "") in ("", "0")
+
+
 def cache_dir() -> Path:
     return Path(os.environ.get("WEARCOSIM_CACHE") or Path.home() / ".cache" / "wearcosim")
 

@@ -349,6 +349,9 @@ def build_fmu(model: str, package_dir: str | Path = DEFAULT_PACKAGE, out_dir: st
         with clock("C code"):
             codegen.render_c(gen, gdir, exp)
             doc = codegen.render_documentation(gen, irm.description, irm.documentation, irm.metadata)
+        # two versions: the units they share (model code, runtime core, solvers) compiled once,
+        # through an object cache of this build (unless the user's cache is on)
+        shared = tmp / "objects" if len(versions) > 1 and not os.environ.get("WEARCOSIM_BUILD_CACHE") else None
         for v in versions:
             stage = tmp / f"fmu{v}"
             with clock("C code"):
@@ -366,9 +369,6 @@ def build_fmu(model: str, package_dir: str | Path = DEFAULT_PACKAGE, out_dir: st
                 (stage / "documentation" / "index.html").write_text(doc, encoding="utf-8")
             so = stage / "binaries" / package.platform_folder(v) / (ident + package.shared_ext())
             with clock("compile"):
-                # two versions: the units they share (model code, runtime core, solvers) compiled
-                # once, through an object cache of this build (unless the user's cache is on)
-                shared = tmp / "objects" if len(versions) > 1 and not os.environ.get("WEARCOSIM_BUILD_CACHE") else None
                 package.compile_binary(stage / "sources", units, ident, so, fmi=v, objects=shared)
             if keep_dir:
                 kd = Path(keep_dir) if len(versions) == 1 else Path(keep_dir) / f"fmi{v}"

@@ -24,6 +24,7 @@ from typing import Any, Iterable, Sequence
 import numpy as np
 
 from . import cloop
+from .. import cext
 from .archive import FMUOpenError, Limits, remove_temp_dir, safe_extract  # noqa: F401  (re-exported)
 
 STATUS = {0: "fmi2OK", 1: "fmi2Warning", 2: "fmi2Discard", 3: "fmi2Error", 4: "fmi2Fatal", 5: "fmi2Pending"}
@@ -343,7 +344,7 @@ class FMPyRunner(Runner):
 
     #: run the loop of :meth:`step_record` in C (``cloop.c``) when it can be built; False forces
     #: the ctypes loop (same results, bit for bit; tests compare the two)
-    use_cloop = os.environ.get("WEARCOSIM_NO_CLOOP", "") in ("", "0")
+    use_cloop = cext.enabled()
 
     def step_record(self, n: int, vrs: Sequence[int], out: np.ndarray | None = None,
                     tout: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:

@@ -149,10 +149,10 @@ class Implicit:
         """The evaluation in C (``wc_phi`` of :mod:`wearcosim.fmi.cloop`) when it can be built
         and every exchanged value is Real; None: the Python loop (same calls, same results)."""
         import ctypes
-        import os
         from ..fmi import cloop
         m = self.m
-        if os.environ.get("WEARCOSIM_NO_CLOOP", "") not in ("", "0"):
+        from .. import cext
+        if not cext.enabled():
             return None
         if any(u.in_other or u.out_other for u in m.units):
             return None

@@ -13,7 +13,6 @@ All functions are pure and vectorised over time samples.
 """
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -118,7 +117,8 @@ def _c_archard():
     """``wc_archard`` of ``archard.c`` (built by :mod:`wearcosim.cext`), or None: no C
     compiler, or ``WEARCOSIM_NO_CLOOP=1`` (the numpy code below, the same results)."""
     global _C, _C_TRIED
-    if os.environ.get("WEARCOSIM_NO_CLOOP", "") not in ("", "0"):
+    from .. import cext
+    if not cext.enabled():
         return None
     if not _C_TRIED:
         _C_TRIED = True

@@ -20,9 +20,19 @@ if "WEARCOSIM_BUILD_CACHE" not in os.environ and "PYTEST_XDIST_WORKER" not in os
     os.environ["WEARCOSIM_BUILD_CACHE"] = _OBJ_CACHE
 
 
+# Caches of other tools the tests call (rumoca keeps parsed files under $XDG_CACHE_HOME/rumoca,
+# ~160 MB per library folder; wearcosim.cext its compiled helpers) go to a folder of the run,
+# never into the user's ~/.cache; removed at the end of the run.
+_XDG = None
+if "PYTEST_XDIST_WORKER" not in os.environ:
+    _XDG = tempfile.mkdtemp(prefix="wctest-xdg-")
+    os.environ["XDG_CACHE_HOME"] = _XDG
+
+
 def pytest_unconfigure(config):
-    if _OBJ_CACHE:
-        shutil.rmtree(_OBJ_CACHE, ignore_errors=True)
+    for folder in (_OBJ_CACHE, _XDG):
+        if folder:
+            shutil.rmtree(folder, ignore_errors=True)
 
 
 # The suite's own temp folder (inherited by subprocesses through TMPDIR): no other process on

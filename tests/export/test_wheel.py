@@ -8,6 +8,7 @@ import shutil
 import subprocess
 import sys
 import zipfile
+from pathlib import Path
 
 import pytest
 
@@ -61,6 +62,15 @@ def test_wheel_installs_and_builds_outside_the_checkout(tmp_path):
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], check=True)
     py = venv / "bin" / "python"
+    # "--system-site-packages" reaches the base interpreter's packages, not this one's: when the
+    # suite itself runs in a virtual environment (make test's .venv) on a machine whose system
+    # Python has none of the dependencies, they are in this environment only.  Its
+    # site-packages folders go on the new environment's path after its own (a .pth file: plain
+    # path entries, so this environment's editable wearcosim, a .pth of its own, is not added)
+    import site
+    purelib = subprocess.run([str(py), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                             check=True, capture_output=True, text=True).stdout.strip()
+    (Path(purelib) / "_wctest_parent.pth").write_text("\n".join(site.getsitepackages()) + "\n")
     subprocess.run([str(py), "-m", "pip", "install", "--quiet", "--no-deps", str(wheel)], check=True, env=env,
                    capture_output=True)
     work.mkdir()

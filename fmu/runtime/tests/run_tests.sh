@@ -8,7 +8,7 @@
 #    (warnings are errors);
 # 2. builds and runs test_solvers (solver layer alone) and test_fmu (each model
 #    through dlopen + the standard fmi2 API);
-# 3. runs fmpy_check.py (ME with CVode + CS via FMPy) if fmpy is importable;
+# 3. runs fmpy_check.py (ME with CVode + CS via FMPy) with $PYTHON (default python3) if it has fmpy;
 # 4. --valgrind: runs the C tests again under valgrind memcheck (leaks = failure);
 #    --sanitize: builds with -fsanitize=address,undefined instead of -O2.
 # Prints a final line "N passed, M failed"; exit code != 0 on any failure.
@@ -87,8 +87,11 @@ if [ -x "$BUILD/test_fmu" ]; then
 fi
 
 if [ "$FMPY" = 1 ] && [ "$SAN" = 0 ]; then
-  if python3 -c "import fmpy" >/dev/null 2>&1; then
-    run fmpy python3 "$HERE/fmpy_check.py"
+  # $PYTHON: the interpreter with FMPy (the test suite passes its own; a virtual environment's
+  # python is not the python3 on PATH)
+  PY="${PYTHON:-python3}"
+  if "$PY" -c "import fmpy" >/dev/null 2>&1; then
+    run fmpy "$PY" "$HERE/fmpy_check.py"
   else
     echo "== fmpy: not installed, skipped"
   fi

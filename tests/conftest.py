@@ -18,6 +18,9 @@ _OBJ_CACHE = None
 if "WEARCOSIM_BUILD_CACHE" not in os.environ and "PYTEST_XDIST_WORKER" not in os.environ:
     _OBJ_CACHE = tempfile.mkdtemp(prefix="wctest-objcache-")
     os.environ["WEARCOSIM_BUILD_CACHE"] = _OBJ_CACHE
+    # the FMUs of build_example, shared by the workers of this run (never by two runs: the
+    # sources may change between them)
+    os.environ["WCTEST_RUN_FMUS"] = os.path.join(_OBJ_CACHE, "test-fmus")
 
 
 # Caches of other tools the tests call (rumoca keeps parsed files under $XDG_CACHE_HOME/rumoca,
@@ -71,9 +74,36 @@ def build_example(fmu_dir):
     def build(model: str, **kw):
         key = (model, tuple(sorted(kw.items())))
         if key not in _built:
-            _built[key] = build_fmu(model, PACKAGE, fmu_dir, **kw)
-        return _built[key].fmu
+            _built[key] = _shared_build(model, kw, fmu_dir)
+        return _built[key]
     return build
+
+
+def _shared_build(model: str, kw: dict, fmu_dir: Path) -> Path:
+    """build_fmu(model, **kw)'s FMU, built once per run for all the workers: the first worker
+    to need it builds it and renames it into the run's folder (WCTEST_RUN_FMUS); the others take
+    it from there (a worker that finds none builds its own; two that race both build, and the
+    rename is atomic)."""
+    import hashlib
+
+    from wearcosim.export.build import build_fmu
+    shared = os.environ.get("WCTEST_RUN_FMUS")
+    if not shared:
+        return build_fmu(model, PACKAGE, fmu_dir, **kw).fmu
+    h = hashlib.sha256(repr((model, sorted(kw.items()))).encode()).hexdigest()[:20]
+    done = Path(shared) / h
+    if done.is_dir():
+        (fmu,) = done.glob("*.fmu")
+        return fmu
+    res = build_fmu(model, PACKAGE, fmu_dir, **kw)
+    Path(shared).mkdir(parents=True, exist_ok=True)
+    part = Path(tempfile.mkdtemp(prefix=f".{h}.", dir=shared))
+    try:
+        shutil.copy2(res.fmu, part / res.fmu.name)
+        os.rename(part, done)
+    except OSError:                     # another worker was first: its copy is as good
+        shutil.rmtree(part, ignore_errors=True)
+    return res.fmu
 
 
 def _tmp_entries() -> set:
@@ -119,3 +149,29 @@ def fmpy_logger_proxy():
 
 def pytest_sessionfinish(session, exitstatus):
     shutil.rmtree(TMP, ignore_errors=True)
+
+
+#: the test files that took longest (``--durations``, 2026-12-06), run first: with pytest-xdist's
+#: ``--dist loadfile`` a file runs whole on one worker, and a long file left for the end keeps
+#: one worker busy while the other has nothing to do
+HEAVY_FIRST = (
+    "tests/bench/test_msl_slice.py",
+    "tests/library/test_interop_msl.py",
+    "tests/runtime/test_runtime_c.py",
+    "tests/rotor/test_rotor_fine_mesh.py",
+    "tests/bench/test_peers.py",
+    "tests/system/test_composed_examples.py",
+    "tests/bench/test_msl_ladder.py",
+    "tests/master/test_round3_studies.py",
+    "tests/export/test_tables38.py",
+    "tests/export/test_scale.py",
+    "tests/docs/test_typing.py",
+    "tests/rotor/test_rotor_ross.py",
+    "tests/system/test_components_gears_rotor.py",
+    "tests/export/test_wheel.py",
+)
+
+
+def pytest_collection_modifyitems(config, items):
+    rank = {f: i for i, f in enumerate(HEAVY_FIRST)}
+    items.sort(key=lambda item: rank.get(item.nodeid.split("::")[0], len(rank)))

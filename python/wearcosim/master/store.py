@@ -146,10 +146,21 @@ class Spool:
     def append(self, name: str, values: np.ndarray | Sequence[float] | float) -> None:
         a = np.ascontiguousarray(values, dtype="<f8")
         try:
-            self._files[name].write(a.tobytes())
+            self._files[name].write(a.data if a.ndim == 1 else a.tobytes())   # (1-D: its buffer, no copy)
         except OSError as exc:
             raise named(exc, self._path(name)) from None
         self.lengths[name] += a.size
+
+    def append_rows(self, names: Sequence[str], block: np.ndarray) -> None:
+        """Row ``i`` of the 2-D float64 array ``block`` to the stream ``names[i]`` (a recorded
+        cycle's series, gathered into one block by one copy)."""
+        files, lengths = self._files, self.lengths
+        for n, row in zip(names, block):
+            try:
+                files[n].write(row.data)
+            except OSError as exc:
+                raise named(exc, self._path(n)) from None
+            lengths[n] += row.shape[0]
 
     def append_scalars(self, names: Sequence[str], values: Sequence[float]) -> None:
         """One value to each stream of ``names`` (the per-cycle summaries: no array round trip)."""
@@ -245,6 +256,10 @@ class MemorySpool:
         for n, v in zip(names, values):
             self._data[n].append(np.array([v], dtype="<f8"))
             self.lengths[n] += 1
+
+    def append_rows(self, names: Sequence[str], block: np.ndarray) -> None:
+        for n, row in zip(names, block):
+            self.append(n, row)
 
     def truncate(self, lengths: dict[str, int], keep: Iterable[str] = ()) -> None:
         keep = set(keep)

@@ -204,7 +204,7 @@ def _peak_mean(Fn: np.ndarray) -> tuple[float, float]:
     otherwise the samples are cleaned first."""
     s = np.add.reduce(Fn)
     if math.isfinite(s):
-        return float(Fn.max()), float(s / Fn.shape[0])
+        return float(np.maximum.reduce(Fn)), float(s / Fn.shape[0])
     fpos = np.where(np.isfinite(Fn), Fn, 0.0)
     return float(np.max(fpos)), float(np.mean(fpos))
 
@@ -573,7 +573,7 @@ class WearMaster:
     def _append_summary(self, st: RunState, summary):
         if self._stats_of is not st.depth:      # (the profile changes at updates only)
             self._stats_of = st.depth
-            self._stats = [float(np.max(st.depth)), float(np.sum(st.depth)) * self._area]
+            self._stats = [float(np.maximum.reduce(st.depth)), float(np.add.reduce(st.depth)) * self._area]
         st.spool.append_scalars(self.SUMMARY, [*summary, *self._stats])
 
     @staticmethod
@@ -835,7 +835,7 @@ class WearMaster:
             j = ctl.judge(rate)
             st.spool.append_scalars(self._x_names, (st.cycle - sc.transient_cycles,
                                                     ctl.done + (0 if j.accept else ctl.last_jump), j.factor, j.error,
-                                                    float(np.max(j.local, initial=0.0)), float(j.accept)))
+                                                    float(np.maximum.reduce(j.local, initial=0.0)), float(j.accept)))
             if not j.accept:         # take the jump back: the FMU, profile and streams of the mark
                 arrays, meta = self.mark["arrays"], self.mark["meta"]
                 self._restore_mark_state(r, self.mark)

@@ -62,11 +62,11 @@ def _errors(jump: float, before: np.ndarray, after: np.ndarray, rtol: float, flo
     np.abs(d, out=d)                                    # |r_after - r_before|
     local = (0.5 * jump) * d
     ab = np.abs(before)
-    peak = max(float(ab.max(initial=0.0)), float(np.abs(after).max(initial=0.0)))
+    peak = max(float(np.maximum.reduce(ab, initial=0.0)), float(np.maximum.reduce(np.abs(after), initial=0.0)))
     if peak == 0.0:
         return 0.0, local
     ab += floor * peak                                  # s
-    return float((d / ((2.0 * rtol) * ab)).max()), local
+    return float(np.maximum.reduce(d / ((2.0 * rtol) * ab))), local
 
 
 def local_error(jump: float, before: np.ndarray, after: np.ndarray) -> np.ndarray:

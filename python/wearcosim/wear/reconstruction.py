@@ -10,6 +10,8 @@ short sampled cycle; it is off by default because it also flattens genuine wear 
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from numpy.typing import ArrayLike
 
@@ -48,6 +50,6 @@ def update_profile(depth: ArrayLike, increment: ArrayLike, extrapolation: float 
         raise ValueError(f"profile has {depth.size} sectors, increment {inc.size}")
     # (a non-negative minimum and a finite sum say it in two passes, NaN failing the first;
     # only an overflowing sum of finite values needs the element-wise test)
-    if inc.size and not (inc.min() >= 0 and (np.isfinite(np.add.reduce(inc)) or np.all(np.isfinite(inc)))):
+    if inc.size and not (np.minimum.reduce(inc) >= 0 and (math.isfinite(np.add.reduce(inc)) or np.all(np.isfinite(inc)))):
         raise ValueError("wear increment must be finite and non-negative")
     return depth + extrapolation * (smooth_periodic(inc, smoothing, periodic) if smoothing > 0 else inc)

@@ -95,9 +95,21 @@ def write_results(path: str | os.PathLike[str], meta: dict[str, Any], series: di
     return path
 
 
+def _put(f: Any, data: memoryview) -> None:
+    """All of ``data`` written to the unbuffered file ``f`` (a raw write may write part of it
+    when the disk fills up: the rest is written, or its error raised)."""
+    n = f.write(data)
+    if n is not None and n < data.nbytes:
+        rest = data.cast("B")[n:]
+        while rest:
+            n = f.write(rest)
+            rest = rest[n:]
+
+
 class Spool:
     """The recorded streams of a running wear run, on disk: one append-only file of raw
-    float64 values per stream in ``folder``.  Memory stays bounded whatever the run's length;
+    float64 values per stream in ``folder``, written unbuffered (a recorded cycle's series go
+    from the master's block to the kernel, one write per stream).  Memory stays bounded whatever the run's length;
     :meth:`sync` makes what was appended durable (flush + fsync) and is what a checkpoint
     waits for; a resumed run opens the spool with the lengths its checkpoint recorded and
     continues from exactly there (whatever a killed run appended after that is cut off).
@@ -135,7 +147,7 @@ class Spool:
                     if have < size:
                         raise CheckpointError(f"{path}: holds {have} values but the checkpoint counts {size}; "
                                               f"the recorded streams are incomplete (start over with --restart)")
-                f = open(path, "ab")
+                f = open(path, "ab", buffering=0)      # (see _put)
                 f.truncate(size * 8)
                 f.seek(size * 8)
             except OSError as exc:
@@ -158,7 +170,7 @@ class Spool:
                 if sys.byteorder != "little":
                     held.byteswap()
                 try:
-                    self._files[n].write(held)
+                    _put(self._files[n], memoryview(held))
                 except OSError as exc:
                     raise named(exc, self._path(n)) from None
                 del held[:]
@@ -168,7 +180,7 @@ class Spool:
             self._release((name,))
         a = np.ascontiguousarray(values, dtype="<f8")
         try:
-            self._files[name].write(a.data if a.ndim == 1 else a.tobytes())   # (1-D: its buffer, no copy)
+            _put(self._files[name], a.data if a.ndim == 1 else memoryview(a.tobytes()))   # (1-D: its buffer, no copy)
         except OSError as exc:
             raise named(exc, self._path(name)) from None
         self.lengths[name] += a.size
@@ -181,7 +193,7 @@ class Spool:
             if self._held[n]:
                 self._release((n,))
             try:
-                files[n].write(row.data)
+                _put(files[n], row.data)
             except OSError as exc:
                 raise named(exc, self._path(n)) from None
             lengths[n] += row.shape[0]

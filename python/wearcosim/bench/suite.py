@@ -415,7 +415,7 @@ def _fmt(v) -> str:
 
 
 # --------------------------------------------------------------------------- wear, build, sweep
-def bench_wear_loop(cycles: int = 160) -> dict:
+def bench_wear_loop(cycles: int = 400) -> dict:
     """The wear loop's overhead: CPU time of the demo's wear run (hybrid mechanism at 32 pi,
     1000 steps per cycle, a wear update every cycle) against the same FMU, opened and
     initialised the same way, stepping the same cycles with the same recorded variables and no

@@ -126,7 +126,7 @@ def _run_stepping(kind: str, cycles: int, out: Path, name: str) -> dict[str, flo
     return {"cpu": cpu, "wall": wall, "step": step[0]}
 
 
-def loop_overhead(cycles: int = 160, short: int = 40, direct: int = 2000, direct_short: int = 200,
+def loop_overhead(cycles: int = 400, short: int = 100, direct: int = 2000, direct_short: int = 200,
                   repeats: int = 3, log: Callable[[str], Any] = lambda s: None) -> dict[str, Any]:
     """The wear loop's own cost, CPU time, best of ``repeats`` per figure, wear run and
     stepping alone alternating:

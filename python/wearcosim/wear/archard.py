@@ -110,10 +110,8 @@ def sector_pressure(surface: SectorSurface, pos: ArrayLike, Fn: ArrayLike, b: Ar
 
 
 _C = None
+_C_ADD = None          # wc_archard_add (CycleWear)
 _C_TRIED = False
-
-
-_C_ADD = None
 
 
 def _c_archard():

@@ -109,21 +109,21 @@ def test_ctrl_c_in_the_loop_leaves_a_checkpoint(pressed_fmu, reference, tmp_path
 def test_an_exception_inside_the_loop_leaves_a_checkpoint(pressed_fmu, reference, tmp_path, monkeypatch):
     """Not the hook: the wear integration itself raises in the 5th cycle."""
     from wearcosim.master import loop
-    real, calls = loop.archard_depth, []
+    real, calls = loop.CycleWear.add_to, []
 
     def failing(*a, **k):
         calls.append(1)
         if len(calls) == 5:
             raise FloatingPointError("injected")
         return real(*a, **k)
-    monkeypatch.setattr(loop, "archard_depth", failing)
+    monkeypatch.setattr(loop.CycleWear, "add_to", failing)
     d = sdict(pressed_fmu, name="lr1_0")
     m = master(d, tmp_path)
     m.checkpoint_seconds = 1e9
     with pytest.raises(FloatingPointError):
         m.run()
     assert store.load_checkpoint(tmp_path / "lr1_0.ckpt")[1]["cycle"] == 4
-    monkeypatch.setattr(loop, "archard_depth", real)
+    monkeypatch.setattr(loop.CycleWear, "add_to", real)
     same(master(d, tmp_path).run(resume=True), reference())
 
 

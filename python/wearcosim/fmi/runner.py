@@ -176,6 +176,7 @@ class Runner:
         self.t0 = 0.0
         self.h = None
         self.k = 0
+        self._vr_arrays: dict[tuple[int, ...], Any] = {}    # value references as C arrays (set_reals)
 
     # -- helpers
     def vr(self, names: Iterable[str]) -> list[int]:
@@ -216,6 +217,15 @@ class Runner:
             out[j] = self.get_reals(vrs)
             tout[j] = self.time
         return tout, out
+
+    def save_state(self, slot: Any = None) -> Any:
+        """A copy of the FMU's state, written into ``slot`` (a state this runner returned
+        before and that is not used any more) when given: the FMU may reuse its memory.
+        Returns the state (free it with :meth:`free_state`).  This default frees ``slot`` and
+        gets a new state."""
+        if slot is not None:
+            self.free_state(slot)
+        return self.get_state()
 
     def reinit(self, values: dict[str, Any], tolerance: float | None = None) -> None:
         """Reset + re-initialise at the current grid time with ``values`` (start values, new
@@ -432,7 +442,31 @@ class FMPyRunner(Runner):
                 raise TypeError(f"cannot set {typ} variable {names}")
 
     def set_reals(self, vrs: Sequence[int], values: Sequence[float] | np.ndarray) -> None:
-        self._call("fmi2SetReal", lambda: self.slave.setReal(list(vrs), list(map(float, values))))
+        """fmi2SetReal of ``values`` to the value references ``vrs``: one call of the FMU's
+        function through ctypes with the value references converted once per list of them
+        (the master writes the wear profile this way every update; FMPy's wrapper converts
+        both lists on every call)."""
+        key = tuple(vrs)
+        vr = self._vr_arrays.get(key)
+        if vr is None:
+            from fmpy.fmi2 import fmi2ValueReference
+            vr = self._vr_arrays[key] = (fmi2ValueReference * len(key))(*key)
+        val = np.ascontiguousarray(values, dtype=np.float64)
+        if val.shape != (len(key),):
+            raise ValueError(f"set_reals: {len(key)} value references but {val.size} values")
+        n0 = self.n_logged
+        st = self._set_real(self.slave.component, vr, len(key), val.ctypes.data)
+        if st > 1:                       # fmi2Discard, fmi2Error, fmi2Fatal
+            raise self._error("fmi2SetReal", st, n0)
+
+    @property
+    def _set_real(self):
+        """fmi2SetReal of the FMU's library, taking the values as an address."""
+        f = self.__dict__.get("_set_real_fn")
+        if f is None:
+            proto = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p)
+            f = self.__dict__["_set_real_fn"] = proto(ctypes.cast(self.slave.dll.fmi2SetReal, ctypes.c_void_p).value)
+        return f
 
     def get_reals(self, vrs: Sequence[int]) -> np.ndarray:
         return np.asarray(self._call("fmi2GetReal", lambda: self.slave.getReal(list(vrs))), dtype=float)
@@ -459,6 +493,17 @@ class FMPyRunner(Runner):
 
     def free_state(self, s: Any) -> None:
         self._call("fmi2FreeFMUstate", lambda: self.slave.freeFMUState(s))
+
+    def save_state(self, slot: Any = None) -> Any:
+        """fmi2GetFMUstate into ``slot`` when given (the FMI standard lets the FMU reuse a state
+        it returned before: no allocation, one copy) or a new state."""
+        from fmpy.fmi2 import fmi2FMUstate
+        s = fmi2FMUstate() if slot is None else slot
+        n0 = self.n_logged
+        st = self.slave.dll.fmi2GetFMUstate(self.slave.component, ctypes.byref(s))
+        if st > 1:
+            raise self._error("fmi2GetFMUstate", st, n0)
+        return s
 
     def serialize_state(self, s: Any) -> bytes:
         return bytes(self._call("fmi2SerializeFMUstate", lambda: self.slave.serializeFMUstate(s)))
@@ -849,6 +894,8 @@ class FMPy3Runner(FMPyRunner):
         return out
 
     # -- state
+    save_state = Runner.save_state
+
     def get_state(self) -> Any:
         """fmi3GetFMUState: a copy of the FMU's state (the master's checkpoints and rollbacks)."""
         return self._call("fmi3GetFMUState", self.slave.getFMUState)

@@ -62,7 +62,7 @@ from .. import __version__
 from ..atomic import reason, stale_temporaries
 from ..fmi.runner import FMIError, open_fmu
 from ..wear import reconstruction
-from ..wear.archard import SectorSurface, archard_depth
+from ..wear.archard import CycleWear, SectorSurface
 from ..wear_interface import describe
 from . import store
 from .checkpoint import Checkpointer, CheckpointRefused, NoCheckpoints
@@ -195,6 +195,18 @@ def open_runner(fmu: str | os.PathLike[str], sc: Scenario) -> Any:
         raise MasterError(f"{fmu}: cannot instantiate: {exc}") from None
     except (ValueError, OSError, zipfile.BadZipFile) as exc:   # the runner's FMUOpenError is a ValueError
         raise MasterError(str(exc) if str(fmu) in str(exc) else f"{fmu}: {exc}") from None
+
+
+def _peak_mean(Fn: np.ndarray) -> tuple[float, float]:
+    """The largest and the mean normal force of a cycle's samples, non-finite samples taken
+    as 0 (the cycle's summary).  A finite sum means finite samples: then the column is
+    reduced in place (numpy's pairwise sum of a strided column equals that of its copy);
+    otherwise the samples are cleaned first."""
+    s = np.add.reduce(Fn)
+    if math.isfinite(s):
+        return float(np.maximum.reduce(Fn)), float(s / Fn.shape[0])
+    fpos = np.where(np.isfinite(Fn), Fn, 0.0)
+    return float(np.max(fpos)), float(np.mean(fpos))
 
 
 @dataclass
@@ -362,6 +374,7 @@ class WearMaster:
             if u and v.name in sc.record:
                 self.units[v.name] = u
         self.depth_vrs = r.vr(self.ports.depth_names)
+        self._area = self.surface.area
         self._set_guard_reference()
 
     # ------------------------------------------------------------------ physical guards
@@ -388,19 +401,22 @@ class WearMaster:
         physical guard."""
         sc = self.sc
         c, um = self.c_ref, 1e6
-        real = cycle * sc.extrapolation if real is None else real
-        when = f"wear update after wear cycle {cycle} ({real:.4g} real cycles)"
-        if not np.all(np.isfinite(new)):
+        if not math.isfinite(float(np.add.reduce(new))) and not np.all(np.isfinite(new)):  # (a finite sum: one pass)
             i = int(np.flatnonzero(~np.isfinite(new))[0])
-            raise LimitExceeded(f"{sc.name}: {when}: the worn depth in {self._sector_where(i)} is not finite")
+            raise LimitExceeded(f"{sc.name}: {self._when(cycle, real)}: the worn depth in {self._sector_where(i)} "
+                                f"is not finite")
+        d = np.subtract(new, old)
+        np.abs(d, out=d)
+        i = int(d.argmax())
+        j = int(new.argmax())
+        if (d[i] <= sc.update_per_clearance * c and new[j] <= sc.depth_per_clearance * c
+                and new[j] <= 0.1 * self.size_ref):
+            return
         problems = []
-        d = np.abs(new - old)
-        i = int(np.argmax(d))
         if d[i] > sc.update_per_clearance * c:
             problems.append(f"the profile changes by {d[i] * um:.4g} um in {self._sector_where(i)}, more than "
                             f"limits.update_per_clearance = {sc.update_per_clearance:g} x c = "
                             f"{sc.update_per_clearance * c * um:.4g} um")
-        j = int(np.argmax(new))
         over = []
         if new[j] > sc.depth_per_clearance * c:
             over.append(f"limits.depth_per_clearance = {sc.depth_per_clearance:g} x c = "
@@ -412,13 +428,18 @@ class WearMaster:
                             + " and ".join(over))
         if not problems:
             return
-        msg = (f"{sc.name}: {when}: " + "; ".join(problems) + f" (c = {c:.4g} m, {self.c_from})")
+        msg = (f"{sc.name}: {self._when(cycle, real)}: " + "; ".join(problems) + f" (c = {c:.4g} m, {self.c_from})")
         if not self.force:
             raise LimitExceeded(msg + "; lower wear.extrapolation or wear.k, update more often, or go on "
                                 "knowingly with --force (limits.force = true)")
         if not self._warned:
             print(f"warning: {msg}; going on (--force)", file=sys.stderr)
             self._warned = True
+
+    def _when(self, cycle: int, real: float | None) -> str:
+        """The wear update after ``cycle`` wear cycles, as the guards' messages name it."""
+        real = cycle * self.sc.extrapolation if real is None else real
+        return f"wear update after wear cycle {cycle} ({real:.4g} real cycles)"
 
     def _write_profile(self, r, depth):
         """Step 5 of the loop: the new profile into the FMU, by the strategy its interface allows."""
@@ -432,22 +453,56 @@ class WearMaster:
     # ------------------------------------------------------------------ checkpoint
     def _mark(self, r, st: RunState, before, window_pending, summary, lengths, wear_cycles, real):
         """Everything a checkpoint needs at this wear update (cheap; the file is written by
-        ``_write_mark``): the FMU's serialised state, the streams' lengths *before* the
-        update's own entries (the profile, the window's summary: a resumed run appends them
-        again from the checkpoint), and what a rejected jump needs to be taken back: the
-        profile before it, the wear and summary of its window.  Since a rollback cuts the
-        streams back to exactly these lengths, the streams never get shorter than what the
-        last checkpoint counts: a kill at any point leaves a resumable run."""
-        s = r.get_state()
-        try:
-            blob = np.frombuffer(r.serialize_state(s), dtype=np.uint8).copy()
-        finally:
-            r.free_state(s)
+        ``_write_mark``): the FMU's state, the streams' lengths *before* the update's own
+        entries (the profile, the window's summary: a resumed run appends them again from the
+        checkpoint), and what a rejected jump needs to be taken back: the profile before it,
+        the wear and summary of its window.  Since a rollback cuts the streams back to exactly
+        these lengths, the streams never get shorter than what the last checkpoint counts: a
+        kill at any point leaves a resumable run.
+
+        The FMU's state is taken with fmi2GetFMUstate into one of two states this run reuses
+        (never the one of the mark still held) and serialised only when the mark is written:
+        most marks are replaced by the next update's before anything writes them."""
+        held = self.ckpt.mark
+        i = 1 if held is not None and held.get("slot") == 0 else 0       # (not the held mark's)
+        self._gen[i] += 1
+        self._slots[i] = r.save_state(self._slots[i])
         scal, arr = self.ctl.state()
-        return {"arrays": {"fmu_state": blob, "depth": st.depth.copy(), "before": np.array(before, float),
-                           "window": np.array(window_pending, float), **arr},
-                "meta": {"cycle": st.cycle, "k": r.k, "lengths": dict(lengths), "wear_cycles": wear_cycles,
-                         "real": real, "summary": None if summary is None else list(summary), "ctl": scal}}
+        # the profiles and the controller's arrays are replaced, never changed in place, so the
+        # mark keeps them by reference; the pending wear is accumulated in place: copied
+        return {"arrays": {"depth": st.depth, "before": before,
+                           "window": window_pending.copy() if window_pending is st.pending else window_pending, **arr},
+                "meta": {"cycle": st.cycle, "k": r.k, "lengths": lengths, "wear_cycles": wear_cycles,
+                         "real": real, "summary": None if summary is None else list(summary), "ctl": scal},
+                "slot": i, "gen": self._gen[i]}
+
+    def _slot_of(self, mark: dict[str, Any]) -> Any:
+        """The FMU state a mark of this run holds (None: a checkpoint's mark, serialised)."""
+        if "slot" not in mark:
+            return None
+        i = mark["slot"]
+        if self._gen[i] != mark["gen"]:
+            raise RuntimeError(f"the FMU state of the mark of cycle {mark['meta']['cycle']} was overwritten")
+        return self._slots[i]
+
+    def _restore_mark_state(self, r, mark: dict[str, Any]) -> None:
+        """The FMU back to the state of ``mark`` (a rejected jump taken back)."""
+        slot = self._slot_of(mark)
+        if slot is None:
+            self._set_fmu_state(r, mark["arrays"]["fmu_state"])
+        else:
+            r.set_state(slot)
+
+    def _free_slots(self, r) -> None:
+        """Release the FMU states the marks held (the run is over)."""
+        for i, slot in enumerate(self._slots):
+            if slot is not None:
+                self._slots[i] = None
+                self._gen[i] += 1
+                try:
+                    r.free_state(slot)
+                except Exception:
+                    pass
 
     def _hold(self, r, st: RunState, *args) -> None:
         """The mark of this wear update handed to the checkpointer; not taken by a fixed-factor
@@ -466,6 +521,9 @@ class WearMaster:
         update is zero at a mark: not stored); one error naming the file if it cannot be
         written."""
         try:
+            if "fmu_state" not in mark["arrays"]:       # (serialised once, when first written)
+                mark["arrays"]["fmu_state"] = np.frombuffer(self._runner.serialize_state(self._slot_of(mark)),
+                                                            dtype=np.uint8)
             self.ckpt.write(st.spool, mark)
         except OSError as exc:
             raise MasterError(f"cannot write the checkpoint {self.ckpt_path}: "
@@ -509,13 +567,14 @@ class WearMaster:
         return st
 
     def _append_update(self, st: RunState, wear_cycles: int, real: float):
-        st.spool.append("profile_cycles", [wear_cycles])
-        st.spool.append("profile_real", [real])
+        st.spool.append_scalars(("profile_cycles", "profile_real"), (wear_cycles, real))
         st.spool.append("profiles", st.depth)
 
     def _append_summary(self, st: RunState, summary):
-        st.spool.append_scalars(self.SUMMARY, list(summary) + [float(np.max(st.depth)),
-                                                               float(np.sum(st.depth)) * self.surface.area])
+        if self._stats_of is not st.depth:      # (the profile changes at updates only)
+            self._stats_of = st.depth
+            self._stats = [float(np.maximum.reduce(st.depth)), float(np.add.reduce(st.depth)) * self._area]
+        st.spool.append_scalars(self.SUMMARY, [*summary, *self._stats])
 
     @staticmethod
     def _set_fmu_state(r, blob):
@@ -604,6 +663,8 @@ class WearMaster:
         self.fmu_sha = "" if self.memory else sha256(fmu)
         r = self._open(fmu) if self.runner is None else self._reuse(self.runner, fmu)
         self.ckpt.fmu_sha = self.fmu_sha
+        self._runner, self._slots, self._gen = r, [None, None], [0, 0]     # the marks' FMU states
+        self._stats_of = None
         st = None
         self.resumed_from = None
         self.ctl = self._controller()
@@ -633,6 +694,12 @@ class WearMaster:
             N = sc.steps_per_cycle
             buf = np.empty((N, len(self.read_vrs)))
             tbuf = np.empty(N)
+            Fn = buf[:, 0]
+            # step 3 on the buffer's columns (contact angle, force, half-width, slip), in place
+            wear = CycleWear(self.surface, buf[:, 1], Fn, buf[:, 2], buf[:, 3], sc.step, sc.k, sc.hardness)
+            series = ["time"] + list(sc.record)
+            dec = sc.decimate
+            block = np.empty((len(series), len(range(0, N, dec))))     # a recorded cycle's series
             t_start = time.perf_counter()
             self.ckpt.last = t_start
             c0 = st.cycle
@@ -642,19 +709,16 @@ class WearMaster:
                 # (adaptive) the window after the last jump only checks it
                 check = sc.adaptive and ctl.finished
                 r.step_record(N, self.read_vrs, buf, tbuf)
-                Fn, th, b, vs = buf[:, 0], buf[:, 1], buf[:, 2], buf[:, 3]
                 worn = st.cycle >= sc.transient_cycles
                 if worn:
-                    st.pending += archard_depth(self.surface, th, Fn, b, vs, sc.step, sc.k, sc.hardness)
+                    wear.add_to(st.pending)
                 # full series of every record_every-th cycle and of the last one
                 recorded = st.cycle % sc.record_every == 0 or (st.cycle == total - 1 and not sc.adaptive) or check
                 if recorded:
-                    sel = slice(None, None, sc.decimate)
-                    st.spool.append("time", tbuf[sel])
-                    for i, name in enumerate(sc.record):
-                        st.spool.append(name, buf[sel, 4 + i])
-                fpos = np.where(np.isfinite(Fn), Fn, 0.0)
-                cyc_summary = [float(recorded), float(np.max(fpos)), float(np.mean(fpos))]
+                    block[0] = tbuf[::dec]
+                    block[1:] = buf[::dec, 4:].T
+                    st.spool.append_rows(series, block)
+                cyc_summary = [float(recorded), *_peak_mean(Fn)]
                 st.cycle += 1
                 wear_cycles = st.cycle - sc.transient_cycles
                 # every update_cycles wear cycles, and the last (partial) window of a fixed factor
@@ -703,6 +767,7 @@ class WearMaster:
             if self._bar is not None:
                 self._bar.close()
                 self._bar = None
+            self._free_slots(r)
             if self.runner is None:
                 try:
                     r.terminate()
@@ -764,15 +829,16 @@ class WearMaster:
         window the loop records, finished, jumped)."""
         sc, ctl = self.sc, self.ctl
         m = self._window(st.cycle)
-        rate = reconstruction.smooth_periodic(st.pending, sc.smoothing, self.ports.circular) / m
+        rate = (reconstruction.smooth_periodic(st.pending, sc.smoothing, self.ports.circular) if sc.smoothing
+                else st.pending) / m
         if ctl.pending:
             j = ctl.judge(rate)
             st.spool.append_scalars(self._x_names, (st.cycle - sc.transient_cycles,
                                                     ctl.done + (0 if j.accept else ctl.last_jump), j.factor, j.error,
-                                                    float(np.max(j.local, initial=0.0)), float(j.accept)))
+                                                    float(np.maximum.reduce(j.local, initial=0.0)), float(j.accept)))
             if not j.accept:         # take the jump back: the FMU, profile and streams of the mark
                 arrays, meta = self.mark["arrays"], self.mark["meta"]
-                self._set_fmu_state(r, arrays["fmu_state"])
+                self._restore_mark_state(r, self.mark)
                 r.k = int(meta["k"])
                 st.cycle, st.depth, st.pending = int(meta["cycle"]), arrays["before"].copy(), arrays["window"].copy()
                 st.spool.truncate(meta["lengths"], keep=self._x_names)
@@ -792,8 +858,8 @@ class WearMaster:
         self.check_update(st.depth, new, wear_cycles, real)
         lengths = dict(st.spool.lengths)
         before, window = st.depth, st.pending
-        st.depth = new
-        st.pending = np.zeros_like(st.pending)
+        st.depth = new                        # (new arrays: the mark below keeps the old ones)
+        st.pending = np.zeros(new.shape)
         self._write_profile(r, st.depth)
         self._append_update(st, wear_cycles, real)
         self._hold(r, st, before, window, summary, lengths, wear_cycles, real)

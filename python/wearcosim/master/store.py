@@ -15,8 +15,9 @@ import io
 import json
 import os
 import shutil
-import struct
+import sys
 import zipfile
+from array import array
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Sequence
 
@@ -24,9 +25,6 @@ from typing import Any, Iterable, Iterator, Sequence
 import numpy as np
 
 from ..atomic import atomic_path, named, write_bytes
-
-
-_F64 = struct.Struct("<d")
 
 
 class CheckpointError(RuntimeError):
@@ -97,14 +95,34 @@ def write_results(path: str | os.PathLike[str], meta: dict[str, Any], series: di
     return path
 
 
+def _put(f: Any, data: memoryview) -> None:
+    """All of ``data`` written to the unbuffered file ``f`` (a raw write may write part of it
+    when the disk fills up: the rest is written, or its error raised)."""
+    n = f.write(data)
+    if n is not None and n < data.nbytes:
+        rest = data.cast("B")[n:]
+        while rest:
+            n = f.write(rest)
+            rest = rest[n:]
+
+
 class Spool:
     """The recorded streams of a running wear run, on disk: one append-only file of raw
-    float64 values per stream in ``folder``.  Memory stays bounded whatever the run's length;
+    float64 values per stream in ``folder``, written unbuffered (a recorded cycle's series go
+    from the master's block to the kernel, one write per stream).  Memory stays bounded whatever the run's length;
     :meth:`sync` makes what was appended durable (flush + fsync) and is what a checkpoint
     waits for; a resumed run opens the spool with the lengths its checkpoint recorded and
     continues from exactly there (whatever a killed run appended after that is cut off).
     At the end the results file is written from the streams chunk by chunk.  An I/O error
-    (a full disk) names the stream's file."""
+    (a full disk) names the stream's file.
+
+    Scalars (:meth:`append_scalars`: the per-cycle summaries, one value per stream and cycle)
+    are held in memory and handed to their files :data:`HOLD` at a time, and before anything
+    reads, cuts, syncs or closes the streams (the files' own buffers hold them like that
+    anyway): one value costs an ``array.append`` instead of a packing and a file write."""
+
+    #: scalars held per stream before they go to its file
+    HOLD = 512
 
     def __init__(self, folder: str | os.PathLike[str], names: Iterable[str],
                  lengths: dict[str, int] | None = None) -> None:
@@ -116,6 +134,7 @@ class Spool:
         self.names = list(names)
         self._files = {}
         self.lengths = {}
+        self._held = {n: array("d") for n in self.names}
         for n in self.names:
             path = self._path(n)
             try:
@@ -128,7 +147,7 @@ class Spool:
                     if have < size:
                         raise CheckpointError(f"{path}: holds {have} values but the checkpoint counts {size}; "
                                               f"the recorded streams are incomplete (start over with --restart)")
-                f = open(path, "ab")
+                f = open(path, "ab", buffering=0)      # (see _put)
                 f.truncate(size * 8)
                 f.seek(size * 8)
             except OSError as exc:
@@ -143,26 +162,55 @@ class Spool:
     def _path(self, name):
         return self.folder / (name.replace("/", "%2F") + ".f64")
 
+    def _release(self, names: Iterable[str] | None = None) -> None:
+        """The held scalars of ``names`` (default all) written to their files."""
+        for n in self.names if names is None else names:
+            held = self._held[n]
+            if held:
+                if sys.byteorder != "little":
+                    held.byteswap()
+                try:
+                    _put(self._files[n], memoryview(held))
+                except OSError as exc:
+                    raise named(exc, self._path(n)) from None
+                del held[:]
+
     def append(self, name: str, values: np.ndarray | Sequence[float] | float) -> None:
+        if self._held[name]:
+            self._release((name,))
         a = np.ascontiguousarray(values, dtype="<f8")
         try:
-            self._files[name].write(a.tobytes())
+            _put(self._files[name], a.data if a.ndim == 1 else memoryview(a.tobytes()))   # (1-D: its buffer, no copy)
         except OSError as exc:
             raise named(exc, self._path(name)) from None
         self.lengths[name] += a.size
 
-    def append_scalars(self, names: Sequence[str], values: Sequence[float]) -> None:
-        """One value to each stream of ``names`` (the per-cycle summaries: no array round trip)."""
+    def append_rows(self, names: Sequence[str], block: np.ndarray) -> None:
+        """Row ``i`` of the 2-D float64 array ``block`` to the stream ``names[i]`` (a recorded
+        cycle's series, gathered into one block by one copy)."""
         files, lengths = self._files, self.lengths
-        for n, v in zip(names, values):
+        for n, row in zip(names, block):
+            if self._held[n]:
+                self._release((n,))
             try:
-                files[n].write(_F64.pack(v))
+                _put(files[n], row.data)
             except OSError as exc:
                 raise named(exc, self._path(n)) from None
+            lengths[n] += row.shape[0]
+
+    def append_scalars(self, names: Sequence[str], values: Sequence[float]) -> None:
+        """One value to each stream of ``names`` (the per-cycle summaries: held, see the
+        class's docstring)."""
+        held, lengths = self._held, self.lengths
+        for n, v in zip(names, values):
+            held[n].append(v)
             lengths[n] += 1
+        if names and len(held[names[0]]) >= self.HOLD:
+            self._release(names)
 
     def truncate(self, lengths: dict[str, int], keep: Iterable[str] = ()) -> None:
         """Cut every stream but those in ``keep`` back to ``lengths`` (a rejected step taken back)."""
+        self._release()
         for n, f in self._files.items():
             if n in keep:
                 continue
@@ -178,6 +226,7 @@ class Spool:
 
     def sync(self) -> dict[str, int]:
         """Flush and fsync every stream; the lengths now durable."""
+        self._release()
         for n, f in self._files.items():
             try:
                 f.flush()
@@ -189,6 +238,7 @@ class Spool:
     def chunks(self, name: str, size: int = 1 << 18) -> Iterator[np.ndarray]:
         """The stream's values in chunks of at most ``size``."""
         n = self.lengths[name]
+        self._release((name,))
         try:
             self._files[name].flush()
             f = open(self._path(name), "rb")
@@ -214,6 +264,11 @@ class Spool:
     def close(self) -> None:
         """Close the streams' files (what is still buffered is written if it can be: a full
         disk here leaves streams longer than a checkpoint counts at most, never shorter)."""
+        for n in list(self._files):
+            try:
+                self._release((n,))
+            except OSError:
+                pass
         for f in self._files.values():
             try:
                 f.close()
@@ -222,6 +277,8 @@ class Spool:
         self._files = {}
 
     def remove(self) -> None:
+        for held in self._held.values():      # (nothing of them is kept)
+            del held[:]
         self.close()
         shutil.rmtree(self.folder, ignore_errors=True)
 
@@ -245,6 +302,10 @@ class MemorySpool:
         for n, v in zip(names, values):
             self._data[n].append(np.array([v], dtype="<f8"))
             self.lengths[n] += 1
+
+    def append_rows(self, names: Sequence[str], block: np.ndarray) -> None:
+        for n, row in zip(names, block):
+            self.append(n, row)
 
     def truncate(self, lengths: dict[str, int], keep: Iterable[str] = ()) -> None:
         keep = set(keep)

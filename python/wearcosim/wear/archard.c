@@ -18,6 +18,13 @@
  *  - acc[sector] += w * share, samples in order, sectors of a patch in order (numpy's
  *    bincount over the flattened samples x offsets array); out = (k/H) acc / arc.
  * Returns the number of counted samples.
+ *
+ * Most patch edges lie outside the patch (|edge - xc| >= b: the cdf's end values); they are
+ * recognised without the division x / b, which is exact (x <= -b gives x / b <= -1 rounded,
+ * and the formula at a u rounded to -1 is the end value too), so the results are those of
+ * the code that divided at every edge, bit for bit.  wc_archard_add takes its arguments in
+ * one struct (prepared once by the master: one ctypes call per cycle without conversions)
+ * and adds the increment to an accumulator, as numpy's ``acc += archard_depth(...)`` would.
  */
 #include <math.h>
 
@@ -32,7 +39,10 @@ static double cdf_of(double u)
    value of the same formula at -1 or 1, computed once */
 static double cdf(double x, double b, const double *ends)
 {
-    const double u = x / b;
+    double u;
+    if (x <= -b) return ends[0];   /* (b > 0 and x finite here: u <= -1, see above) */
+    if (x >= b) return ends[1];
+    u = x / b;
     if (!(u > -1.0)) return u < -1.0 || u == -1.0 ? ends[0] : cdf_of(u);   /* (NaN: the formula) */
     if (u >= 1.0) return ends[1];
     return cdf_of(u);
@@ -41,7 +51,7 @@ static double cdf(double x, double b, const double *ends)
 /* numpy's float remainder: the sign of the divisor */
 static double pymod(double a, double m)
 {
-    double r = fmod(a, m);
+    double r = fabs(a) < m ? a : fmod(a, m);   /* (fmod's value then, exactly) */
     if (r != 0.0) {
         if ((m < 0) != (r < 0)) r += m;
     } else {
@@ -98,7 +108,7 @@ long wc_archard(long m, const double *pos_, const double *Fn_, const double *b_,
             long idx;
             c0 = c1;
             if (circular) {
-                idx = i % n;
+                idx = i >= 0 && i < n ? i : i % n;   /* (no division in the common case) */
                 if (idx < 0) idx += n;
             } else {
                 if (i < 0 || i >= n) share = 0.0;
@@ -113,4 +123,26 @@ long wc_archard(long m, const double *pos_, const double *Fn_, const double *b_,
 #undef Fn
 #undef b
 #undef vslip
+}
+
+/* wc_archard's arguments in one block (wearcosim.wear.archard.CycleWear fills it once) */
+typedef struct {
+    long m;
+    const double *pos, *Fn, *b, *vslip;
+    long stride[4];
+    double dt;
+    long n;
+    double arc, radius, pi_length, k_over_h;
+    double *out;      /* n: the increment of this call */
+    double *acc;      /* n: acc[j] += out[j] (NULL: none) */
+} WcArchard;
+
+long wc_archard_add(const WcArchard *a)
+{
+    long j;
+    const long count = wc_archard(a->m, a->pos, a->Fn, a->b, a->vslip, a->stride, a->dt, a->n, a->arc, a->radius,
+                                  a->pi_length, a->k_over_h, a->out);
+    if (a->acc)
+        for (j = 0; j < a->n; j++) a->acc[j] += a->out[j];
+    return count;
 }

@@ -110,20 +110,20 @@ def sector_pressure(surface: SectorSurface, pos: ArrayLike, Fn: ArrayLike, b: Ar
 
 
 _C = None
+_C_ADD = None          # wc_archard_add (CycleWear)
 _C_TRIED = False
 
 
 def _c_archard():
     """``wc_archard`` of ``archard.c`` (built by :mod:`wearcosim.cext`), or None: no C
     compiler, or ``WEARCOSIM_NO_CLOOP=1`` (the numpy code below, the same results)."""
-    global _C, _C_TRIED
+    global _C, _C_ADD, _C_TRIED
     from .. import cext
     if not cext.enabled():
         return None
     if not _C_TRIED:
         _C_TRIED = True
         import ctypes
-        from .. import cext
         lib = cext.load(Path(__file__).with_name("archard.c"))
         if lib is not None:
             f = lib.wc_archard
@@ -131,6 +131,10 @@ def _c_archard():
             f.argtypes = [ctypes.c_long] + [ctypes.c_void_p] * 5 + [ctypes.c_double, ctypes.c_long] + \
                 [ctypes.c_double] * 4 + [ctypes.c_void_p]
             _C = f
+            g = lib.wc_archard_add
+            g.restype = ctypes.c_long
+            g.argtypes = [ctypes.c_void_p]
+            _C_ADD = g
     return _C
 
 
@@ -179,6 +183,57 @@ def _archard_depth_numpy(surface: SectorSurface, pos: ArrayLike, Fn: ArrayLike, 
     idx, share = _patch_shares(surface, surface.position_to_arc(pos[ok]), b[ok])
     acc = np.bincount(idx.ravel(), weights=(w[:, None] * share).ravel(), minlength=surface.n)
     return (k / H) * acc / surface.arc
+
+
+class CycleWear:
+    """``acc += archard_depth(surface, pos, Fn, b, vslip, dt, k, H)`` for the same sample
+    columns every call: the master's cycle buffer, whose columns (float64 views, read in
+    place) are refilled each cycle.  The C call's arguments are prepared once, so a call is
+    one ctypes call without argument conversions (in numpy without a C compiler; the same
+    results as :func:`archard_depth` either way, bit for bit)."""
+
+    def __init__(self, surface: SectorSurface, pos: np.ndarray, Fn: np.ndarray, b: np.ndarray, vslip: np.ndarray,
+                 dt: float, k: float, H: float) -> None:
+        if H <= 0:
+            raise ValueError("hardness H must be > 0")
+        if k < 0:
+            raise ValueError("wear coefficient k must be >= 0")
+        self.surface, self.columns, self.dt, self.k, self.H = surface, (pos, Fn, b, vslip), float(dt), k, H
+        self._call = None
+        f = _c_archard()
+        cols = self.columns
+        if f is None or not all(isinstance(a, np.ndarray) and a.dtype == np.float64 and a.ndim == 1
+                                and a.shape == cols[0].shape and a.strides[0] % 8 == 0 for a in cols):
+            return
+        import ctypes
+
+        class Args(ctypes.Structure):     # WcArchard of archard.c
+            _fields_ = [("m", ctypes.c_long), ("pos", ctypes.c_void_p), ("Fn", ctypes.c_void_p),
+                        ("b", ctypes.c_void_p), ("vslip", ctypes.c_void_p), ("stride", ctypes.c_long * 4),
+                        ("dt", ctypes.c_double), ("n", ctypes.c_long), ("arc", ctypes.c_double),
+                        ("radius", ctypes.c_double), ("pi_length", ctypes.c_double), ("k_over_h", ctypes.c_double),
+                        ("out", ctypes.c_void_p), ("acc", ctypes.c_void_p)]
+        self._out = np.empty(surface.n)
+        self._args = Args(cols[0].shape[0], *(a.ctypes.data for a in cols), (ctypes.c_long * 4)(*(a.strides[0] // 8 for a in cols)),
+                          self.dt, surface.n, surface.arc, surface.radius if surface.circular else 0.0,
+                          np.pi * surface.length, k / H, self._out.ctypes.data, None)
+        self._ptr = ctypes.addressof(self._args)
+        self._acc = None
+        self._call = _C_ADD
+
+    def add_to(self, acc: np.ndarray) -> None:
+        """``acc += `` the wear depth increment per sector (m) of the samples now in the
+        columns; ``acc``: float64, one value per sector, contiguous."""
+        if self._call is None:
+            acc += archard_depth(self.surface, *self.columns, self.dt, self.k, self.H)
+            return
+        if acc is not self._acc:
+            if not (isinstance(acc, np.ndarray) and acc.dtype == np.float64 and acc.shape == (self.surface.n,)
+                    and acc.flags.c_contiguous and acc.flags.writeable):
+                raise ValueError(f"the accumulator must be a writeable float64 vector of {self.surface.n} values")
+            self._args.acc = acc.ctypes.data
+            self._acc = acc          # (kept: its memory must outlive the pointer)
+        self._call(self._ptr)
 
 
 def wear_volume(surface: SectorSurface, h: ArrayLike) -> float:

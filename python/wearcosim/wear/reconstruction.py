@@ -10,6 +10,8 @@ short sampled cycle; it is off by default because it also flattens genuine wear 
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from numpy.typing import ArrayLike
 
@@ -39,10 +41,15 @@ def smooth_periodic(x: ArrayLike, w: int, periodic: bool = True) -> np.ndarray:
 
 def update_profile(depth: ArrayLike, increment: ArrayLike, extrapolation: float = 1.0, smoothing: int = 0,
                    periodic: bool = True) -> np.ndarray:
+    """The new profile ``depth + extrapolation * S_w(increment)`` (m; see the module's
+    docstring); a new array.  ``ValueError`` when the shapes differ or the increment is not
+    finite and non-negative."""
     depth = np.asarray(depth, dtype=float)
     inc = np.asarray(increment, dtype=float)
     if depth.shape != inc.shape:
         raise ValueError(f"profile has {depth.size} sectors, increment {inc.size}")
-    if not np.all(np.isfinite(inc)) or np.any(inc < 0):
+    # (a non-negative minimum and a finite sum say it in two passes, NaN failing the first;
+    # only an overflowing sum of finite values needs the element-wise test)
+    if inc.size and not (np.minimum.reduce(inc) >= 0 and (math.isfinite(np.add.reduce(inc)) or np.all(np.isfinite(inc)))):
         raise ValueError("wear increment must be finite and non-negative")
-    return depth + extrapolation * smooth_periodic(inc, smoothing, periodic)
+    return depth + extrapolation * (smooth_periodic(inc, smoothing, periodic) if smoothing > 0 else inc)

@@ -463,32 +463,87 @@ def _cpu_all() -> float:
     return time.process_time() + ch.ru_utime + ch.ru_stime
 
 
+def _a_default(fmu: Path) -> tuple[str, float] | None:
+    """(name, start) of the first scalar Real parameter of ``fmu`` with a non-zero start: the
+    default :func:`bench_build` changes."""
+    import xml.etree.ElementTree as ET
+    import zipfile
+    with zipfile.ZipFile(fmu) as z:
+        root = ET.fromstring(z.read("modelDescription.xml"))
+    for sv in root.iter("ScalarVariable"):
+        real = sv.find("Real")
+        name = sv.get("name", "")
+        if sv.get("causality") == "parameter" and real is not None and "[" not in name and \
+                float(real.get("start", "0") or 0) != 0.0:
+            return name, float(real.get("start"))
+    return None
+
+
+def _modifier(name: str, value: float) -> str:
+    """The modification ``a(b(c = value))`` of the dotted name ``a.b.c``."""
+    parts = name.split(".")
+    text = f"{parts[-1]} = {value!r}"
+    for p in reversed(parts[:-1]):
+        text = f"{p}({text})"
+    return text
+
+
 def bench_build(keys: tuple = ("hybrid", "slider-crank", "rotor")) -> dict:
     """Build speed as a ratio: ``wearcosim build`` of each case's model (Modelica to a
     compiled FMU; CPU of the process and the C compiler) against rumoca's compile of the same
     .mo: a fresh session loading the case's wrapper (``load``), then a simulate over one grid
     interval, which prepares the model for simulation (``prepare``).  Both ratios are given
-    (ours / load, ours / load + prepare); alternately, best of 2 each."""
+    (ours / load, ours / load + prepare); alternately, best of 2 each.
+
+    Ours is a cold build (a fresh output folder: nothing to reuse).  Beside it, the rebuilds
+    the output folder's object cache serves (export.package.BUILD_CACHE): ``rebuild_cpu``, the
+    same model again into the same folder, and ``default_cpu``, after one parameter default
+    changed (a model extending the case's with the first non-zero Real parameter of its FMU
+    changed by 1 %, built cold and then with the new value: only the start-value unit is
+    compiled), each also as a fraction of its cold build (``default_fraction``)."""
     from ..export.build import DEFAULT_PACKAGE, build_fmu
     out = {}
     with tempfile.TemporaryDirectory() as tmp:
         for key in keys:
             case = CASES[key]
-            best = {k: np.inf for k in ("ours_cpu", "ours_wall", "load_cpu", "load_wall", "compile_cpu", "compile_wall")}
+            names = ("ours_cpu", "ours_wall", "load_cpu", "load_wall", "compile_cpu", "compile_wall", "rebuild_cpu",
+                     "wrapper_cpu", "default_cpu")
+            best = {k: np.inf for k in names}
+            param = None
             for rep in range(2):
                 c0, w0 = _cpu_all(), time.perf_counter()
-                build_fmu(case.model, DEFAULT_PACKAGE, Path(tmp) / f"{key}{rep}")
+                r = build_fmu(case.model, DEFAULT_PACKAGE, Path(tmp) / f"{key}{rep}")
                 c1, w1 = _cpu_all(), time.perf_counter()
                 m = _rumoca_model(case)
                 c2, w2 = _cpu_all(), time.perf_counter()
                 m.simulate((0.0, case.stop / N_OUT), dt=case.stop / N_OUT)
                 c3, w3 = _cpu_all(), time.perf_counter()
+                build_fmu(case.model, DEFAULT_PACKAGE, Path(tmp) / f"{key}{rep}")
+                c4 = _cpu_all()
                 for k, v in (("ours_cpu", c1 - c0), ("ours_wall", w1 - w0), ("load_cpu", c2 - c1), ("load_wall", w2 - w1),
-                             ("compile_cpu", c3 - c1), ("compile_wall", w3 - w1)):
+                             ("compile_cpu", c3 - c1), ("compile_wall", w3 - w1), ("rebuild_cpu", c4 - c3)):
                     best[k] = min(best[k], v)
+                param = param or _a_default(r.fmu)
+                if param is None:
+                    continue
+                # one default changed: a model of its own extending the case's (the same class
+                # name before and after, so that only the value differs)
+                mo = Path(tmp) / f"BenchDefault{rep}" / "BenchDefault.mo"
+                mo.parent.mkdir()
+                for i, value in enumerate((param[1], param[1] * 1.01)):
+                    mo.write_text(f"model BenchDefault\n  extends {case.model}({_modifier(param[0], value)});\n"
+                                  f"end BenchDefault;\n")
+                    c5 = _cpu_all()
+                    build_fmu("BenchDefault", mo.parent, mo.parent / "out", path=mo)
+                    best[("wrapper_cpu", "default_cpu")[i]] = min(best[("wrapper_cpu", "default_cpu")[i]],
+                                                                 _cpu_all() - c5)
             out[key] = dict(best, ratio_load_cpu=best["ours_cpu"] / best["load_cpu"],
                             ratio_cpu=best["ours_cpu"] / best["compile_cpu"],
-                            ratio_wall=best["ours_wall"] / best["compile_wall"])
+                            ratio_wall=best["ours_wall"] / best["compile_wall"],
+                            ratio_rebuild_cpu=best["rebuild_cpu"] / best["compile_cpu"],
+                            rebuild_fraction=best["rebuild_cpu"] / best["ours_cpu"],
+                            default_parameter=param and param[0],
+                            default_fraction=best["default_cpu"] / best["wrapper_cpu"])
     return out
 
 

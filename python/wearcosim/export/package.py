@@ -354,7 +354,7 @@ class _Target:
 
 def compile_binary(src_dir: Path, units: Sequence[str], identifier: str, out: Path, cc: str | None = None,
                    opt: str = "-O2", platforms_: str | Sequence[str] | None = None, fmi: int = 2,
-                   objects: Path | None = None) -> list[str]:
+                   objects: Path | None = None, build_cache: Path | None = None) -> list[str]:
     """Compile every unit to an object file, in parallel (one process per core: the generated
     model.c and model_jac.c take most of the time), then link the shared library ``out``
     (this machine's platform, compiler ``cc``, default ``$CC`` or gcc).  Units above
@@ -372,6 +372,12 @@ def compile_binary(src_dir: Path, units: Sequence[str], identifier: str, out: Pa
     linked with -static-libgcc (no libgcc_s_seh-1.dll) and without a time stamp (the same
     sources give the same bytes), stripped, and must import nothing but
     :data:`WINDOWS_SYSTEM_DLLS`.
+
+    Objects of earlier builds (:class:`ObjectCache`) come from ``objects`` (a folder of this
+    build's own) or else ``WEARCOSIM_BUILD_CACHE`` (the user's) or else ``build_cache`` (the
+    output folder's, :data:`BUILD_CACHE`): the latter is written only once every binary has
+    linked, so a failed build adds nothing to the output folder, and is then pruned to
+    :data:`BUILD_CACHE_BYTES`.
     Returns the link command of ``out``."""
     from . import builddesc
     cc = cc or os.environ.get("CC", "gcc")
@@ -414,6 +420,8 @@ def compile_binary(src_dir: Path, units: Sequence[str], identifier: str, out: Pa
         # (``objects``: a folder of this build's own, e.g. shared by the FMI 2.0 and 3.0 binaries
         # of one model: the units they have in common are compiled once)
         cache = ObjectCache(objects, src_dir) if objects is not None else ObjectCache.from_environment(src_dir)
+        if cache is None and build_cache is not None:
+            cache = ObjectCache(build_cache, src_dir, deferred=True)
         keys: dict = {}
         try:
             while pending or running:
@@ -465,6 +473,8 @@ def compile_binary(src_dir: Path, units: Sequence[str], identifier: str, out: Pa
                                       f"Windows does not have (only {', '.join(sorted(WINDOWS_SYSTEM_DLLS))} "
                                       f"may be imported)", None, "compile")
             first = first or cmd
+        if cache is not None:
+            cache.commit()
     return first
 
 
@@ -486,10 +496,15 @@ class ObjectCache:
 
     _versions: dict = {}
 
-    def __init__(self, folder: Path, src_dir: Path) -> None:
+    def __init__(self, folder: Path, src_dir: Path, deferred: bool = False) -> None:
+        """``deferred``: :meth:`store` only notes the objects and :meth:`commit` writes them
+        (then prunes the folder to :data:`BUILD_CACHE_BYTES`): the output folder's cache, which
+        must gain nothing from a build that fails after some units compiled."""
         self.folder = Path(folder)
         self.src_dir = Path(src_dir)
+        self.deferred = deferred
         self._closure: dict = {}
+        self._pending: list[tuple[str, Path]] = []
 
     def _included(self, name: str) -> list[str]:
         """The files of the sources folder that ``name`` includes, transitively, sorted."""
@@ -539,24 +554,82 @@ class ObjectCache:
         return h.hexdigest()
 
     def fetch(self, key: str, obj: Path) -> bool:
-        """Copy the cached object of ``key`` to ``obj``; False if there is none."""
+        """Copy the cached object of ``key`` to ``obj``; False if there is none.  The object's
+        modification time is set to now: :func:`prune_cache` removes the least recently used."""
         cached = self.folder / key[:2] / (key + ".o")
         try:
             shutil.copyfile(cached, obj)
         except OSError:
             return False
+        try:
+            os.utime(cached)
+        except OSError:
+            pass
         return True
 
     def store(self, key: str, obj: Path) -> None:
-        """Keep ``obj`` under ``key`` (atomically: a reader never sees half an object)."""
+        """Keep ``obj`` under ``key`` (atomically: a reader never sees half an object); a
+        deferred cache notes it for :meth:`commit`."""
+        if self.deferred:
+            self._pending.append((key, Path(obj)))
+            return
+        self._write(key, obj)
+
+    def commit(self) -> None:
+        """Write the objects a deferred cache noted (their files must still exist), then prune
+        the folder to :data:`BUILD_CACHE_BYTES`; nothing for an immediate cache."""
+        if not self.deferred:
+            return
+        pending, self._pending = self._pending, []
+        for key, obj in pending:
+            self._write(key, obj)
+        if pending:
+            prune_cache(self.folder, BUILD_CACHE_BYTES)
+
+    def _write(self, key: str, obj: Path) -> None:
         d = self.folder / key[:2]
+        part = d / f".{key}.{os.getpid()}.part"
         try:
             d.mkdir(parents=True, exist_ok=True)
-            part = d / f".{key}.{os.getpid()}.part"
             shutil.copyfile(obj, part)
             os.replace(part, d / (key + ".o"))
         except OSError:
-            pass                       # a cache that cannot be written is only slower
+            try:                       # a cache that cannot be written is only slower
+                part.unlink()
+            except OSError:
+                pass
+
+
+#: the output folder's object cache (``<out>/.build-cache``): :func:`compile_binary`'s
+#: ``build_cache``, which build.build_fmu turns on unless told not to (``cache=False``,
+#: ``wearcosim build --no-build-cache``)
+BUILD_CACHE = ".build-cache"
+#: the size the output folder's object cache is pruned to after a build (least recently used
+#: objects first): the runtime's and a few models' objects, ~1-3 MB per model
+BUILD_CACHE_BYTES = 64 * 2 ** 20
+
+
+def prune_cache(folder: Path, max_bytes: int) -> None:
+    """Remove the least recently used objects (by modification time, which
+    :meth:`ObjectCache.fetch` renews) of the cache ``folder`` until it holds at most
+    ``max_bytes``; objects another build is using stay readable to it (POSIX unlink), and a
+    cache that cannot be read or pruned is left as it is."""
+    try:
+        entries = []
+        for p in Path(folder).glob("*/*.o"):
+            st = p.stat()
+            entries.append((st.st_mtime, st.st_size, p))
+    except OSError:
+        return
+    total = sum(s for _, s, _ in entries)
+    for _, size, p in sorted(entries, key=lambda e: e[0]):
+        if total <= max_bytes:
+            break
+        try:
+            p.unlink()
+            total -= size
+        except OSError:
+            pass
 
 
 def write_fmu(stage: Path, dest: Path) -> Path:

@@ -1070,19 +1070,24 @@ def render_c(gen: Generated, outdir: Path, experiment: dict[str, Any]) -> None:
             chunked[k] = _chunks(f)
     units = {"wc_casadi": [gen.functions[k] for k in gen.functions if k not in split and k not in chunked],
              "wc_casadi_jac": [gen.functions[k] for k in sorted(split) if k not in chunked]}
-    extra_units = []
+    extra_units, stems = [], []
     for k, parts in chunked.items():
         group, size = [], 0
         for f, _ in parts:
             if group and size + f.n_instructions() > UNIT_INSTRUCTIONS:
                 extra_units.append(group)
+                stems.append(k)
                 group, size = [], 0
             group.append(f)
             size += f.n_instructions()
         if group:
             extra_units.append(group)
-    for i, group in enumerate(extra_units):
-        units[f"wc_casadi_u{i}"] = group
+            stems.append(k)
+    # the chunks of the directional derivatives go to units named model_dd<i>.c, which
+    # package.compile_binary compiles at -O1 (package.COLD_UNIT: off the simulation's path)
+    stems = [f"{'dd' if k == 'dd' else 'u'}{i}" for i, k in enumerate(stems)]
+    for stem, group in zip(stems, extra_units):
+        units[f"wc_casadi_{stem}"] = group
     for name, funcs in units.items():
         cg = ca.CodeGenerator(name + ".c", cg_opts)
         for f in funcs:
@@ -1091,12 +1096,12 @@ def render_c(gen: Generated, outdir: Path, experiment: dict[str, Any]) -> None:
     shutil.copy2(TEMPLATES / "wc_math.h", outdir / "wc_math.h")
     (outdir / "model_jac.c").write_text(Template((TEMPLATES / "model_jac.c.in").read_text()).substitute(
         STAMP=stamp.strip(), MODEL_NAME=gen.model_name, INCLUDE="wc_casadi_jac.inc"))
-    for i in range(len(extra_units)):
-        (outdir / f"model_u{i}.c").write_text(Template((TEMPLATES / "model_jac.c.in").read_text()).substitute(
-            STAMP=stamp.strip(), MODEL_NAME=gen.model_name, INCLUDE=f"wc_casadi_u{i}.inc"))
+    for stem in stems:
+        (outdir / f"model_{stem}.c").write_text(Template((TEMPLATES / "model_jac.c.in").read_text()).substitute(
+            STAMP=stamp.strip(), MODEL_NAME=gen.model_name, INCLUDE=f"wc_casadi_{stem}.inc"))
     decl = "int {}(const casadi_real** arg, casadi_real** res, casadi_int* iw, casadi_real* w, int mem);   /* {} */"
     extern_decls = "\n".join([decl.format(f.name(), "model_jac.c") for f in units["wc_casadi_jac"]] +
-                             [decl.format(f.name(), f"model_u{i}.c") for i, g in enumerate(extra_units) for f in g])
+                             [decl.format(f.name(), f"model_{stem}.c") for stem, g in zip(stems, extra_units) for f in g])
 
     def wrapper(key, f):
         if key in chunked:

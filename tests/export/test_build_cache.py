@@ -183,3 +183,21 @@ def test_the_cache_is_pruned_least_recently_used_first(tmp_path):
         os.utime(d / f"{i:02x}key.o", (1000 + i, 1000 + i))
     package.prune_cache(tmp_path, 250)
     assert sorted(p.name for p in tmp_path.rglob("*.o")) == ["03key.o", "04key.o"]
+
+
+def test_the_command_line_reports_the_stages_and_can_leave_the_cache_out(tmp_path, monkeypatch, capsys):
+    """``wearcosim build --timings`` of several models: each stage's wall and CPU seconds per
+    model, then their sums; ``--no-build-cache``: the output folder holds the FMUs alone."""
+    from wearcosim import cli
+    from wearcosim.export.build import STAGES
+    monkeypatch.setenv("WEARCOSIM_PLATFORMS", package.platform_dir())
+    monkeypatch.delenv("WEARCOSIM_BUILD_CACHE", raising=False)
+    assert cli.main(["build", "WearCosim.Examples.Basic.VanDerPol", "WearCosim.Examples.Basic.BouncingBall",
+                     "--out", str(tmp_path), "--timings", "--no-build-cache"]) == 0
+    out = capsys.readouterr().out
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["BouncingBall.fmu", "VanDerPol.fmu"]
+    cpu = [x for x in out.splitlines() if x.strip().startswith("stages (CPU s):")]
+    assert len(cpu) == 2
+    assert [part.rsplit(" ", 1)[0] for part in cpu[0].split(":", 1)[1].strip().split(", ")] == list(STAGES)
+    table = out[out.index("stages of 2 builds:"):].splitlines()
+    assert [row.split()[0] for row in table[1:]] == [s.split()[0] for s in STAGES] + ["total"]

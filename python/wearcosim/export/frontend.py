@@ -233,13 +233,37 @@ def referenced_libraries(texts: Iterable[str], own: Optional[str] = None) -> lis
     found = library_packages()
     found.pop(own, None)
     chosen = {}
-    pending = list(texts)
+    pending: list = [set(_IDENT.findall(_strip_comments(text))) for text in texts]
     while pending:
-        names = set(_IDENT.findall(_strip_comments(pending.pop())))
+        names = pending.pop()
         for name in sorted(names & set(found) - set(chosen)):
             chosen[name] = found[name]
-            pending.extend(f.read_text(encoding="utf-8", errors="replace") for f in _package_tree(found[name]))
+            pending.extend(_file_identifiers(f) for f in _package_tree(found[name]))
     return [chosen[n] for n in sorted(chosen)]
+
+
+#: (path, modification time in ns, size) -> the identifiers of a library file outside its
+#: comments and strings: a process that builds many models (``wearcosim build`` of every
+#: example) reads and strips each library file once, not once per model
+_IDENTIFIERS: dict = {}
+
+
+def _file_identifiers(f: Path) -> frozenset:
+    """The identifiers of the file ``f`` outside its comments and strings (:data:`_IDENT`),
+    remembered while the file's modification time and size stay the same."""
+    try:
+        st = Path(f).stat()
+        key = (str(f), st.st_mtime_ns, st.st_size)
+    except OSError:
+        key = None
+    if key is not None and key in _IDENTIFIERS:
+        return _IDENTIFIERS[key]
+    ids = frozenset(_IDENT.findall(_strip_comments(Path(f).read_text(encoding="utf-8", errors="replace"))))
+    if key is not None:
+        if len(_IDENTIFIERS) > 20000:           # a bound, for a process that builds for days
+            _IDENTIFIERS.clear()
+        _IDENTIFIERS[key] = ids
+    return ids
 
 
 def sources(path: Path) -> Sources:
@@ -3326,11 +3350,12 @@ def _expandable_lines(files) -> dict:
     out: dict = {}
     for f in files:
         try:
-            text = _strip_comments(Path(f).read_text(encoding="utf-8", errors="replace"))
+            text = Path(f).read_text(encoding="utf-8", errors="replace")
         except OSError:
             continue
-        if "expandable" not in text:
+        if "expandable" not in text:        # (nor then in the text without its comments)
             continue
+        text = _strip_comments(text)
         for m in re.finditer(r"\bexpandable\s+connector\s+(\w+)", text):
             end = re.compile(r"\bend\s+" + re.escape(m.group(1)) + r"\s*;").search(text, m.end())
             if end:

@@ -75,6 +75,8 @@ def cmd_build(args: argparse.Namespace) -> int:
                 return _err(f"two models would build {short}.fmu: {seen[short]} and {m}")
             seen[short] = m
         rc = 0
+        totals: dict = {}          # stage -> [wall s, CPU s] over the models built
+        built = 0
         for m in _steps(models, "build", unit="FMU"):
             try:
                 if backend == "openmodelica":
@@ -82,20 +84,40 @@ def cmd_build(args: argparse.Namespace) -> int:
                     _say(f"built {p} (OpenModelica)")
                 else:
                     r = build_fmu(m, package_dir, out, path=args.file, expose_protected=args.expose_protected,
-                                  fmi=versions)
+                                  fmi=versions, cache=not args.no_build_cache)
                     _say(f"built {' and '.join(str(p) for p in r.fmus.values())}  [{r.seconds:.2f} s, "
                          f"{r.n_states} states, {r.n_event_indicators} event indicators]")
                     if args.timings:
                         _say("  stages (wall s): " + ", ".join(f"{k} {v:.2f}" for k, v in r.stats["stages"].items()))
+                        _say("  stages (CPU s):  " + ", ".join(f"{k} {v:.2f}" for k, v in r.stats["stages_cpu"].items()))
+                        built += 1
+                        for k, v in r.stats["stages"].items():
+                            totals.setdefault(k, [0.0, 0.0])[0] += v
+                        for k, v in r.stats["stages_cpu"].items():
+                            totals.setdefault(k, [0.0, 0.0])[1] += v
             except ExportError as exc:
                 _say(f"error: {exc}", sys.stderr)
                 rc = 1
                 if not args.keep_going:
                     return rc
+        if args.timings and built > 1:
+            _say(_stage_table(totals, built))
         return rc
     except ExportError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
+
+
+def _stage_table(totals: dict, n: int) -> str:
+    """The stages' wall and CPU seconds summed over ``n`` builds, a line per stage and the
+    total: where the time of building many models went (CPU: this process and the compilers,
+    which is what a busy machine does not inflate)."""
+    lines = [f"stages of {n} builds:  {'wall s':>8} {'CPU s':>8} {'CPU %':>6}"]
+    cpu = sum(c for _, c in totals.values()) or 1.0
+    for k, (w, c) in totals.items():
+        lines.append(f"  {k:<20s} {w:8.2f} {c:8.2f} {100 * c / cpu:6.1f}")
+    lines.append(f"  {'total':<20s} {sum(w for w, _ in totals.values()):8.2f} {cpu:8.2f} {100.0:6.1f}")
+    return "\n".join(lines)
 
 
 def cmd_check(args: argparse.Namespace) -> int:
@@ -876,8 +898,12 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--expose-protected", action="store_true",
                    help="make protected parameters FMU variables too (default: hidden, as in Dymola)")
     b.add_argument("--timings", action="store_true",
-                   help="print each build stage's wall time: front end (rumoca), DAE (with the index reduction), "
-                        "alias, causalise, functions (CasADi), C code, compile (gcc), package")
+                   help="print each build stage's wall and CPU time: front end (rumoca), DAE (with the index "
+                        "reduction), alias, causalise, functions (CasADi), C code, compile (gcc), package; with "
+                        "several models, their sums per stage at the end")
+    b.add_argument("--no-build-cache", action="store_true",
+                   help="do not keep object files in <out>/.build-cache (by default a rebuild into the same "
+                        "folder takes the objects of unchanged units from there)")
     b.add_argument("--platforms", metavar="LIST",
                    help="binaries to build, comma-separated FMI platform folders: linux64,win64 (win64 needs "
                         "MinGW-w64); default: auto = this machine's, plus win64 when x86_64-w64-mingw32-gcc is "

@@ -93,3 +93,111 @@ def test_models_with_the_same_number_of_states_share_the_solvers(tmp_path, monke
     assert cli.main(["build", "--file", str(fix), "TwoMassSpring.SpringMass", "--out", str(tmp_path / "b")]) == 0
     assert {"rt_ode.o", "rt_dopri5.o", "rt_rodas4.o", "rt_adams.o", "rt_auto.o", "rt_linalg.o"} <= set(hits)
     assert "model.o" not in hits
+
+
+# ------------------------------------------------------------------ the output folder's cache
+OSC = """model Osc "a damped oscillator"
+  parameter Real k = {k} "Stiffness";
+  parameter Real d = 0.4 "Damping";
+  Real x(start = 1, fixed = true);
+  Real v(start = 0, fixed = true);
+equation
+  der(x) = v;
+  der(v) = -d*v - k*x;
+  annotation(experiment(StopTime = 1));
+end Osc;
+"""
+
+
+def _counting(monkeypatch):
+    """(hits, compiled): the object files taken from a cache and those compiled, by name."""
+    hits, stored = [], []
+    fetch, store = package.ObjectCache.fetch, package.ObjectCache.store
+
+    def counted_fetch(self, k, o):
+        ok = fetch(self, k, o)
+        if ok:
+            hits.append(o.name)
+        return ok
+    monkeypatch.setattr(package.ObjectCache, "fetch", counted_fetch)
+    monkeypatch.setattr(package.ObjectCache, "store", lambda self, k, o: stored.append(o.name) or store(self, k, o))
+    return hits, stored
+
+
+def test_the_output_folder_keeps_the_objects_and_a_rebuild_takes_them(tmp_path, monkeypatch):
+    """By default the objects go to <out>/.build-cache; a rebuild into the same folder compiles
+    nothing and gives the binary a build without the cache gives; cache=False writes nothing
+    but the FMU."""
+    monkeypatch.setenv("WEARCOSIM_PLATFORMS", package.platform_dir())
+    monkeypatch.delenv("WEARCOSIM_BUILD_CACHE", raising=False)
+    plain = build_fmu("WearCosim.Examples.Basic.VanDerPol", out_dir=tmp_path / "plain", cache=False).fmu
+    assert [p.name for p in (tmp_path / "plain").iterdir()] == ["VanDerPol.fmu"]
+    out = tmp_path / "out"
+    first = build_fmu("WearCosim.Examples.Basic.VanDerPol", out_dir=out).fmu
+    objects = sorted(p.name for p in (out / package.BUILD_CACHE).rglob("*"))
+    assert len([o for o in objects if o.endswith(".o")]) > 3 and not [o for o in objects if o.endswith(".part")]
+    one = _binary(first)
+    hits, stored = _counting(monkeypatch)
+    second = build_fmu("WearCosim.Examples.Basic.VanDerPol", out_dir=out).fmu
+    assert stored == [] and "model.o" in hits and "rt_ode.o" in hits
+    assert _binary(second) == one == _binary(plain)
+
+
+def test_a_changed_default_compiles_the_start_values_alone(tmp_path, monkeypatch):
+    """A parameter default lives in model_start.c only: the rebuild compiles that unit and takes
+    every other object from the output folder's cache; the FMU has the new default."""
+    monkeypatch.setenv("WEARCOSIM_PLATFORMS", package.platform_dir())
+    monkeypatch.delenv("WEARCOSIM_BUILD_CACHE", raising=False)
+    mo = tmp_path / "Osc.mo"
+    mo.write_text(OSC.format(k="100.0"))
+    out = tmp_path / "out"
+    build_fmu("Osc", tmp_path, out, path=mo)
+    mo.write_text(OSC.format(k="250.0"))
+    hits, stored = _counting(monkeypatch)
+    fmu = build_fmu("Osc", tmp_path, out, path=mo).fmu
+    assert stored == ["model_start.o"] and "model.o" in hits
+    with zipfile.ZipFile(fmu) as z:
+        assert 'start="250.0"' in z.read("modelDescription.xml").decode()
+        assert "250.0" in z.read("sources/model_start.c").decode()
+
+
+def test_a_failed_build_adds_nothing_to_the_output_folder(tmp_path, monkeypatch):
+    """The output folder's cache is written once every binary has linked: a link that fails
+    leaves the folder as it was (no FMU, no cache)."""
+    monkeypatch.setenv("WEARCOSIM_PLATFORMS", package.platform_dir())
+    monkeypatch.delenv("WEARCOSIM_BUILD_CACHE", raising=False)
+    monkeypatch.setattr(package, "_link_flags", lambda libs: ["-lwearcosim_no_such_library"])
+    import pytest
+    from wearcosim.export.errors import ExportError
+    with pytest.raises(ExportError):
+        build_fmu("WearCosim.Examples.Basic.VanDerPol", out_dir=tmp_path / "out")
+    assert not (tmp_path / "out").exists() or list((tmp_path / "out").iterdir()) == []
+
+
+def test_the_cache_is_pruned_least_recently_used_first(tmp_path):
+    import os
+    for i in range(5):
+        d = tmp_path / f"{i:02x}"
+        d.mkdir()
+        (d / f"{i:02x}key.o").write_bytes(b"x" * 100)
+        os.utime(d / f"{i:02x}key.o", (1000 + i, 1000 + i))
+    package.prune_cache(tmp_path, 250)
+    assert sorted(p.name for p in tmp_path.rglob("*.o")) == ["03key.o", "04key.o"]
+
+
+def test_the_command_line_reports_the_stages_and_can_leave_the_cache_out(tmp_path, monkeypatch, capsys):
+    """``wearcosim build --timings`` of several models: each stage's wall and CPU seconds per
+    model, then their sums; ``--no-build-cache``: the output folder holds the FMUs alone."""
+    from wearcosim import cli
+    from wearcosim.export.build import STAGES
+    monkeypatch.setenv("WEARCOSIM_PLATFORMS", package.platform_dir())
+    monkeypatch.delenv("WEARCOSIM_BUILD_CACHE", raising=False)
+    assert cli.main(["build", "WearCosim.Examples.Basic.VanDerPol", "WearCosim.Examples.Basic.BouncingBall",
+                     "--out", str(tmp_path), "--timings", "--no-build-cache"]) == 0
+    out = capsys.readouterr().out
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["BouncingBall.fmu", "VanDerPol.fmu"]
+    cpu = [x for x in out.splitlines() if x.strip().startswith("stages (CPU s):")]
+    assert len(cpu) == 2
+    assert [part.rsplit(" ", 1)[0] for part in cpu[0].split(":", 1)[1].strip().split(", ")] == list(STAGES)
+    table = out[out.index("stages of 2 builds:"):].splitlines()
+    assert [row.split()[0] for row in table[1:]] == [s.split()[0] for s in STAGES] + ["total"]

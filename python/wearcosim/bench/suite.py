@@ -444,32 +444,100 @@ def _cpu_all() -> float:
     return time.process_time() + ch.ru_utime + ch.ru_stime
 
 
+def _defaults(fmu: Path, count: int = 3) -> list[tuple[str, float]]:
+    """(name, start) of ``count`` scalar Real parameters of ``fmu`` with a non-zero start,
+    spread over their list (the first, the middle one, the last): the defaults
+    :func:`bench_build` changes one at a time."""
+    import xml.etree.ElementTree as ET
+    import zipfile
+    with zipfile.ZipFile(fmu) as z:
+        root = ET.fromstring(z.read("modelDescription.xml"))
+    found = []
+    for sv in root.iter("ScalarVariable"):
+        real = sv.find("Real")
+        name = sv.get("name", "")
+        if sv.get("causality") == "parameter" and real is not None and "[" not in name and \
+                float(real.get("start", "0") or 0) != 0.0:
+            found.append((name, float(real.get("start"))))
+    if len(found) <= count:
+        return found
+    return [found[round(i * (len(found) - 1) / (count - 1))] for i in range(count)]
+
+
+def _modifier(name: str, value: float) -> str:
+    """The modification ``a(b(c = value))`` of the dotted name ``a.b.c``."""
+    parts = name.split(".")
+    text = f"{parts[-1]} = {value!r}"
+    for p in reversed(parts[:-1]):
+        text = f"{p}({text})"
+    return text
+
+
 def bench_build(keys: tuple = ("hybrid", "slider-crank", "rotor")) -> dict:
     """Build speed as a ratio: ``wearcosim build`` of each case's model (Modelica to a
     compiled FMU; CPU of the process and the C compiler) against rumoca's compile of the same
     .mo: a fresh session loading the case's wrapper (``load``), then a simulate over one grid
     interval, which prepares the model for simulation (``prepare``).  Both ratios are given
-    (ours / load, ours / load + prepare); alternately, best of 2 each."""
+    (ours / load, ours / load + prepare); alternately, best of 2 each.
+
+    Ours is a cold build (a fresh output folder: nothing to reuse).  Beside it, the rebuilds
+    the output folder's object cache serves (export.package.BUILD_CACHE): ``rebuild_cpu``, the
+    same model again into the same folder, and the rebuilds after one parameter default
+    changed: a model extending the case's with three parameters of its FMU (:func:`_defaults`)
+    modified to their defaults, built cold (``wrapper_cpu``), then with one of them changed by
+    1 % at a time (``default_cpu``, by name), each as a fraction of the cold build
+    (``default_fractions``; their median, ``default_fraction``).  A default the code computes with as a number (a final binding the
+    front end evaluates) recompiles the generated units; any other recompiles the start values'
+    table alone."""
     from ..export.build import DEFAULT_PACKAGE, build_fmu
     out = {}
     with tempfile.TemporaryDirectory() as tmp:
         for key in keys:
             case = CASES[key]
-            best = {k: np.inf for k in ("ours_cpu", "ours_wall", "load_cpu", "load_wall", "compile_cpu", "compile_wall")}
+            names = ("ours_cpu", "ours_wall", "load_cpu", "load_wall", "compile_cpu", "compile_wall", "rebuild_cpu",
+                     "wrapper_cpu")
+            best = {k: np.inf for k in names}
+            params, changed = None, {}
             for rep in range(2):
                 c0, w0 = _cpu_all(), time.perf_counter()
-                build_fmu(case.model, DEFAULT_PACKAGE, Path(tmp) / f"{key}{rep}")
+                r = build_fmu(case.model, DEFAULT_PACKAGE, Path(tmp) / f"{key}{rep}")
                 c1, w1 = _cpu_all(), time.perf_counter()
                 m = _rumoca_model(case)
                 c2, w2 = _cpu_all(), time.perf_counter()
                 m.simulate((0.0, case.stop / N_OUT), dt=case.stop / N_OUT)
                 c3, w3 = _cpu_all(), time.perf_counter()
+                build_fmu(case.model, DEFAULT_PACKAGE, Path(tmp) / f"{key}{rep}")
+                c4 = _cpu_all()
                 for k, v in (("ours_cpu", c1 - c0), ("ours_wall", w1 - w0), ("load_cpu", c2 - c1), ("load_wall", w2 - w1),
-                             ("compile_cpu", c3 - c1), ("compile_wall", w3 - w1)):
+                             ("compile_cpu", c3 - c1), ("compile_wall", w3 - w1), ("rebuild_cpu", c4 - c3)):
                     best[k] = min(best[k], v)
+                params = params if params is not None else _defaults(r.fmu)
+                # one default changed: a model of its own extending the case's (the same class
+                # name in every variant, so that only the value differs)
+                folder = Path(tmp) / f"default-{key}{rep}"
+                folder.mkdir()
+                mo = folder / "BenchDefault.mo"
+                for name, _ in [(None, None)] + params:
+                    # every parameter modified, at its default but the one changed: a modifier
+                    # can change the structure (a literal instead of a binding), the value not
+                    mods = ", ".join(_modifier(n, v * 1.01 if n == name else v) for n, v in params)
+                    mo.write_text(f"model BenchDefault\n  extends {case.model}{f'({mods})' if mods else ''};\n"
+                                  f"end BenchDefault;\n")
+                    c5 = _cpu_all()
+                    build_fmu("BenchDefault", folder, folder / "out", path=mo)
+                    c6 = _cpu_all()
+                    if name is None:
+                        best["wrapper_cpu"] = min(best["wrapper_cpu"], c6 - c5)
+                    else:
+                        changed[name] = min(changed.get(name, np.inf), c6 - c5)
+            fractions = {n: c / best["wrapper_cpu"] for n, c in changed.items()}
             out[key] = dict(best, ratio_load_cpu=best["ours_cpu"] / best["load_cpu"],
                             ratio_cpu=best["ours_cpu"] / best["compile_cpu"],
-                            ratio_wall=best["ours_wall"] / best["compile_wall"])
+                            ratio_wall=best["ours_wall"] / best["compile_wall"],
+                            ratio_rebuild_cpu=best["rebuild_cpu"] / best["compile_cpu"],
+                            rebuild_fraction=best["rebuild_cpu"] / best["ours_cpu"],
+                            default_cpu=changed, default_fractions=fractions,
+                            default_fraction=float(np.median(list(fractions.values()))) if fractions else None)
     return out
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import re
+import resource
 import shutil
 import tempfile
 import time
@@ -268,22 +269,33 @@ def alias_default() -> bool:
     return os.environ.get("WEARCOSIM_ALIAS", "1") not in ("", "0")
 
 
+def cpu_seconds() -> float:
+    """CPU seconds (user + system) of this process and of its finished children (the C
+    compiler): on a shared machine the wall time says how busy the others were, the CPU time
+    what the build itself cost."""
+    a, b = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return a.ru_utime + a.ru_stime + b.ru_utime + b.ru_stime
+
+
 class StageClock:
-    """Wall seconds of the stages of a build, in order (``with clock("dae"): ...``)."""
+    """Wall and CPU seconds (:func:`cpu_seconds`) of the stages of a build, in order
+    (``with clock("dae"): ...``)."""
 
     def __init__(self) -> None:
         self.seconds: dict[str, float] = {}
+        self.cpu: dict[str, float] = {}
 
     def __call__(self, name: str) -> "StageClock":
         self._name = name
         return self
 
     def __enter__(self) -> "StageClock":
-        self._t0 = time.perf_counter()
+        self._t0, self._c0 = time.perf_counter(), cpu_seconds()
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.seconds[self._name] = self.seconds.get(self._name, 0.0) + time.perf_counter() - self._t0
+        self.cpu[self._name] = self.cpu.get(self._name, 0.0) + cpu_seconds() - self._c0
 
 
 #: the stages of a build as :class:`BuildResult` ``stats["stages"]`` names them, in order
@@ -316,13 +328,20 @@ def build_fmu(model: str, package_dir: str | Path = DEFAULT_PACKAGE, out_dir: st
               path: str | Path | None = None,
               identifier: str | None = None, keep_dir: str | Path | None = None,
               expose_protected: bool = False, alias: bool | None = None,
-              fmi: "str | int | Iterable[int] | None" = None) -> BuildResult:
+              fmi: "str | int | Iterable[int] | None" = None, cache: bool = True) -> BuildResult:
     """Build the FMU(s) of class ``model``: ``<out_dir>/<ShortName>.fmu`` (FMI 2.0) and/or
     ``<out_dir>/fmi3/<ShortName>.fmu`` (FMI 3.0), as ``fmi`` asks (:func:`fmi_versions`;
     default FMI 2.0 only).  The passes up to the C code run once; each version gets its model
     description, face and binary.  Protected parameters are not variables of the FMU unless
     ``expose_protected`` (as in Dymola's default).  ``keep_dir``: a copy of the unzipped FMU
-    (with two versions, of each in ``keep_dir/fmi<v>``)."""
+    (with two versions, of each in ``keep_dir/fmi<v>``).
+
+    ``cache``: keep the object files in ``<out_dir>/.build-cache`` (package.BUILD_CACHE) by
+    content and take them from there when a unit and what it includes are unchanged, so that a
+    rebuild, a second model (the runtime's objects) or a changed parameter default (only
+    model_start.c changes) compiles little; the binary is the same.  Off: nothing but the FMUs
+    is written to ``out_dir``.  ``WEARCOSIM_BUILD_CACHE`` (a folder of the user's) is used instead
+    when set."""
     t0 = time.perf_counter()
     versions = fmi_versions(fmi)
     clock = StageClock()
@@ -351,7 +370,9 @@ def build_fmu(model: str, package_dir: str | Path = DEFAULT_PACKAGE, out_dir: st
             doc = codegen.render_documentation(gen, irm.description, irm.documentation, irm.metadata)
         # two versions: the units they share (model code, runtime core, solvers) compiled once,
         # through an object cache of this build (unless the user's cache is on)
-        shared = tmp / "objects" if len(versions) > 1 and not os.environ.get("WEARCOSIM_BUILD_CACHE") else None
+        user_cache = bool(os.environ.get("WEARCOSIM_BUILD_CACHE"))
+        shared = tmp / "objects" if len(versions) > 1 and not user_cache and not cache else None
+        out_cache = out_root / package.BUILD_CACHE if cache and not user_cache else None
         for v in versions:
             stage = tmp / f"fmu{v}"
             with clock("C code"):
@@ -369,7 +390,8 @@ def build_fmu(model: str, package_dir: str | Path = DEFAULT_PACKAGE, out_dir: st
                 (stage / "documentation" / "index.html").write_text(doc, encoding="utf-8")
             so = stage / "binaries" / package.platform_folder(v) / (ident + package.shared_ext())
             with clock("compile"):
-                package.compile_binary(stage / "sources", units, ident, so, fmi=v, objects=shared)
+                package.compile_binary(stage / "sources", units, ident, so, fmi=v, objects=shared,
+                                       build_cache=out_cache)
             if keep_dir:
                 kd = Path(keep_dir) if len(versions) == 1 else Path(keep_dir) / f"fmi{v}"
                 if kd.exists():
@@ -383,6 +405,7 @@ def build_fmu(model: str, package_dir: str | Path = DEFAULT_PACKAGE, out_dir: st
     L = gen.layout
     stats = {"blocks": {k: sum(1 for b in c.blocks if b.kind == k) for k in ("explicit", "linear", "nonlinear")},
              "n_w": len(c.w), "nv": L.NV, "n_aliases": len(c.dae.aliases),
-             "stages": {k: round(clock.seconds[k], 3) for k in STAGES if k in clock.seconds}}
+             "stages": {k: round(clock.seconds[k], 3) for k in STAGES if k in clock.seconds},
+             "stages_cpu": {k: round(clock.cpu[k], 3) for k in STAGES if k in clock.cpu}}
     return BuildResult(model, fmus.get(2, fmus[versions[0]]), time.perf_counter() - t0, L.n["X"], L.n["M"], stats,
                        fmus)

@@ -1043,6 +1043,10 @@ HOMOTOPY_CONFIG = """
 #define HAS_HOMOTOPY 1"""
 
 
+#: the generated unit holding the start values (``wc_start``), apart from model.c
+START_UNIT = "model_start.c"
+
+
 def render_c(gen: Generated, outdir: Path, experiment: dict[str, Any]) -> None:
     L = gen.layout
     outdir.mkdir(parents=True, exist_ok=True)
@@ -1066,19 +1070,24 @@ def render_c(gen: Generated, outdir: Path, experiment: dict[str, Any]) -> None:
             chunked[k] = _chunks(f)
     units = {"wc_casadi": [gen.functions[k] for k in gen.functions if k not in split and k not in chunked],
              "wc_casadi_jac": [gen.functions[k] for k in sorted(split) if k not in chunked]}
-    extra_units = []
+    extra_units, stems = [], []
     for k, parts in chunked.items():
         group, size = [], 0
         for f, _ in parts:
             if group and size + f.n_instructions() > UNIT_INSTRUCTIONS:
                 extra_units.append(group)
+                stems.append(k)
                 group, size = [], 0
             group.append(f)
             size += f.n_instructions()
         if group:
             extra_units.append(group)
-    for i, group in enumerate(extra_units):
-        units[f"wc_casadi_u{i}"] = group
+            stems.append(k)
+    # the chunks of the directional derivatives go to units named model_dd<i>.c, which
+    # package.compile_binary compiles at -O1 (package.COLD_UNIT: off the simulation's path)
+    stems = [f"{'dd' if k == 'dd' else 'u'}{i}" for i, k in enumerate(stems)]
+    for stem, group in zip(stems, extra_units):
+        units[f"wc_casadi_{stem}"] = group
     for name, funcs in units.items():
         cg = ca.CodeGenerator(name + ".c", cg_opts)
         for f in funcs:
@@ -1087,12 +1096,12 @@ def render_c(gen: Generated, outdir: Path, experiment: dict[str, Any]) -> None:
     shutil.copy2(TEMPLATES / "wc_math.h", outdir / "wc_math.h")
     (outdir / "model_jac.c").write_text(Template((TEMPLATES / "model_jac.c.in").read_text()).substitute(
         STAMP=stamp.strip(), MODEL_NAME=gen.model_name, INCLUDE="wc_casadi_jac.inc"))
-    for i in range(len(extra_units)):
-        (outdir / f"model_u{i}.c").write_text(Template((TEMPLATES / "model_jac.c.in").read_text()).substitute(
-            STAMP=stamp.strip(), MODEL_NAME=gen.model_name, INCLUDE=f"wc_casadi_u{i}.inc"))
+    for stem in stems:
+        (outdir / f"model_{stem}.c").write_text(Template((TEMPLATES / "model_jac.c.in").read_text()).substitute(
+            STAMP=stamp.strip(), MODEL_NAME=gen.model_name, INCLUDE=f"wc_casadi_{stem}.inc"))
     decl = "int {}(const casadi_real** arg, casadi_real** res, casadi_int* iw, casadi_real* w, int mem);   /* {} */"
     extern_decls = "\n".join([decl.format(f.name(), "model_jac.c") for f in units["wc_casadi_jac"]] +
-                             [decl.format(f.name(), f"model_u{i}.c") for i, g in enumerate(extra_units) for f in g])
+                             [decl.format(f.name(), f"model_{stem}.c") for stem, g in zip(stems, extra_units) for f in g])
 
     def wrapper(key, f):
         if key in chunked:
@@ -1146,7 +1155,6 @@ def render_c(gen: Generated, outdir: Path, experiment: dict[str, Any]) -> None:
     subs = dict(
         MODEL_NAME=gen.model_name, STAMP=stamp.strip(),
         VAR_TABLE=",\n".join(kinds) if kinds else "    {NULL, 0, 0, 0, 0}",
-        START_VALUES=", ".join(starts) if starts else "0.0",
         WRAPPERS=wrappers, EXTERN_DECLS=extern_decls,
         ASSERT_TABLE=",\n".join(amsgs) if amsgs else "    {NULL, NULL, 0}",
         N_ASSERT=str(gen.n_asserts),
@@ -1165,6 +1173,23 @@ def render_c(gen: Generated, outdir: Path, experiment: dict[str, Any]) -> None:
     tpl = Template((TEMPLATES / "model.c.in").read_text())
     (outdir / "model.c").write_text(tpl.substitute(subs))
     exp = experiment or {}
+    # the start values (parameter defaults among them), the cost counts and the experiment in
+    # a unit of their own, which includes nothing of the model: a rebuild after a default, the
+    # stop time or the size of the generated code changed compiles this table (milliseconds)
+    # and takes the runtime's objects from the build cache (package.ObjectCache)
+    # (the dense mdl_jac also writes the n^2 - nnz structural zeros: its cost is the count the
+    # dense generated function had, so the auto method's switching is unchanged; the sparse
+    # path, banded LU, costs the nonzeros' operations only)
+    costs = (gen.functions["deriv"].n_instructions(), _dense_jac_cost(gen.functions["jac"]) if gen.has_jac else 0,
+             gen.functions["jac"].n_instructions() if gen.has_jac else 0)
+    (outdir / START_UNIT).write_text(
+        f"{stamp}/* Start values of the variables of {gen.model_name} (model.c's mdl_set_start copies them), the\n"
+        f"   cost model's instruction counts and the experiment (config.h's MDL_COST_*, DEFAULT_*). */\n"
+        f"#include <math.h>\n"
+        f"const double wc_start[{max(L.NV, 1)}] = {{{', '.join(starts) if starts else '0.0'}}};\n"
+        f"const double mdl_costs[3] = {{{', '.join(_cnum(c) for c in costs)}}};\n"
+        f"const double mdl_experiment[3] = {{{_cnum(exp.get('StartTime', 0.0))}, {_cnum(exp.get('StopTime', 1.0))}, "
+        f"{_cnum(exp.get('Tolerance', 1e-6))}}};\n")
     cfg = dict(
         STAMP=stamp.strip(), IDENT=gen.identifier, GUID=gen.guid, NV=str(L.NV),
         N_X=str(L.n["X"]), OFF_X=str(L.off["X"]), OFF_DX=str(L.off["DX"]),
@@ -1175,19 +1200,11 @@ def render_c(gen: Generated, outdir: Path, experiment: dict[str, Any]) -> None:
         OFF_C=str(L.off["C"]), N_C=str(L.n["C"]), OFF_CPRE=str(L.off["CPRE"]),
         OFF_W=str(L.off["W"]), N_W=str(L.n["W"]),
         OFF_SOLVER=str(L.off["SOLVER"]), HAS_JACOBIAN="1" if gen.has_jac else "0",
-        COST_DERIV=str(gen.functions["deriv"].n_instructions()),
         EVAL_SPLIT="1" if gen.split_eval else "0",
         HAS_OUT="1" if gen.out_slots is not None else "0", N_OUT=str(len(gen.out_slots or [])),
         HAS_OUT_CHEAP="1" if gen.out_cheap else "0", N_OUT_CHEAP=str(len(gen.out_cheap or [])),
         HAS_DD="1" if "dd" in gen.functions else "0", DD_NNZ=str(len(dd_row)),
-        # the dense mdl_jac also writes the n^2 - nnz structural zeros: its cost (the count
-        # the dense generated function had, so the auto method's switching is unchanged);
-        # the sparse path (banded LU) costs the nonzeros' operations only
-        COST_JAC=str(_dense_jac_cost(gen.functions["jac"]) if gen.has_jac else 0),
-        COST_JAC_NZ=str(gen.functions["jac"].n_instructions() if gen.has_jac else 0),
         JAC_NNZ=str(len(jac_row)), NL_NNZ=str(len(nl_row)),
-        START_TIME=_cnum(exp.get("StartTime", 0.0)), STOP_TIME=_cnum(exp.get("StopTime", 1.0)),
-        TOLERANCE=_cnum(exp.get("Tolerance", 1e-6)),
         N_STR=str(len(gen.strings)),
         HOMOTOPY=HOMOTOPY_CONFIG if gen.has_homotopy else "",
     )

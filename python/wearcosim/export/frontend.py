@@ -233,13 +233,37 @@ def referenced_libraries(texts: Iterable[str], own: Optional[str] = None) -> lis
     found = library_packages()
     found.pop(own, None)
     chosen = {}
-    pending = list(texts)
+    pending: list = [set(_IDENT.findall(_strip_comments(text))) for text in texts]
     while pending:
-        names = set(_IDENT.findall(_strip_comments(pending.pop())))
+        names = pending.pop()
         for name in sorted(names & set(found) - set(chosen)):
             chosen[name] = found[name]
-            pending.extend(f.read_text(encoding="utf-8", errors="replace") for f in _package_tree(found[name]))
+            pending.extend(_file_identifiers(f) for f in _package_tree(found[name]))
     return [chosen[n] for n in sorted(chosen)]
+
+
+#: (path, modification time in ns, size) -> the identifiers of a library file outside its
+#: comments and strings: a process that builds many models (``wearcosim build`` of every
+#: example) reads and strips each library file once, not once per model
+_IDENTIFIERS: dict = {}
+
+
+def _file_identifiers(f: Path) -> frozenset:
+    """The identifiers of the file ``f`` outside its comments and strings (:data:`_IDENT`),
+    remembered while the file's modification time and size stay the same."""
+    try:
+        st = Path(f).stat()
+        key = (str(f), st.st_mtime_ns, st.st_size)
+    except OSError:
+        key = None
+    if key is not None and key in _IDENTIFIERS:
+        return _IDENTIFIERS[key]
+    ids = frozenset(_IDENT.findall(_strip_comments(Path(f).read_text(encoding="utf-8", errors="replace"))))
+    if key is not None:
+        if len(_IDENTIFIERS) > 20000:           # a bound, for a process that builds for days
+            _IDENTIFIERS.clear()
+        _IDENTIFIERS[key] = ids
+    return ids
 
 
 def sources(path: Path) -> Sources:
@@ -431,6 +455,25 @@ def _rumoca_cache(roots: list):
             shutil.rmtree(tmp, ignore_errors=True)
 
 
+def _rumoca() -> Any:
+    """The rumoca module, imported without its IPython probe where that probe cannot find a
+    shell: on import rumoca 0.10.2 imports IPython (when installed) to register a Jupyter
+    magic if it runs inside IPython -- 0.3 s of CPU in every ``wearcosim build``, the larger
+    part of a rebuild's.  A running IPython shell has IPython imported already, so when it is
+    not in ``sys.modules`` the probe is given an ImportError (which rumoca catches) for the
+    time of the import, and nothing else changes; inside IPython the import is as before."""
+    if "rumoca" in sys.modules or "IPython" in sys.modules:
+        import rumoca
+        return rumoca
+    sys.modules["IPython"] = None        # type: ignore[assignment]  # "import IPython" raises ImportError
+    try:
+        import rumoca
+    finally:
+        if sys.modules.get("IPython", 0) is None:
+            del sys.modules["IPython"]
+    return rumoca
+
+
 def _is_panic(exc) -> bool:
     return type(exc).__name__ == "PanicException"
 
@@ -439,7 +482,7 @@ def _rumoca_flat(src: Sources, model: str, text: str, partial: bool = False, rew
     """rumoca's flat IR of ``model``; ``partial``: of a partial class extending it (no balance
     check); ``rewritten``: files given to rumoca in a rewritten form (:func:`_rewrites`).  Raises
     rumoca's errors and panics."""
-    import rumoca
+    rumoca = _rumoca()
     # a package's own folder is one of the roots too: rumoca then reads its other files as a
     # library; the flat IR of a WearCosim model is the same either way.  (MSL's lower-case
     # package Blocks.Continuous.base is only a warning of rumoca's linter, never a refusal:
@@ -579,6 +622,14 @@ def unknown_class_error(model: str, names: list[str], where: str, loc: Optional[
 _LEXEME = re.compile(r'"(?:[^"\\]|\\.)*"|//[^\n]*|/\*.*?\*/|"|/\*', re.S)
 
 
+def _spaces(text: str) -> str:
+    """``text`` with every character but the line breaks a space (a comment's or a string's
+    body, blanked: the lines and columns of what follows stay where they were)."""
+    if "\n" not in text:
+        return " " * len(text)
+    return "\n".join(" " * len(line) for line in text.split("\n"))
+
+
 def _strip_comments(src: str) -> str:
     """Blank out comments and string literals (keeping line structure).  One regular expression
     (the whole MSL in 2 s); a text with an unterminated string or comment is done character by
@@ -588,8 +639,8 @@ def _strip_comments(src: str) -> str:
         if t in ('"', "/*"):
             raise ValueError
         if t[0] == '"':
-            return '"' + re.sub(r"[^\n]", " ", t[1:-1]) + '"'
-        return re.sub(r"[^\n]", " ", t)
+            return '"' + _spaces(t[1:-1]) + '"'
+        return _spaces(t)
     try:
         return _LEXEME.sub(blank, src)
     except ValueError:
@@ -712,7 +763,7 @@ def _translate_rumoca_error(exc, src: Sources, model: str, text: str) -> ExportE
     # its sources parsed, and the message says what went wrong (the validation of every file of
     # a library as large as the MSL would take half a minute)
     try:
-        import rumoca
+        rumoca = _rumoca()
         later = re.match(r"(?:instantiate|typecheck|flatten|todae) failed: ", text_)
         for f in ([] if later else [path] + [x for x in files if x != path]):
             for d in rumoca.validate(str(f)):
@@ -1902,7 +1953,7 @@ def _rewrites(index: "_ClassIndex", model: str) -> dict:
         if wrapped[fn.name]:
             edits.setdefault(f, []).append((pos, pos, f"_{_RW}first"))
     out = {}
-    import rumoca
+    rumoca = _rumoca()
     for f, es in edits.items():
         t = _read(f)
         for a, b, new in sorted(es, key=lambda e: (e[0], e[1]), reverse=True):
@@ -1943,7 +1994,7 @@ def _diagnose_unbalanced(src: Sources, model: str, text: str, rumoca_msg: str) -
     """rumoca only counts; flatten the model as a partial class (not balance-checked) and let
     our matching name the variables and equations left over, with their lines."""
     fallback = _err(re.sub(r"\s+", " ", rumoca_msg).strip(), _class_loc(src, model), "balance")
-    import rumoca
+    rumoca = _rumoca()
     try:
         flat = _rumoca_flat(src, model, text, partial=True)
     except rumoca.RumocaError as exc:
@@ -2101,7 +2152,7 @@ def _shape_probe(src: Sources, model: str):
     """A context giving ``probe(path, code) -> rumoca's error text, '' when the partial class
     of ``model`` compiles with ``path`` holding ``code````; a file of a package is changed in a
     temporary copy of the package made of links (the sources themselves are never touched)."""
-    import rumoca
+    rumoca = _rumoca()
 
     @contextmanager
     def ctx():
@@ -3052,7 +3103,7 @@ def flatten(path: str | Path, model: str) -> dict[str, Any]:
 
 
 def _flatten(src: Sources, model: str) -> dict:
-    import rumoca
+    rumoca = _rumoca()
     path = src.path
     if not path.exists():
         raise _err(f"no such file: {path}", None, "io")
@@ -3086,7 +3137,7 @@ def _flatten_rewritten(src: Sources, model: str, text: str, exc) -> Optional[dic
     If rumoca refuses the rewritten model too, the refusal reported is the first one (it names the
     construct in the files as they are), unless the second is a different ToDae refusal named in
     the user's terms."""
-    import rumoca
+    rumoca = _rumoca()
     said = str(exc)
     if not any(key in said for key in _REWRITE_KEYS):
         return None
@@ -3378,11 +3429,12 @@ def _expandable_lines(files) -> dict:
     out: dict = {}
     for f in files:
         try:
-            text = _strip_comments(Path(f).read_text(encoding="utf-8", errors="replace"))
+            text = Path(f).read_text(encoding="utf-8", errors="replace")
         except OSError:
             continue
-        if "expandable" not in text:
+        if "expandable" not in text:        # (nor then in the text without its comments)
             continue
+        text = _strip_comments(text)
         for m in re.finditer(r"\bexpandable\s+connector\s+(\w+)", text):
             end = re.compile(r"\bend\s+" + re.escape(m.group(1)) + r"\s*;").search(text, m.end())
             if end:

@@ -519,11 +519,71 @@ def _rumoca_flat(src: Sources, model: str, text: str, partial: bool = False, rew
                 code, model=name, filename=str(_DETACHED / src.path.name))
         flat = m.to_dict("flat")
         flat[_SOURCE_FILES] = _source_files(m, src, roots)
+        _restore_propagated_bindings(flat)
         return flat
 
 
 #: key under which :func:`_rumoca_flat` adds rumoca's source ids -> our files to the flat IR
 _SOURCE_FILES = "wearcosim_source_files"
+
+
+def _binding_span(binding: Any) -> Optional[tuple]:
+    """(source, start, end) of a flat binding expression's own span, or None."""
+    if not isinstance(binding, dict) or len(binding) != 1:
+        return None
+    body = next(iter(binding.values()))
+    span = body.get("span") if isinstance(body, dict) else None
+    if not isinstance(span, dict) or "start" not in span:
+        return None
+    return span.get("source"), span["start"], span.get("end")
+
+
+def _is_parameter(v: dict) -> bool:
+    var = v.get("variability")
+    return isinstance(var, dict) and "Parameter" in var
+
+
+def _restore_propagated_bindings(flat: dict) -> None:
+    """Put back the reference a modifier's value was propagated through (rumoca 0.10.2).
+
+    ``extends Example(joint(n_exp = 1.5))`` where the joint declares ``parameter Real n_exp``
+    and ``NormalForce normalForce(final n_exp = n_exp)``: rumoca binds ``joint.n_exp = 1.5``
+    and also ``joint.normalForce.n_exp = 1.5`` -- the modifier's value copied into the inner
+    binding instead of the reference ``joint.n_exp``.  The default is right, but the FMU's
+    parameter ``joint.n_exp`` then changes nothing when set (the inner one became a constant):
+    a silently wrong result.  Such a copy is recognised by its span: the binding of both
+    variables is the one expression at the modifier's place in the file.  The variable the
+    modifier names is the shallowest of those sharing the span; the others, parameters inside
+    its enclosing component with the same dimensions, are bound to it again.  A span shared by
+    no single shallowest variable (``each`` on an array of components, one short class's
+    modifier in several instances) is left as it is: those are independent copies."""
+    variables = flat.get("variables")
+    if not isinstance(variables, dict):
+        return
+    groups: dict = {}
+    for name, v in variables.items():
+        if isinstance(v, dict) and v.get("binding_from_modification") and _is_parameter(v):
+            key = _binding_span(v.get("binding"))
+            if key is not None:
+                groups.setdefault(key, []).append(name)
+
+    def depth(name: str) -> int:
+        return re.sub(r"\[[^\]]*\]", "", name).count(".")
+    for names in groups.values():
+        if len(names) < 2:
+            continue
+        top = min(depth(n) for n in names)
+        owners = [n for n in names if depth(n) == top]
+        if len(owners) != 1:
+            continue
+        owner = owners[0]
+        scope = owner.rsplit(".", 1)[0] + "." if "." in owner else ""
+        span = next(iter(variables[owner]["binding"].values())).get("span")
+        for n in names:
+            if n == owner or not n.startswith(scope) or \
+                    variables[n].get("dims") != variables[owner].get("dims"):
+                continue
+            variables[n]["binding"] = {"VarRef": {"name": {"name": owner}, "subscripts": [], "span": span}}
 
 
 def _source_files(m, src: Sources, roots: list) -> dict:

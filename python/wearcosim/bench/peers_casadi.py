@@ -44,6 +44,7 @@ set-up, like compiling an FMU, and is not part of :meth:`CvodesPeer.simulate`.
 """
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
@@ -210,9 +211,13 @@ class CvodesPeer:
             opts.update(reltol=rtol, abstol=atol if atol is not None else rtol * 1e-3)
         if method == "adams":          # non-stiff: fixed-point iteration, no Jacobian
             opts["nonlinear_solver_iteration"] = "functional"
-        self.I_chunk = ca.integrator("chunk", "cvodes", dae, 0.0, [float(k) for k in range(1, self.chunk + 1)], opts)
-        self.I_fine = ca.integrator("fine", "cvodes", dae, 0.0, [float(k) for k in range(1, SAMPLES + 1)], opts)
-        self.I_one = ca.integrator("one", "cvodes", dae, 0.0, [1.0], opts)
+        # (compiled: CasADi writes a copy of an integrator's generated C into the current
+        # folder too, whatever jit_options' directory says: built from inside the jit folder)
+        with contextlib.chdir(self.jit_folder.path) if self.compiled else contextlib.nullcontext():
+            self.I_chunk = ca.integrator("chunk", "cvodes", dae, 0.0, [float(k) for k in range(1, self.chunk + 1)],
+                                         opts)
+            self.I_fine = ca.integrator("fine", "cvodes", dae, 0.0, [float(k) for k in range(1, SAMPLES + 1)], opts)
+            self.I_one = ca.integrator("one", "cvodes", dae, 0.0, [1.0], opts)
         tt = ca.SX.sym("t")
         Vt = ca.vertcat(P[:self.ox], x, P[self.ox + nx:])
         G = gen.functions                # the SX functions (F may hold their compiled copies)

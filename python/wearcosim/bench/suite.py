@@ -31,7 +31,8 @@ measured in the same process, never an absolute target:
 * sweep scaling: a study on 1 and 2 local workers.
 
 ``--quick``: the hybrid mechanism only, simulation only, 3 repeats, without SciPy Radau, the
-reference from LSODA at rtol 1e-12 (~20 s on the shared 2-core VM).
+reference from LSODA at rtol 1e-12 (about a minute on the shared 2-core VM, most of it the compiled
+CVODES peers' C compilation and the runs with defaults; ~20 s before them).
 """
 from __future__ import annotations
 

@@ -38,7 +38,7 @@
  * 1e-12; auto at 1e-9 with Adams at 1e-12: 7.5e-9.  So auto is as accurate as DOPRI5
  * alone, and the choice between the two is one of cost only.
  *   Measured cost (the probes): after PROBE_FIRST accepted explicit steps, and then after
- *     PROBE_EVERY << pr_level of them (100, 200, ... 1600), the other explicit method
+ *     PROBE_EVERY << pr_level of them (400, 800, 1600), the other explicit method
  *     integrates ahead from the current point, speculatively, inside one step() call: it
  *     starts as it would after a switch (Adams warm from DOPRI5's last step, below), takes
  *     PROBE_WARM_* steps to settle and PROBE_STEPS_* more, whose right-hand-side
@@ -214,10 +214,12 @@ enum { RT_ODE_AUTO = 0, RT_ODE_DOPRI5 = 1, RT_ODE_RODAS4 = 2, RT_ODE_ADAMS = 3,
 #define ADAMS_WARM_H 0.3     /* Adams after DOPRI5: first step this fraction of DOPRI5's   */
 #define PROBE_CALM 0.5       /* probes only where the last step's h*rho is below this       */
 #define PROBE_FIRST 50       /* first probe after this many accepted explicit steps        */
-#define PROBE_EVERY 100      /* then after PROBE_EVERY << pr_level of them                 */
-#define PROBE_LEVEL_MAX 4    /* (probes at most 1600 steps apart: the cheaper method changes
+#define PROBE_EVERY 400      /* then after PROBE_EVERY << pr_level of them                 */
+#define PROBE_LEVEL_MAX 2    /* (probes at most 1600 steps apart: the cheaper method changes
                                 with the phase of the motion, docs/fmus.md; a probe of
-                                Dormand-Prince costs ~130 evaluations, 60 Adams steps)      */
+                                Dormand-Prince costs ~130 evaluations, 60 Adams steps: 100
+                                steps apart, as before, the probes cost more than half of
+                                Adams' own evaluations)                                     */
 #define PROBE_WARM_ADAMS 12  /* a probe: this many steps of Adams to settle, then ...      */
 #define PROBE_STEPS_ADAMS 30 /* ... this many measured (fewer where the probe's bound,    */
 #define PROBE_STEPS_MIN 8    /*     t_probe or t_bound, comes first; at least this many)   */

@@ -351,8 +351,9 @@ static void test_auto_chooses_by_cost(void)
        present Adams it does not (Adams at rtol 1e-5: 7.5e-5 for 14 214 evaluations,
        Dormand-Prince 4.2e-5 for 24 512 at 1e-7), and auto at 1e-3 of the tolerance is ~100x
        more accurate than Dormand-Prince at it (rtol 1e-8: 3.8e-9 against 6.0e-7), which the
-       probes now take into account (rt_auto.c, probe_cost).  Measured: auto 0.78x (1e-4),
-       1.38x (1e-6: it moves to Dormand-Prince part of the way), 1.24x (1e-8). */
+       probes now take into account (rt_auto.c, probe_cost).  Measured: auto 0.84x (1e-4),
+       1.04x (1e-6), 1.24x (1e-8); 1.38x at 1e-6 with probes 100 steps apart, when it moved
+       to Dormand-Prince part of the way. */
     const double rtols[3] = {1e-4, 1e-6, 1e-8};
     double x0[2] = {1.0, 0.0}, xr[2], xa[2], xd[2];
     double err[2][10];
@@ -557,12 +558,12 @@ static void test_auto_save_restore(void)
         /* DOPRI5 (back to Adams when stable) with its probe level; DOPRI5 and RODAS4 at
            once, a count beyond the level's */
         rt_ode_auto_load(s, (1 << AUTO_CODE_DOPRI5_SHIFT) | (2 << AUTO_CODE_LEVEL_SHIFT) |
-                         (1 << AUTO_CODE_BACK_SHIFT), 400);
-        ok = ok && s->sub == &rt_ode_dopri5 && s->pr_level == 2 && s->pr_count == 400 &&
+                         (1 << AUTO_CODE_BACK_SHIFT), PROBE_EVERY << 2);
+        ok = ok && s->sub == &rt_ode_dopri5 && s->pr_level == 2 && s->pr_count == PROBE_EVERY << 2 &&
              s->dp_back == 1;
         rt_ode_auto_load(s, 1 | (1 << AUTO_CODE_DOPRI5_SHIFT), 0);
         ok = ok && rt_ode_auto_save(s, &cnt) == 0;
-        rt_ode_auto_load(s, 2 << AUTO_CODE_LEVEL_SHIFT, 401);
+        rt_ode_auto_load(s, 2 << AUTO_CODE_LEVEL_SHIFT, (PROBE_EVERY << 2) + 1);
         ok = ok && rt_ode_auto_save(s, &cnt) == 0;
         rt_ode_auto_load(s, AUTO_CODE_LIMIT, 0);   /* invalid -> initial */
         check(k == code && s->backoff == 0 && k2 == ((40 << AUTO_CODE_STIFF_SHIFT) |

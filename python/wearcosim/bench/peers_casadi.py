@@ -15,10 +15,11 @@ indicators, the outputs and the event iteration's functions -- is generated as C
 compiled with the FMU's flags, ``gcc -O2 -std=c99 -ffp-contract=off`` (+ ``-fPIC``, linked
 ``-shared``), when the peer is built: set-up, outside the timed runs, like the FMU's
 compilation.  Interpreted: the same SX functions in CasADi's virtual machine, no code
-compiled (reported beside the compiled run, never instead).  The compiled run gains little on
+compiled (reported beside the compiled run, never instead).  The compiled run saves 15-22 % on
 the benchmark's mechanisms (the right-hand side is a small part of CVODES' time there: its
-own linear algebra, step control and CasADi's call overhead per integrator call are the rest);
-the point is equal terms: our FMU's model code is compiled C, so is the peer's.
+own linear algebra, step control and CasADi's call overhead per integrator call are the rest)
+and about half on the 61-state rotor (docs/benchmarks.md, 2026-12-06); the point is equal
+terms: our FMU's model code is compiled C, so is the peer's.
 
 Events:
 

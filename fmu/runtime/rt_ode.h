@@ -38,7 +38,7 @@
  * 1e-12; auto at 1e-9 with Adams at 1e-12: 7.5e-9.  So auto is as accurate as DOPRI5
  * alone, and the choice between the two is one of cost only.
  *   Measured cost (the probes): after PROBE_FIRST accepted explicit steps, and then after
- *     PROBE_EVERY << pr_level of them (100, 200, 400), the other explicit method
+ *     PROBE_EVERY << pr_level of them (400, 800, 1600), the other explicit method
  *     integrates ahead from the current point, speculatively, inside one step() call: it
  *     starts as it would after a switch (Adams warm from DOPRI5's last step, below), takes
  *     PROBE_WARM_* steps to settle and PROBE_STEPS_* more, whose right-hand-side
@@ -47,8 +47,12 @@
  *     takes its own step.  As the stepping method goes on, its evaluations inside the span
  *     are summed; when it has passed pr_tend, the probed method takes over if it needed
  *     less than PROBE_SURE = 0.5 of them, or less than PROBE_GAIN = 0.85 on two probes in a
- *     row (pr_vote); otherwise pr_level rises.  An event (restart) inside the span compares
- *     the part done, the probed method's evaluations taken as uniform over its span.  No
+ *     row (pr_vote); otherwise pr_level rises.  An accuracy-limited Adams step's
+ *     evaluations (h rho < ADAMS_CALM) count ADAMS_EQUAL = 0.5 in both sums: at ADAMS_TOL
+ *     Adams is ~100x more accurate than DOPRI5 at the tolerance there, and at equal accuracy
+ *     would need about half (rt_auto.c, probe_cost).  An event (restart) inside the span
+ *     compares the part done, the probed method's evaluations taken as uniform over its span;
+ *     a part under a quarter of it is dropped and pr_level rises as well.  No
  *     probe while a method is stability-limited (h rho >= PROBE_CALM = 0.5) or Adams is
  *     still raising its order after a start.  Both costs belong to the same stretch of the
  *     trajectory, which matters: the cheaper method changes with the phase of the motion
@@ -210,9 +214,12 @@ enum { RT_ODE_AUTO = 0, RT_ODE_DOPRI5 = 1, RT_ODE_RODAS4 = 2, RT_ODE_ADAMS = 3,
 #define ADAMS_WARM_H 0.3     /* Adams after DOPRI5: first step this fraction of DOPRI5's   */
 #define PROBE_CALM 0.5       /* probes only where the last step's h*rho is below this       */
 #define PROBE_FIRST 50       /* first probe after this many accepted explicit steps        */
-#define PROBE_EVERY 100      /* then after PROBE_EVERY << pr_level of them                 */
-#define PROBE_LEVEL_MAX 2    /* (probes at most 400 steps apart: the cheaper method changes
-                                with the phase of the motion, docs/fmus.md)                */
+#define PROBE_EVERY 400      /* then after PROBE_EVERY << pr_level of them                 */
+#define PROBE_LEVEL_MAX 2    /* (probes at most 1600 steps apart: the cheaper method changes
+                                with the phase of the motion, docs/fmus.md; a probe of
+                                Dormand-Prince costs ~130 evaluations, 60 Adams steps: 100
+                                steps apart, as before, the probes cost more than half of
+                                Adams' own evaluations)                                     */
 #define PROBE_WARM_ADAMS 12  /* a probe: this many steps of Adams to settle, then ...      */
 #define PROBE_STEPS_ADAMS 30 /* ... this many measured (fewer where the probe's bound,    */
 #define PROBE_STEPS_MIN 8    /*     t_probe or t_bound, comes first; at least this many)   */
@@ -221,6 +228,11 @@ enum { RT_ODE_AUTO = 0, RT_ODE_DOPRI5 = 1, RT_ODE_RODAS4 = 2, RT_ODE_ADAMS = 3,
 #define PROBE_GAIN 0.85      /* switch when the probed method cost less than this fraction
                                 twice in a row ...                                          */
 #define PROBE_SURE 0.5       /* ... or less than this once                                 */
+#define ADAMS_CALM 0.25      /* an Adams step with h*rho below this is accuracy-limited ...  */
+#define ADAMS_EQUAL 0.5      /* ... and its evaluations count this fraction in a probe's
+                                comparison: Adams at ADAMS_TOL of the tolerance is ~100x
+                                more accurate than Dormand-Prince at it there, and at equal
+                                accuracy it would need about half the evaluations           */
 /* rt_ode_auto_save() code: RODAS4 | n_stiff | n_nonstiff | n_easy | backoff | DOPRI5 | pr_level |
    dp_back | pr_vote (Adams: neither RODAS4 nor DOPRI5) */
 #define AUTO_CODE_STIFF_SHIFT 1      /* 10 bits (n_stiff < STIFF_COUNT << 6 = 960)         */

@@ -343,30 +343,49 @@ static int f_kink(void *u, double t, const double *x, double *dx)
 
 static void test_auto_chooses_by_cost(void)
 {
-    /* the probes' choice: on the kinked oscillator Adams needs 2-4x Dormand-Prince's
-       evaluations at equal accuracy and auto moves to Dormand-Prince (within 1.25x of it
-       alone, probes included); on the smooth one it stays with Adams (test above).  Accuracy:
-       Dormand-Prince's against a tight reference, within 3x (measured 0.25-2.5x: Adams'
-       first 50 steps over the kinks) */
+    /* the probes' choice, judged at equal accuracy (issue 36): on the kinked oscillator auto
+       costs at most 1.5x the evaluations of the cheaper fixed explicit method (Dormand-Prince
+       or Adams, on the rungs 1e-3..1e-12) among the runs whose error is at most auto's.
+       An earlier version of this test required auto to move to Dormand-Prince here, on the
+       premise that Adams needs 2-4x its evaluations at equal accuracy; measured with the
+       present Adams it does not (Adams at rtol 1e-5: 7.5e-5 for 14 214 evaluations,
+       Dormand-Prince 4.2e-5 for 24 512 at 1e-7), and auto at 1e-3 of the tolerance is ~100x
+       more accurate than Dormand-Prince at it (rtol 1e-8: 3.8e-9 against 6.0e-7), which the
+       probes now take into account (rt_auto.c, probe_cost).  Measured: auto 0.84x (1e-4),
+       1.04x (1e-6), 1.24x (1e-8); 1.38x at 1e-6 with probes 100 steps apart, when it moved
+       to Dormand-Prince part of the way. */
     const double rtols[3] = {1e-4, 1e-6, 1e-8};
     double x0[2] = {1.0, 0.0}, xr[2], xa[2], xd[2];
+    double err[2][10];
+    long nf[2][10];
     RtOde *r, *a, *d;
-    int rc, k;
+    int rc, k, j, i;
     run(&rt_ode_dopri5, f_kink, NULL, NULL, 2, x0, 0.0, 20.0, 1e-12, 1e-15, xr, &r, &rc);
     rt_ode_free(r);
+    for (i = 0; i < 2; i++) {
+        for (j = 0; j < 10; j++) {
+            const double rt = pow(10.0, -3.0 - j);
+            run(i ? &rt_ode_adams : &rt_ode_dopri5, f_kink, NULL, NULL, 2, x0, 0.0, 20.0, rt,
+                1e-3 * rt, xd, &d, &rc);
+            err[i][j] = rc == 0 ? fabs(xd[0] - xr[0]) : INFINITY;
+            nf[i][j] = d->nfev;
+            rt_ode_free(d);
+        }
+    }
     for (k = 0; k < 3; k++) {
-        int rca, rcd;
+        int rca;
+        long best = -1;
         char name[64];
         run(&rt_ode_auto, f_kink, NULL, NULL, 2, x0, 0.0, 20.0, rtols[k], 1e-3 * rtols[k], xa, &a, &rca);
-        run(&rt_ode_dopri5, f_kink, NULL, NULL, 2, x0, 0.0, 20.0, rtols[k], 1e-3 * rtols[k], xd, &d, &rcd);
-        snprintf(name, sizeof name, "auto_kinked_takes_dopri5_rtol%.0e", rtols[k]);
-        check(rca == 0 && rcd == 0 && a->sub == &rt_ode_dopri5 && a->nswitch >= 1 &&
-              a->nprobe >= 1 && a->nfev <= 1.25 * d->nfev && a->njev == 0 &&
-              fabs(xa[0] - xr[0]) <= fmax(3.0 * fabs(xd[0] - xr[0]), 10.0 * rtols[k]), name,
-              "nfev auto %ld (switches %ld, probes %ld) DOPRI5 %ld; |err| auto %.2e DOPRI5 %.2e",
-              a->nfev, a->nswitch, a->nprobe, d->nfev, fabs(xa[0] - xr[0]), fabs(xd[0] - xr[0]));
+        for (i = 0; i < 2; i++)
+            for (j = 0; j < 10; j++)
+                if (err[i][j] <= fabs(xa[0] - xr[0]) && (best < 0 || nf[i][j] < best)) best = nf[i][j];
+        snprintf(name, sizeof name, "auto_kinked_cost_at_equal_accuracy_rtol%.0e", rtols[k]);
+        check(rca == 0 && best > 0 && a->nprobe >= 1 && a->nfev <= 1.5 * best && a->njev == 0,
+              name, "nfev auto %ld (switches %ld, probes %ld, |err| %.2e), cheapest fixed explicit "
+              "method at that error or below %ld (%.2fx)", a->nfev, a->nswitch, a->nprobe,
+              fabs(xa[0] - xr[0]), best, best > 0 ? (double)a->nfev / best : 0.0);
         rt_ode_free(a);
-        rt_ode_free(d);
     }
 }
 
@@ -539,12 +558,12 @@ static void test_auto_save_restore(void)
         /* DOPRI5 (back to Adams when stable) with its probe level; DOPRI5 and RODAS4 at
            once, a count beyond the level's */
         rt_ode_auto_load(s, (1 << AUTO_CODE_DOPRI5_SHIFT) | (2 << AUTO_CODE_LEVEL_SHIFT) |
-                         (1 << AUTO_CODE_BACK_SHIFT), 400);
-        ok = ok && s->sub == &rt_ode_dopri5 && s->pr_level == 2 && s->pr_count == 400 &&
+                         (1 << AUTO_CODE_BACK_SHIFT), PROBE_EVERY << 2);
+        ok = ok && s->sub == &rt_ode_dopri5 && s->pr_level == 2 && s->pr_count == PROBE_EVERY << 2 &&
              s->dp_back == 1;
         rt_ode_auto_load(s, 1 | (1 << AUTO_CODE_DOPRI5_SHIFT), 0);
         ok = ok && rt_ode_auto_save(s, &cnt) == 0;
-        rt_ode_auto_load(s, 2 << AUTO_CODE_LEVEL_SHIFT, 401);
+        rt_ode_auto_load(s, 2 << AUTO_CODE_LEVEL_SHIFT, (PROBE_EVERY << 2) + 1);
         ok = ok && rt_ode_auto_save(s, &cnt) == 0;
         rt_ode_auto_load(s, AUTO_CODE_LIMIT, 0);   /* invalid -> initial */
         check(k == code && s->backoff == 0 && k2 == ((40 << AUTO_CODE_STIFF_SHIFT) |

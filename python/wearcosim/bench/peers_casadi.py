@@ -5,9 +5,23 @@ The exporter turns a model into CasADi SX functions (:func:`wearcosim.export.cod
 ``deriv`` (state derivatives and event indicators), ``eval`` (derivatives, outputs, discrete
 algebraics), ``rel`` (relation values), ``cond`` / ``fire`` (when-clauses), ``params`` and
 ``init`` (initialisation).  :class:`CvodesPeer` integrates exactly those equations with CVODES
-(BDF or Adams, CasADi's ``cvodes`` plugin; the SX functions run in CasADi's virtual machine, no
-code is compiled) and handles the events the way an FMI importer does, by restarting at
-crossings:
+(BDF or Adams, CasADi's ``cvodes`` plugin) and handles the events the way an FMI importer does,
+by restarting at crossings.
+
+Compiled or interpreted (``compiled``).  Compiled (the default, and the run the benchmark's
+acceptance uses): every function the peer evaluates -- the ODE right-hand side and the
+Jacobian CVODES asks for (CasADi's ``jit`` of the integrators' functions), the event
+indicators, the outputs and the event iteration's functions -- is generated as C by CasADi and
+compiled with the FMU's flags, ``gcc -O2 -std=c99 -ffp-contract=off`` (+ ``-fPIC``, linked
+``-shared``), when the peer is built: set-up, outside the timed runs, like the FMU's
+compilation.  Interpreted: the same SX functions in CasADi's virtual machine, no code
+compiled (reported beside the compiled run, never instead).  The compiled run saves 15-22 % on
+the benchmark's mechanisms (the right-hand side is a small part of CVODES' time there: its
+own linear algebra, step control and CasADi's call overhead per integrator call are the rest)
+and about half on the 61-state rotor (docs/benchmarks.md, 2026-12-06); the point is equal
+terms: our FMU's model code is compiled C, so is the peer's.
+
+Events:
 
 * the output grid is integrated in chunks of ``chunk`` grid intervals (one integrator call per
   chunk, outputs at the grid points);
@@ -31,6 +45,7 @@ set-up, like compiling an FMU, and is not part of :meth:`CvodesPeer.simulate`.
 """
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
@@ -44,6 +59,68 @@ SAMPLES = 32
 EVENT_RESOLUTION = 1e-7
 #: event iteration passes before giving up (the runtime's RT_MAX_EVENT_ITER is of this order)
 MAX_EVENT_PASSES = 20
+#: C compiler and flags of the compiled peer: the FMU's (wearcosim.export.package), CasADi's
+#: "shell" compiler adds -fPIC when compiling and -shared when linking
+CC = "gcc"
+CFLAGS = ("-O2", "-std=c99", "-ffp-contract=off")
+
+
+#: the compiler front end of the compiled peer: CasADi's shell compiler calls it as
+#: ``<it> FLAGS -fPIC -c SRC.c -o OBJ.o``; it compiles with CC unless an object of the same
+#: source and flags is in the folder's cache (the integrators of every rung of a ladder, and the
+#: chunk, bracket and single-interval integrators of one rung, generate the same C)
+_CC_SCRIPT = """#!/bin/sh
+src=; obj=; prev=
+for a in "$@"; do
+  [ "$prev" = "-o" ] && obj=$a
+  case "$a" in *.c) src=$a ;; esac
+  prev=$a
+done
+key=$( { for a in "$@"; do case "$a" in *.c|*.o) ;; *) echo "$a" ;; esac; done; cat "$src"; } | sha1sum | cut -c1-40)
+cache=$(dirname "$0")/objects
+if [ -f "$cache/$key.o" ]; then cp "$cache/$key.o" "$obj"; exit 0; fi
+%s "$@" || exit 1
+mkdir -p "$cache" && cp "$obj" "$cache/$key.$$" && mv "$cache/$key.$$" "$cache/$key.o"
+"""
+
+
+class JitFolder:
+    """A temporary folder for compiled peers' objects, with the compiler front end in it; one
+    may serve several peers (a contender's rungs), which then share its object cache.
+    :meth:`cleanup` removes it (also when the object is garbage-collected); functions compiled
+    into it keep working (their shared objects stay mapped)."""
+
+    def __init__(self) -> None:
+        import os
+        import shutil
+        import tempfile
+        import weakref
+        self.path = tempfile.mkdtemp(prefix="wc_cvodes_jit_")
+        self.cc = os.path.join(self.path, "cc")
+        with open(self.cc, "w") as f:
+            f.write(_CC_SCRIPT % CC)
+        os.chmod(self.cc, 0o755)
+        self._finalizer = weakref.finalize(self, shutil.rmtree, self.path, True)
+
+    def options(self) -> dict[str, Any]:
+        """CasADi function options that compile a function's generated C with :data:`CC` and
+        :data:`CFLAGS` (+ ``-fPIC``; linked ``-shared``) into a shared object in this folder
+        when the function is created; an object of the same C source and flags compiled
+        before in this folder is reused."""
+        return {"jit": True, "compiler": "shell", "jit_cleanup": False,
+                "jit_options": {"compiler": self.cc, "linker": CC, "flags": list(CFLAGS), "directory": self.path,
+                                "cleanup": False}}
+
+    def cleanup(self) -> None:
+        """Remove the folder (idempotent)."""
+        self._finalizer()
+
+
+def _compiled(f: Any, opts: dict[str, Any]) -> Any:
+    """The SX function ``f`` again, with ``opts`` (:func:`jit_options`): the same expressions,
+    evaluated by compiled C instead of CasADi's virtual machine."""
+    ins = f.sx_in()
+    return ca.Function(f.name() + "_c", ins, f.call(ins), f.name_in(), f.name_out(), opts)
 
 
 @dataclass
@@ -67,14 +144,30 @@ def functions_of(model: str, package_dir: Path | None = None) -> Any:
 
 class CvodesPeer:
     """CVODES (``method``: ``"bdf"`` or ``"adams"``) on the exporter's functions of a model;
-    :meth:`simulate` returns the named outputs on a uniform grid."""
+    :meth:`simulate` returns the named outputs on a uniform grid.
 
-    def __init__(self, gen: Any, signals: Sequence[str], stop: float, n: int, rtol: float, method: str = "bdf",
-                 atol: float | None = None, chunk: int = 16) -> None:
+    ``rtol`` None: CVODES' defaults as CasADi sets them (reltol 1e-6, abstol 1e-8), else
+    ``rtol`` and ``atol`` (default 1e-3 x rtol, as the CS FMU's).  ``compiled``: the functions
+    compiled to C at construction (module docstring; needs ``gcc``) into ``jit`` (a
+    :class:`JitFolder` several peers may share) or a folder of its own, else interpreted by
+    CasADi's virtual machine."""
+
+    def __init__(self, gen: Any, signals: Sequence[str], stop: float, n: int, rtol: float | None,
+                 method: str = "bdf", atol: float | None = None, chunk: int = 16, compiled: bool = True,
+                 jit: JitFolder | None = None) -> None:
         from ..export import codegen
         L, F = gen.layout, gen.functions
         if L.n["W"]:
             raise ValueError("models with nonlinear loops are not supported by the CVODES peer")
+        self.compiled = bool(compiled)
+        #: where the compiled objects are: ``jit`` (the caller's, shared) or a folder of its own,
+        #: removed by :meth:`close` or when the peer is garbage-collected
+        self.jit_folder = (jit or JitFolder()) if self.compiled else None
+        self._own_folder = self.compiled and jit is None
+        jit = self.jit_folder.options() if self.compiled else {}
+        if jit:
+            F = {k: _compiled(f, jit) if k in ("eval", "rel", "cond", "fire", "params", "init") else f
+                 for k, f in F.items()}
         self.L, self.F, self.stop, self.n = L, F, float(stop), int(n)
         self.split = bool(gen.split_eval)
         self.dt = self.stop / self.n
@@ -114,22 +207,46 @@ class CvodesPeer:
         dz = F["deriv"](V, t, 0)
         ode = b * dz[:nx]
         dae = {"x": x, "p": ca.vertcat(a, b, P), "t": tau, "ode": ode}
-        opts = {"reltol": rtol, "abstol": atol if atol is not None else rtol * 1e-3,
-                "linear_multistep_method": method, "max_num_steps": 10 ** 7}
+        opts = {"linear_multistep_method": method, "max_num_steps": 10 ** 7, **jit}
+        if rtol is not None:
+            opts.update(reltol=rtol, abstol=atol if atol is not None else rtol * 1e-3)
         if method == "adams":          # non-stiff: fixed-point iteration, no Jacobian
             opts["nonlinear_solver_iteration"] = "functional"
-        self.I_chunk = ca.integrator("chunk", "cvodes", dae, 0.0, [float(k) for k in range(1, self.chunk + 1)], opts)
-        self.I_fine = ca.integrator("fine", "cvodes", dae, 0.0, [float(k) for k in range(1, SAMPLES + 1)], opts)
-        self.I_one = ca.integrator("one", "cvodes", dae, 0.0, [1.0], opts)
+        # (compiled: CasADi writes a copy of an integrator's generated C into the current
+        # folder too, whatever jit_options' directory says: built from inside the jit folder)
+        with contextlib.chdir(self.jit_folder.path) if self.compiled else contextlib.nullcontext():
+            self.I_chunk = ca.integrator("chunk", "cvodes", dae, 0.0, [float(k) for k in range(1, self.chunk + 1)],
+                                         opts)
+            self.I_fine = ca.integrator("fine", "cvodes", dae, 0.0, [float(k) for k in range(1, SAMPLES + 1)], opts)
+            self.I_one = ca.integrator("one", "cvodes", dae, 0.0, [1.0], opts)
         tt = ca.SX.sym("t")
         Vt = ca.vertcat(P[:self.ox], x, P[self.ox + nx:])
-        self.Z = ca.Function("z", [x, tt, P], [F["zc"](Vt, tt, 0)])
-        ev = F["eval"](Vt, tt, 0)
+        G = gen.functions                # the SX functions (F may hold their compiled copies)
+        z = G["zc"](Vt, tt, 0)
+        ev = G["eval"](Vt, tt, 0)
         src = {"x": x, "e": ev, "v": P}
-        self.Y = ca.Function("y", [x, tt, P], [ca.vertcat(*[src[w][i] for w, i in picks]) if picks else ca.SX(0, 1)])
-        self.Zc, self.Zf = self.Z.map(self.chunk), self.Z.map(SAMPLES)
-        self.Yc = self.Y.map(self.chunk)
+        y = ca.vertcat(*[src[w][i] for w, i in picks]) if picks else ca.SX(0, 1)
+        self.Z = ca.Function("z", [x, tt, P], [z], jit)
+        self.Y = ca.Function("y", [x, tt, P], [y], jit)
+        # the grid's columns at once: one function of the chunk's (or samples') columns
+        self.Zc, self.Zf, self.Yc = (_compiled(f, jit) if jit else f
+                                     for f in (self._mapped(x, tt, P, z, self.chunk, "zc"),
+                                               self._mapped(x, tt, P, z, SAMPLES, "zf"),
+                                               self._mapped(x, tt, P, y, self.chunk, "yc")))
         self.stats = CvodesStats()
+
+    def close(self) -> None:
+        """Remove the compiled objects' folder if the peer made it (a shared one is its
+        owner's to remove)."""
+        if self._own_folder and self.jit_folder is not None:
+            self.jit_folder.cleanup()
+
+    @staticmethod
+    def _mapped(x: Any, t: Any, P: Any, out: Any, m: int, name: str) -> Any:
+        """An SX function of (X [nx, m], t [m], P) giving ``out`` of (x, t, P) column by column."""
+        return ca.Function(name, [x, t, P], [out]).map(m).expand()
+
+
 
     # -------------------------------------------------------------- numeric model steps
     def _sl(self, name):
@@ -274,4 +391,4 @@ class CvodesPeer:
         return tg, Y
 
 
-__all__ = ["CvodesPeer", "CvodesStats", "functions_of"]
+__all__ = ["CvodesPeer", "CvodesStats", "JitFolder", "functions_of"]

@@ -25,6 +25,11 @@ the tolerance ladder and the interleaved, CPU-timed repeats, the same for every 
   instantiate an FMU, compile a model, build an integrator) is done when it is created, outside
   the timed part; the timed part is one simulation from initialisation to the stop time with
   its results on the grid.
+* **Each contender with its defaults too**: a contender that has default settings (its own
+  default tolerances, what a user gets without choosing any) is also run with them, scored on
+  the same grid and timed in the same interleaved repeats, and reported beside its ladder
+  figure (whether or not it reaches the target there); the ladder figure is the comparison at
+  equal accuracy, the defaults' figure what each tool gives out of the box.
 """
 from __future__ import annotations
 
@@ -60,6 +65,10 @@ class Contender:
     run: Callable[[float, bool], Run]
     close: Callable[[], None] = lambda: None
     group: str = "peer"          #: "ours" or "peer"
+    #: a run with the contender's own default settings (``count`` as for ``run``); None: none
+    default: Optional[Callable[[bool], Run]] = None
+    #: what those defaults are, for the report (e.g. "rtol 1e-3, atol 1e-6: solve_ivp's")
+    default_info: str = ""
 
 
 @dataclass
@@ -75,6 +84,9 @@ class Outcome:
     cpu: list = field(default_factory=list)
     wall: list = field(default_factory=list)
     failed: str = ""
+    #: the run with the contender's defaults: {info, error, nfev, cpu: [...], wall: [...], failed}
+    #: (None: it has none)
+    default: Optional[dict] = None
 
     @property
     def reached(self) -> bool:
@@ -91,7 +103,10 @@ class Outcome:
     def as_dict(self) -> dict:
         return {"group": self.group, "ladder": self.ladder, "rtol": self.rtol, "error": self.error,
                 "nfev": self.nfev, "cpu": self.cpu, "wall": self.wall, "cpu_best": self.cpu_best,
-                "wall_best": self.wall_best, "reached": self.reached, "failed": self.failed}
+                "wall_best": self.wall_best, "reached": self.reached, "failed": self.failed,
+                "default": None if self.default is None else
+                dict(self.default, cpu_best=min(self.default["cpu"]) if self.default["cpu"] else None,
+                     wall_best=min(self.default["wall"]) if self.default["wall"] else None)}
 
 
 def on_grid(t: np.ndarray, y: np.ndarray, grid: np.ndarray, rel: float = 1e-6) -> np.ndarray:
@@ -180,21 +195,46 @@ def measure(contenders: Sequence[Contender], rungs: Sequence[float], grid: np.nd
             break
         if not o.reached:
             say(f"    {c.name}: never reaches {target:g} on the ladder")
-    timed = [c for c in contenders if out[c.name].reached]
-    by_name = {c.name: c for c in timed}
-    step = progress(repeats * len(timed)) if progress and timed else None
+        if c.default is not None:
+            o.default = _default_run(c, grid, ref, say)
+    # timed: (name, True) at its rung, (name, False) with its defaults; round-robin over both
+    jobs = {(c.name, True): (lambda c=c: c.run(out[c.name].rtol, False)) for c in contenders if out[c.name].reached}
+    jobs.update({(c.name, False): (lambda c=c: c.default(False)) for c in contenders
+                 if out[c.name].default is not None and not out[c.name].default["failed"]})
+    keys = list(jobs)
+    step = progress(repeats * len(keys)) if progress and keys else None
     for rep in range(repeats):
-        for name in order([c.name for c in timed], rep):
+        for k in order(range(len(keys)), rep):
+            name, at_rung = keys[k]
             o = out[name]
-            if not o.failed:
+            rec = o if at_rung else None
+            failed = o.failed if at_rung else o.default["failed"]
+            if not failed:
                 try:
-                    _, cpu, wall = _clock(lambda: by_name[name].run(o.rtol, False))
-                    o.cpu.append(cpu)
-                    o.wall.append(wall)
+                    _, cpu, wall = _clock(jobs[keys[k]])
+                    (o.cpu if at_rung else o.default["cpu"]).append(cpu)
+                    (o.wall if at_rung else o.default["wall"]).append(wall)
                 except Exception as exc:    # noqa: BLE001 -- reported; its other repeats are dropped
-                    o.failed = f"timed run failed: {type(exc).__name__}: {(str(exc).splitlines() or [''])[0][:200]}"
-                    o.cpu, o.wall = [], []
-                    say(f"    {name}: {o.failed}")
+                    msg = f"timed run failed: {type(exc).__name__}: {(str(exc).splitlines() or [''])[0][:200]}"
+                    if rec is not None:
+                        o.failed, o.cpu, o.wall = msg, [], []
+                    else:
+                        o.default.update(failed=msg, cpu=[], wall=[])
+                    say(f"    {name}{'' if at_rung else ' (defaults)'}: {msg}")
             if step:
                 step()
     return out
+
+
+def _default_run(c: Contender, grid: np.ndarray, ref: np.ndarray, say: Callable[[str], None]) -> dict:
+    """The contender's run with its defaults, scored (not yet timed): {info, error, nfev, cpu,
+    wall, failed}."""
+    d = {"info": c.default_info, "error": None, "nfev": None, "cpu": [], "wall": [], "failed": ""}
+    try:
+        run, _, _ = _clock(lambda: c.default(True))
+        d.update(error=grid_error(run.t, run.y, grid, ref), nfev=run.nfev)
+        say(f"    {c.name} with its defaults ({c.default_info}): error {d['error']:.2g}")
+    except Exception as exc:                # noqa: BLE001 -- reported
+        d["failed"] = f"{type(exc).__name__}: {(str(exc).splitlines() or [''])[0][:200]}"
+        say(f"    {c.name} with its defaults: failed: {d['failed']}")
+    return d

@@ -79,6 +79,11 @@ from ..names import safe_stem
 from ..resources import fmu_sources
 
 CONTAINER_SRC = fmu_sources() / "container"
+#: compiled into a component's binary, never into the container's (ct_fast.h)
+FAST_UNIT, FAST_HEADER = "ct_fast.c", "ct_fast.h"
+#: the runtime files whose internals ct_fast.c uses: a component whose sources carry other
+#: versions of them keeps the fmi2 path
+FAST_RUNTIME = ("model_api.h", "rt_core.h", "rt_ctx.h", "rt_impl.h", "rt_ode.h")
 
 #: runtime log categories (fmu/runtime/rt_ctx.h order): bit k of CtCompInfo.logCats
 LOG_CATEGORIES = ("logEvents", "logStatusWarning", "logStatusDiscard", "logStatusError", "logAll")
@@ -944,23 +949,71 @@ def _identifier(name: str) -> str:
     return ident
 
 
-def _stage_component(comp: _Comp, dest: Path):
-    """The component FMU's binaries, resources and modelDescription.xml under dest."""
+def _fast_units(comp: _Comp, src: Path) -> Optional[list]:
+    """The compilation units of ``comp``'s Model Exchange binary when it can be rebuilt with the
+    container's fast entry points (``fmu/container/ct_fast.c``), else None: its extracted
+    ``sources/`` (``src``) hold a build description of that binary whose options and definitions
+    are those this exporter compiles with (so the rebuilt binary computes what the original
+    computes) and the runtime headers ct_fast.c relies on, byte for byte as this runtime's."""
+    from ..export import builddesc
+    ident = comp.md.modelExchange.modelIdentifier
+    if not (src / "buildDescription.xml").is_file() or not str(comp.md.generationTool or "").startswith("wearcosim"):
+        return None
+    try:
+        conf = builddesc.choose(builddesc.read(src / "buildDescription.xml"), ident)
+    except (builddesc.BuildDescriptionError, OSError):
+        return None
+    if len(conf.file_sets) != 1:
+        return None
+    fs = conf.file_sets[0]
+    if (fs.compiler_options or "").split() != list(package.COMPILER_OPTIONS) or \
+            [(n, v) for n, v in fs.definitions] != package.definitions(src):
+        return None
+    runtime = fmu_sources() / "runtime"
+    for h in FAST_RUNTIME:
+        if not (src / h).is_file() or (src / h).read_bytes() != (runtime / h).read_bytes():
+            return None
+    units = [str(f) for f in fs.files]
+    if not units or not all((src / u).is_file() for u in units) or FAST_UNIT in units:
+        return None
+    return units
+
+
+def _stage_component(comp: _Comp, dest: Path, fast: bool) -> bool:
+    """The component FMU's binaries, resources and modelDescription.xml under dest; with
+    ``fast``, its Model Exchange binary rebuilt from its sources with the container's fast
+    entry points when it carries suitable ones (:func:`_fast_units`).  True if rebuilt."""
     from ..fmi.archive import FMUOpenError, safe_extract
     try:
         safe_extract(comp.path, dest)
     except FMUOpenError as exc:
         raise ContainerError(f"component '{comp.name}' ({comp.path.name}): cannot extract: {exc.reason}") from None
+    src = dest / "sources"
+    units = _fast_units(comp, src) if fast and src.is_dir() else None
+    if units:
+        ident = comp.md.modelExchange.modelIdentifier
+        for f in (FAST_UNIT, FAST_HEADER):
+            shutil.copy2(CONTAINER_SRC / f, src / f)
+        # beside the component's own binaries, which stay as shipped (fmu/container/ct_load.c
+        # loads fast/<platform>/ first)
+        so = dest / "fast" / package.platform_dir() / (ident + package.shared_ext())
+        try:
+            with package.host_only():
+                package.compile_binary(src, units + [FAST_UNIT], ident, so)
+        except package.ExportError as exc:
+            raise ContainerError(f"component '{comp.name}' ({comp.path.name}): rebuilding its binary with the "
+                                 f"container's fast entry points failed: {exc}") from None
     for p in dest.iterdir():
-        if p.name not in ("binaries", "resources", "modelDescription.xml"):
+        if p.name not in ("binaries", "fast", "resources", "modelDescription.xml"):
             if p.is_dir():
                 shutil.rmtree(p)
             else:
                 p.unlink()
+    return bool(units)
 
 
 def build_container(system: System, out_fmu: str | Path, name: str | None = None,
-                    keep_dir: str | Path | None = None) -> Path:
+                    keep_dir: str | Path | None = None, fast: bool = True) -> Path:
     """Build the container FMU of ``system`` (components: Model-Exchange FMUs, ``Component.path``
     set) at ``out_fmu`` and return its path.  ``name`` (default: the system's) is the model name;
     the model identifier is its C-identifier form.  ``keep_dir``: also copy the staged FMU tree
@@ -975,7 +1028,7 @@ def build_container(system: System, out_fmu: str | Path, name: str | None = None
         gen = tmp / "generated"
         gen.mkdir()
         for f in sorted(CONTAINER_SRC.iterdir()):
-            if f.suffix in (".c", ".h"):
+            if f.suffix in (".c", ".h") and f.name != FAST_UNIT:
                 shutil.copy2(f, gen / f.name)
         tables = _render_tables(P)
         digest = hashlib.sha256()
@@ -993,7 +1046,7 @@ def build_container(system: System, out_fmu: str | Path, name: str | None = None
         so = stage / "binaries" / package.platform_dir() / (ident + package.shared_ext())
         package.compile_binary(stage / "sources", units, ident, so)
         for c in P.comps:
-            _stage_component(c, stage / "resources" / "components" / c.folder)
+            _stage_component(c, stage / "resources" / "components" / c.folder, fast)
         if keep_dir:
             kd = Path(keep_dir)
             if kd.exists():

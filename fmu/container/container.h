@@ -27,6 +27,12 @@
  *   TNEXT (internal) per component with time events: its next event time (+inf: none);
  *       its indicator is tNext - t (a time event becomes a state event of the container)
  *
+ * Fast entry points (ct_fast.h): a component whose binary the builder rebuilt with ct_fast.c
+ * (resources/components/<folder>/fast/<platform>/, loaded instead of binaries/<platform>/)
+ * takes the continuous-time calls below through them (time + states in one call, one call per
+ * action, derivatives + indicators in one call); every other call, and any the fast path
+ * refuses, goes through its fmi2 functions.
+ *
  * Evaluation (mdl_deriv): per component fmi2SetTime and fmi2SetContinuousStates (skipped
  * when unchanged), then the ACTION LIST: fmi2Set* of inputs from v and fmi2Get* of outputs
  * into v, in a topological order of "input <- output" (connections) and "output <- input"

@@ -8,8 +8,17 @@ is integrated as stiffly coupled as inside one model.  The coupling runs in C: t
 a hand-written model (``fmu/container/*.c``, contract ``fmu/runtime/model_api.h`` with its
 optional hooks) compiled with the unchanged runtime (``fmu/runtime``); per right-hand side it
 calls each component's ``fmi2*`` functions through pointers (the component binaries are loaded
-with ``dlopen`` from the container's ``resources/components/<name>/``).  What this module
-generates per system:
+with ``dlopen`` from the container's ``resources/components/<name>/``).
+
+Fast entry points (``fast=True``, the default): a component FMU that carries its sources, made by
+this exporter with this runtime and these compiler options (:func:`_fast_units`), is compiled
+again with ``fmu/container/ct_fast.c`` into ``resources/components/<name>/fast/<platform>/``
+(its own binaries stay in ``binaries/`` as shipped); in continuous time the container then moves
+time, states, inputs, outputs, derivatives and indicators through those entry points, a few
+calls per right-hand side without the per-call checks of the fmi2 functions, through the same
+runtime code, so the results are bit-identical to the fmi2 path (``fmu/container/ct_fast.h``).
+Components without suitable sources keep the fmi2 path.  What this module generates per
+system:
 
 * ``config.h``: the model_api.h macros of the container's ``v`` layout and the ``CT_*`` sizes;
 * ``tables.c``: the variables (``mdl_var``), start values, state nominals (the components'
@@ -92,7 +101,7 @@ DIAGNOSTICS = [
     ("nRhs", "", "Right-hand side evaluations of the container (each calls every component)"),
     ("nEvents", "", "Event iterations completed (initialization included)"),
     ("nPasses", "", "Passes of the components' event protocol (fmi2NewDiscreteStates rounds)"),
-    ("nCalls", "", "Calls of component fmi2 functions"),
+    ("nCalls", "", "Calls into the components (fmi2 functions, or the fast entry points of ct_fast.h)"),
     ("timeInComponents", "s", "Wall-clock time spent inside component fmi2 calls "
                                "(measured only while _container.timing is true)"),
     ("timeInContainer", "s", "Wall-clock time of the container's evaluation outside the component "
@@ -1017,8 +1026,12 @@ def build_container(system: System, out_fmu: str | Path, name: str | None = None
     """Build the container FMU of ``system`` (components: Model-Exchange FMUs, ``Component.path``
     set) at ``out_fmu`` and return its path.  ``name`` (default: the system's) is the model name;
     the model identifier is its C-identifier form.  ``keep_dir``: also copy the staged FMU tree
-    there (debugging).  Raises :class:`ContainerError` (one line, naming the component and port)
-    for systems the container cannot take."""
+    there (debugging).  ``fast``: rebuild the components that carry suitable sources with the
+    container's fast entry points (:func:`_fast_units`; one compilation of each such component,
+    for a container that runs its right-hand sides at a fraction of the fmi2 path's overhead with
+    the same results); False: every component through its fmi2 functions, its binaries as
+    shipped.  Raises :class:`ContainerError` (one line, naming the component and port) for
+    systems the container cannot take, or when a component's rebuild fails."""
     out_fmu = Path(out_fmu)
     name = name or system.name or "Container"
     ident = _identifier(name)

@@ -31,10 +31,11 @@ static int fast_here(const CtData *d, const CtComp *k, int type)
     return k->fast && d->phase == CT_PH_CT && type == MT_REAL;
 }
 
-/* memcmp(a, b, n doubles) == 0 inline (a few states: no library call) */
+/* memcmp(a, b, n doubles) == 0, inline for a few states (no library call), memcmp for many */
 static int same_bits(const double *a, const double *b, int n)
 {
     int i;
+    if (n > 8) return memcmp(a, b, (size_t)n * sizeof(double)) == 0;
     for (i = 0; i < n; i++) {
         unsigned long long x, y;
         memcpy(&x, a + i, sizeof x);

@@ -126,3 +126,18 @@ def test_component_without_sources_falls_back_to_fmi_path(fmus, built, tmp_path)
     a, b = _run(mixed, "CoSimulation", stop, names, 0), _run(built["contact"][1], "CoSimulation", stop, names, 0)
     for n in ["time"] + names:
         assert np.array_equal(a[n], b[n]), n
+
+
+def test_component_with_another_runtime_keeps_fmi_path(fmus, tmp_path):
+    """Sources whose runtime headers differ from this runtime's (another wearcosim version):
+    ct_fast.c relies on the runtime's internals, so that component is not rebuilt."""
+    src = fmus["ContactSpring"]
+    other = tmp_path / "ContactSpring.fmu"
+    with zipfile.ZipFile(src) as zi, zipfile.ZipFile(other, "w", zipfile.ZIP_DEFLATED) as zo:
+        for item in zi.infolist():
+            data = zi.read(item.filename)
+            if item.filename == "sources/rt_ctx.h":
+                data += b"\n/* another version */\n"
+            zo.writestr(item, data)
+    system = _system("contact", fmus, lambda m: other if m == "ContactSpring" else fmus[m])
+    assert set(_component_binaries(build_container(system, tmp_path / "other.fmu"))) == {"body"}

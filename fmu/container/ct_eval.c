@@ -399,6 +399,22 @@ SLOW:
             if (ct_call_end(d, k, "fmi2GetEventIndicators", t0, st, t)) return 1;
         }
 OUTPUTS:
+        /* config.h MDL_DERIV_CHECKS_FINITE: the container's mdl_deriv refuses a NaN/Inf
+           derivative (so the solver does not test all N_X again): a component whose own
+           mdl_deriv does (fast path, generated model) has done it, the others are tested here,
+           in the phases the solver evaluates in */
+        if (ci->nx > 0 && (d->phase == CT_PH_CT || d->phase == CT_PH_EVENT) &&
+            !(k->fast && k->fast->checksFinite)) {
+            const double *dx = v + OFF_DX + ci->xoff;
+            int j;
+            for (j = 0; j < ci->nx; j++)
+                if (!isfinite(dx[j])) {
+                    rt_log(d->ctx, 2, "logStatusDiscard", "component %s: the derivative of its "
+                           "state %d (vr=%u) is not finite at t=%.17g", ci->name, j + 1,
+                           ct_state_vr[ci->xoff + j], t);
+                    return 1;
+                }
+        }
         if (outputs && ci->outN > 0) {
             const CtVal *vals = ct_out + ci->outFirst;
             int n = ci->outN;

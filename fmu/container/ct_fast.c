@@ -38,18 +38,19 @@ static int f_place(void *inst, double t, const double *x, size_t nx)
 {
     RtCtx *c = in_ct(inst);
     size_t i;
+    int bad = 0;
     if (!c || !isfinite(t)) return CT_FAST_SLOW;
     if (x) {
         if (nx != (size_t)N_X) return CT_FAST_SLOW;
-        for (i = 0; i < nx; i++)
-            if (!isfinite(x[i])) return CT_FAST_SLOW;
+        for (i = 0; i < nx; i++) bad |= !isfinite(x[i]);   /* (no branch per state) */
+        if (bad) return CT_FAST_SLOW;
     }
     if (t != c->time) {
         c->time = t;
         rt_invalidate(c);
     }
-    if (x) {
-        for (i = 0; i < nx; i++) c->v[OFF_X + i] = x[i];
+    if (x && nx > 0) {
+        memcpy(c->v + OFF_X, x, nx * sizeof(double));
         rt_invalidate(c);
     }
     return RT_STATUS_OK;
@@ -182,8 +183,14 @@ static int f_dz(void *inst, double *dx, size_t nx, double *z, size_t nz)
     return RT_STATUS_OK;
 }
 
+#if defined(MDL_DERIV_CHECKS_FINITE) && MDL_DERIV_CHECKS_FINITE
+#define CT_CHECKS_FINITE 1
+#else
+#define CT_CHECKS_FINITE 0
+#endif
+
 static const CtFastApi api = {
-    CT_FAST_VERSION, (int)sizeof(CtVal), f_place, f_settable, f_set, f_need, f_get, f_dz
+    CT_FAST_VERSION, (int)sizeof(CtVal), CT_CHECKS_FINITE, f_place, f_settable, f_set, f_need, f_get, f_dz
 };
 
 /* the one exported symbol besides the fmi2 functions (the runtime's units are hidden) */

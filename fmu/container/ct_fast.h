@@ -27,7 +27,7 @@
 
 #include <stddef.h>
 
-#define CT_FAST_VERSION 1
+#define CT_FAST_VERSION 2
 #define CT_FAST_SLOW (-1)
 #define CT_FAST_SYMBOL "wcct_fast_api"
 /* CtFastApi.need: the values cannot be read by the fast path (not Real variables of the
@@ -46,6 +46,9 @@ typedef struct {
 typedef struct {
     int version;             /* CT_FAST_VERSION */
     int sizeofVal;           /* sizeof(CtVal) on the component's side */
+    int checksFinite;        /* 1: its mdl_deriv refuses a NaN/Inf derivative itself
+                                (MDL_DERIV_CHECKS_FINITE, the generated models): the container
+                                need not test its derivatives again */
     /* fmi2SetTime(t) and, when x is not NULL, fmi2SetContinuousStates(x, nx) */
     int (*place)(void *inst, double t, const double *x, size_t nx);
     /* 0 if vals are all Real inputs of the description (what set() takes), else

@@ -770,6 +770,8 @@ def _render_config(P: _Plan, guid: str) -> str:
         ("OFF_SOLVER_MAXSTEPS", "(OFF_SOLVER + 4)"), ("OFF_SOLVER_MAXSTEPTIME", "(OFF_SOLVER + 5)"),
         ("OFF_SOLVER_INPUTEXTRAPOLATION", "(OFF_SOLVER + 6)"),
         ("HAS_JACOBIAN", all_dd), ("CT_ALL_DD", all_dd), ("CT_MAXDD", maxdd),
+        # mdl_deriv refuses NaN/Inf derivatives (ct_finish), the solver does not test them again
+        ("MDL_DERIV_CHECKS_FINITE", 1),
         ("MDL_HAS_DDIR", all_dd), ("N_OUTLIST", len(_outlist(P))),
         ("DEFAULT_START_TIME", _cnum(exp.get("startTime", 0.0))),
         ("DEFAULT_STOP_TIME", _cnum(exp.get("stopTime", 1.0))),

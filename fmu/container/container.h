@@ -27,6 +27,12 @@
  *   TNEXT (internal) per component with time events: its next event time (+inf: none);
  *       its indicator is tNext - t (a time event becomes a state event of the container)
  *
+ * Fast entry points (ct_fast.h): a component whose binary the builder rebuilt with ct_fast.c
+ * (resources/components/<folder>/fast/<platform>/, loaded instead of binaries/<platform>/)
+ * takes the continuous-time calls below through them (time + states in one call, one call per
+ * action, derivatives + indicators in one call); every other call, and any the fast path
+ * refuses, goes through its fmi2 functions.
+ *
  * Evaluation (mdl_deriv): per component fmi2SetTime and fmi2SetContinuousStates (skipped
  * when unchanged), then the ACTION LIST: fmi2Set* of inputs from v and fmi2Get* of outputs
  * into v, in a topological order of "input <- output" (connections) and "output <- input"
@@ -50,6 +56,7 @@
 #include "config.h"
 #include "model_api.h"
 #include "fmi2FunctionTypes.h"
+#include "ct_fast.h"
 
 #if defined(__GNUC__) && !defined(_WIN32) && !defined(__CYGWIN__)
 #pragma GCC visibility push(hidden)
@@ -76,14 +83,7 @@ typedef struct {
                                 0: it declares none, categories are forwarded as given */
 } CtCompInfo;
 
-/* one value moved between a slot of v and a component variable */
-typedef struct {
-    unsigned int vr;         /* the component's value reference */
-    int slot;                /* the container's slot */
-    unsigned char type;      /* MT_* */
-    unsigned char kind;      /* ct_fwd: CT_FWD_*; ct_out: 1 for a Real output of discrete
-                                variability (its time derivative is 0); otherwise 0 */
-} CtVal;
+/* CtVal (one value moved between a slot of v and a component variable): ct_fast.h */
 
 enum { CT_FWD_FIXED = 1, CT_FWD_TUNABLE = 2, CT_FWD_START = 4 };
 enum { CT_SET = 0, CT_GET = 1 };
@@ -160,6 +160,8 @@ typedef struct {
     const CtCompInfo *info;
     void *lib;                   /* dlopen handle */
     CtFmi f;
+    const CtFastApi *fast;       /* its fast entry points (ct_fast.h; compiled into its binary
+                                    by the builder when it carries its sources), NULL: none */
     fmi2Component inst;
     fmi2CallbackFunctions cb;    /* componentEnvironment = this record */
     fmi2FMUstate scratch;        /* FMU-state hooks: the snapshot being saved/restored */
@@ -188,6 +190,11 @@ struct CtData {
     double lastSet[NARR_CT(CT_N_ACTVAL)];  /* value last set per action value, what the
                                               component has (NaN: never set, or unknown) */
     CtVal changed[NARR_CT(CT_MAXVALS)];    /* the values of one action that changed */
+    /* CtFastApi.need of each GET action's values (settable of each SET action's) and need of
+       each component's Real outputs (ct_out, the Real ones first), computed once at
+       instantiation; CT_FAST_NEED_SLOW: no fast path */
+    int actNeed[NARR_CT(CT_N_ACT)];
+    int outNeed[NARR_CT(CT_NCOMP)];
     /* mdl_jac, mdl_ddir: directional derivatives through the action list (CT_MAXDD: the most
        knowns or unknowns of one component's call) */
     double dv[NARR_CT(NV)];
@@ -220,7 +227,8 @@ void ct_timed_end(CtData *d);
 #define CT_ALLTYPES 1            /* also Integer/Boolean values (event/initialization mode) */
 #define CT_MARK 2                /* SET: mark a component whose input value changed (need) */
 int ct_set_values(CtData *d, CtComp *k, const CtVal *vals, int n, const double *v, double t);
-int ct_get_values(CtData *d, CtComp *k, const CtVal *vals, int n, double *v, double t);
+/* need: CtFastApi.need of vals (d->actNeed, d->outNeed), CT_FAST_NEED_SLOW if unknown */
+int ct_get_values(CtData *d, CtComp *k, const CtVal *vals, int n, double *v, double t, int need);
 int ct_propagate(CtData *d, double *v, double t, int flags);
 int ct_forward(CtData *d, const double *v, unsigned int kinds, double t);
 int ct_read_states(CtData *d, CtComp *k, double *v, double t);

@@ -14,13 +14,48 @@
 #include "container.h"
 
 /* ------------------------------------------------------------------------- */
-/* value transfer: runs of one type become one fmi2Set* / fmi2Get* call        */
+/* value transfer: runs of one type become one fmi2Set* / fmi2Get* call, or in
+   continuous time one call of the component's fast entry points (ct_fast.h)   */
 
 static int run_length(const CtVal *vals, int n)
 {
     int j = 1;
     while (j < n && vals[j].type == vals[0].type) j++;
     return j;
+}
+
+/* the fast path can take the call: the component has it, is in continuous time (the
+   container's phase is the components'), the values are Real */
+static int fast_here(const CtData *d, const CtComp *k, int type)
+{
+    return k->fast && d->phase == CT_PH_CT && type == MT_REAL;
+}
+
+/* memcmp(a, b, n doubles) == 0, inline for a few states (no library call), memcmp for many */
+static int same_bits(const double *a, const double *b, int n)
+{
+    int i;
+    if (n > 8) return memcmp(a, b, (size_t)n * sizeof(double)) == 0;
+    for (i = 0; i < n; i++) {
+        unsigned long long x, y;
+        memcpy(&x, a + i, sizeof x);
+        memcpy(&y, b + i, sizeof y);
+        if (x != y) return 0;
+    }
+    return 1;
+}
+
+/* ct_call_begin / ct_call_end for the fast entry points, without a call when all is well */
+static double fast_begin(CtData *d)
+{
+    d->nCalls += 1.0;
+    return d->timing ? ct_now() : 0.0;
+}
+
+static int fast_end(CtData *d, CtComp *k, const char *fn, double t0, int rc, double t)
+{
+    if (rc == 0 && !d->timing) return 0;
+    return ct_call_end(d, k, fn, t0, (fmi2Status)rc, t);
 }
 
 int ct_set_values(CtData *d, CtComp *k, const CtVal *vals, int n, const double *v, double t)
@@ -57,9 +92,15 @@ int ct_set_values(CtData *d, CtComp *k, const CtVal *vals, int n, const double *
     return 0;
 }
 
-int ct_get_values(CtData *d, CtComp *k, const CtVal *vals, int n, double *v, double t)
+int ct_get_values(CtData *d, CtComp *k, const CtVal *vals, int n, double *v, double t, int need)
 {
     int i = 0;
+    if (need != CT_FAST_NEED_SLOW && n > 0 && fast_here(d, k, vals[0].type)) {
+        /* (a list with a need is of one type: an action, or the Real outputs) */
+        const double t0 = fast_begin(d);
+        const int rc = k->fast->get(k->inst, need, vals, n, v);
+        if (rc != CT_FAST_SLOW) return fast_end(d, k, "fmi2GetReal", t0, rc, t);
+    }
     while (i < n) {
         const int m = run_length(vals + i, n - i);
         const int type = vals[i].type;
@@ -111,6 +152,28 @@ int ct_propagate(CtData *d, double *v, double t, int flags)
             if (A->contig && A->n > 0 && memcmp(v + vals[0].slot, d->lastSet + A->first,
                                                 (size_t)A->n * sizeof(double)) == 0)
                 continue;          /* nothing changed (e.g. a wear profile within a cycle) */
+            if (!(flags & CT_MARK) && d->actNeed[a] == 0 && fast_here(d, k, A->type)) {
+                /* continuous time, fast path: the whole action in one call when a value changed
+                   (those that did not are set to what the component has: no change there) */
+                for (i = 0; i < A->n; i++) {
+                    const double x = v[vals[i].slot];
+                    double *last = &d->lastSet[A->first + i];
+                    if (!(x == *last)) {
+                        *last = x;
+                        m = 1;
+                    }
+                }
+                if (m) {
+                    const double t0 = fast_begin(d);
+                    const int rc = k->fast->set(k->inst, vals, A->n, v);
+                    if (rc != CT_FAST_SLOW) {
+                        if (fast_end(d, k, "fmi2SetReal", t0, rc, t)) return 1;
+                    } else if (ct_set_values(d, k, vals, A->n, v, t)) {
+                        return 1;  /* a value it refuses: fmi2SetReal says which */
+                    }
+                }
+                continue;
+            }
             for (i = 0; i < A->n; i++) {
                 const double x = v[vals[i].slot];
                 double *last = &d->lastSet[A->first + i];
@@ -120,7 +183,7 @@ int ct_propagate(CtData *d, double *v, double t, int flags)
                 d->changed[m++] = vals[i];
             }
             if (m > 0 && ct_set_values(d, k, d->changed, m, v, t)) return 1;
-        } else if (ct_get_values(d, k, vals, A->n, v, t)) {
+        } else if (ct_get_values(d, k, vals, A->n, v, t, d->actNeed[a])) {
             return 1;
         }
     }
@@ -229,6 +292,23 @@ int ct_states_in(CtData *d, const double *v, double t)
         double t0;
         fmi2Status st;
         if (k->broken && ct_restore(d, k, t)) return 1;
+        if (k->fast) {            /* time and states in one call (fmi2 below if refused) */
+            const int newX = ci->nx > 0 && (!k->xValid || !same_bits(d->xSet + ci->xoff, v + OFF_X + ci->xoff,
+                                                                      ci->nx));
+            if (!newX && k->timeSet && k->tSet == t) continue;
+            t0 = fast_begin(d);
+            st = (fmi2Status)k->fast->place(k->inst, t, newX ? v + OFF_X + ci->xoff : NULL, (size_t)ci->nx);
+            if ((int)st != CT_FAST_SLOW) {
+                if (fast_end(d, k, "fmi2SetContinuousStates", t0, (int)st, t)) return 1;
+                k->timeSet = 1;
+                k->tSet = t;
+                if (newX) {
+                    memcpy(d->xSet + ci->xoff, v + OFF_X + ci->xoff, (size_t)ci->nx * sizeof(double));
+                    k->xValid = 1;
+                }
+                continue;
+            }
+        }
         if (!k->timeSet || k->tSet != t) {
             t0 = ct_call_begin(d);
             st = k->f.setTime(k->inst, t);
@@ -293,6 +373,17 @@ int ct_finish(CtData *d, double *v, double t, int outputs)
         const CtCompInfo *ci = k->info;
         double t0;
         fmi2Status st;
+        if (k->fast && d->phase == CT_PH_CT && (ci->nx > 0 || ci->nz > 0)) {
+            int rc;
+            t0 = fast_begin(d);
+            rc = k->fast->dz(k->inst, v + OFF_DX + ci->xoff, (size_t)ci->nx, v + OFF_ZV + ci->zoff,
+                             (size_t)ci->nz);
+            if (rc == CT_FAST_SLOW) goto SLOW;
+            if (fast_end(d, k, ci->nx > 0 ? "fmi2GetDerivatives" : "fmi2GetEventIndicators", t0, rc, t))
+                return 1;
+            goto OUTPUTS;
+        }
+SLOW:
         if (ci->nx > 0 && d->phase == CT_PH_INIT) {   /* by value reference (ct_der_vr) */
             t0 = ct_call_begin(d);
             st = k->f.getReal(k->inst, ct_der_vr + ci->xoff, (size_t)ci->nx, v + OFF_DX + ci->xoff);
@@ -307,6 +398,23 @@ int ct_finish(CtData *d, double *v, double t, int outputs)
             st = k->f.getEventIndicators(k->inst, v + OFF_ZV + ci->zoff, (size_t)ci->nz);
             if (ct_call_end(d, k, "fmi2GetEventIndicators", t0, st, t)) return 1;
         }
+OUTPUTS:
+        /* config.h MDL_DERIV_CHECKS_FINITE: the container's mdl_deriv refuses a NaN/Inf
+           derivative (so the solver does not test all N_X again): a component whose own
+           mdl_deriv does (fast path, generated model) has done it, the others are tested here,
+           in the phases the solver evaluates in */
+        if (ci->nx > 0 && (d->phase == CT_PH_CT || d->phase == CT_PH_EVENT) &&
+            !(k->fast && k->fast->checksFinite)) {
+            const double *dx = v + OFF_DX + ci->xoff;
+            int j;
+            for (j = 0; j < ci->nx; j++)
+                if (!isfinite(dx[j])) {
+                    rt_log(d->ctx, 2, "logStatusDiscard", "component %s: the derivative of its "
+                           "state %d (vr=%u) is not finite at t=%.17g", ci->name, j + 1,
+                           ct_state_vr[ci->xoff + j], t);
+                    return 1;
+                }
+        }
         if (outputs && ci->outN > 0) {
             const CtVal *vals = ct_out + ci->outFirst;
             int n = ci->outN;
@@ -315,7 +423,9 @@ int ct_finish(CtData *d, double *v, double t, int outputs)
                 while (m < n && vals[m].type == MT_REAL) m++;
                 n = m;
             }
-            if (n > 0 && ct_get_values(d, k, vals, n, v, t)) return 1;
+            if (n > 0 && ct_get_values(d, k, vals, n, v, t,
+                                       d->phase == CT_PH_CT ? d->outNeed[i] : CT_FAST_NEED_SLOW))
+                return 1;
         }
     }
     if (outputs) {
@@ -414,20 +524,26 @@ static int ct_dd(CtData *d, int ci, int nu, double *out, double t)
     int a, i, nk = 0, any = 0;
     double t0;
     fmi2Status st;
+    /* only the knowns with a seed: the component's product skips zero seeds anyway
+       (rt_deriv.c), so the result is the same, and a wear profile of 36 inputs with zero
+       seeds costs nothing per column */
     for (i = 0; i < info->nx; i++) {
+        const double sd = d->dv[OFF_X + info->xoff + i];
+        if (sd == 0.0) continue;
         d->ddKnown[nk] = ct_state_vr[info->xoff + i];
-        d->ddSeed[nk] = d->dv[OFF_X + info->xoff + i];
-        any |= d->ddSeed[nk++] != 0.0;
+        d->ddSeed[nk++] = sd;
     }
     for (a = 0; a < CT_N_ACT; a++) {
         const CtAction *A = &ct_act[a];
         if (A->op != CT_SET || A->comp != ci || A->type != MT_REAL || A->discrete) continue;
         for (i = 0; i < A->n; i++) {
+            const double sd = d->dv[ct_act_val[A->first + i].slot];
+            if (sd == 0.0) continue;
             d->ddKnown[nk] = ct_act_val[A->first + i].vr;
-            d->ddSeed[nk] = d->dv[ct_act_val[A->first + i].slot];
-            any |= d->ddSeed[nk++] != 0.0;
+            d->ddSeed[nk++] = sd;
         }
     }
+    any = nk > 0;
     if (!any) {
         for (i = 0; i < nu; i++) out[i] = 0.0;
         return 0;
@@ -562,7 +678,8 @@ int mdl_initialize(double *v, double t, RtCtx *ctx)
     if (ct_finish(d, v, t, 1)) goto END;
     for (i = 0; i < CT_NCOMP; i++) {
         const CtCompInfo *ci = &ct_comp[i];
-        if (ci->calcN > 0 && ct_get_values(d, &d->comp[i], ct_calc + ci->calcFirst, ci->calcN, v, t))
+        if (ci->calcN > 0 && ct_get_values(d, &d->comp[i], ct_calc + ci->calcFirst, ci->calcN, v, t,
+                                           CT_FAST_NEED_SLOW))
             goto END;
     }
     rc = 0;

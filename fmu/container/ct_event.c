@@ -37,7 +37,8 @@ static int read_calc(CtData *d, double *v, double t)
     int i;
     for (i = 0; i < CT_NCOMP; i++) {
         const CtCompInfo *ci = &ct_comp[i];
-        if (ci->calcN > 0 && ct_get_values(d, &d->comp[i], ct_calc + ci->calcFirst, ci->calcN, v, t))
+        if (ci->calcN > 0 && ct_get_values(d, &d->comp[i], ct_calc + ci->calcFirst, ci->calcN, v, t,
+                                           CT_FAST_NEED_SLOW))
             return 1;
     }
     return 0;

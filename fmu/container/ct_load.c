@@ -1,6 +1,7 @@
 /*
  * ct_load.c -- the container's component instances (container.h): loading the component
- * binaries from the container's resources (dlopen, one handle per component folder),
+ * binaries from the container's resources (dlopen, one handle per component folder; the
+ * binary rebuilt with the fast entry points, fast/<platform>/, when there is one),
  * instantiating them as Model Exchange, forwarding their log messages through rt_log with
  * the component's name, and the runtime hooks of model_api.h for instantiation, reset,
  * terminate, fmi2SetDebugLogging and free.  Also the timing/counting helpers.
@@ -15,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "container.h"
 
@@ -188,11 +190,22 @@ static int load_component(CtData *d, CtComp *k, int loggingOn)
     int rc = 1;
     snprintf(plat, sizeof plat, "%s%d", CT_PLATFORM, (int)(8 * sizeof(void *)));
     dir = concat(d->resDir, "/components/", ci->folder, "", "");
-    lib = dir ? concat(dir, "/binaries/", plat, "/", ci->identifier) : NULL;
+    /* the binary rebuilt with the fast entry points (fast/<platform>/, ct_fast.h) when the
+       builder made one, else the component's own (binaries/<platform>/) */
+    lib = dir ? concat(dir, "/fast/", plat, "/", ci->identifier) : NULL;
     if (lib) {
         char *l2 = concat(lib, CT_SHLIB, "", "", "");
         free(lib);
         lib = l2;
+    }
+    if (lib && access(lib, F_OK) != 0) {
+        free(lib);
+        lib = dir ? concat(dir, "/binaries/", plat, "/", ci->identifier) : NULL;
+        if (lib) {
+            char *l2 = concat(lib, CT_SHLIB, "", "", "");
+            free(lib);
+            lib = l2;
+        }
     }
     uri = concat(d->resUri, "/components/", ci->folder, "/resources", "");
     if (!dir || !lib || !uri) {
@@ -235,6 +248,13 @@ static int load_component(CtData *d, CtComp *k, int loggingOn)
     LOAD(getEventIndicators, "fmi2GetEventIndicators");
     LOAD(getContinuousStates, "fmi2GetContinuousStates");
     if (ci->dd) LOAD(getDirectionalDerivative, "fmi2GetDirectionalDerivative");
+    {   /* the fast entry points, if the builder compiled them into this binary (ct_fast.h) */
+        CtFastApiFn api;
+        *(void **)(&api) = dlsym(k->lib, CT_FAST_SYMBOL);
+        k->fast = api ? api() : NULL;
+        if (k->fast && (k->fast->version != CT_FAST_VERSION || k->fast->sizeofVal != (int)sizeof(CtVal)))
+            k->fast = NULL;
+    }
     k->cb.logger = ct_logger;
     k->cb.allocateMemory = ct_calloc;
     k->cb.freeMemory = ct_free;
@@ -258,6 +278,29 @@ END:
     return rc;
 }
 #undef LOAD
+
+/* what each read of the action list and of the outputs needs (CtFastApi.need), once */
+static void fast_needs(CtData *d)
+{
+    int a, i;
+    for (a = 0; a < CT_N_ACT; a++) {
+        const CtAction *A = &ct_act[a];
+        const CtComp *k = &d->comp[A->comp];
+        if (!k->fast || A->type != MT_REAL || A->discrete)
+            d->actNeed[a] = CT_FAST_NEED_SLOW;
+        else if (A->op == CT_GET)
+            d->actNeed[a] = k->fast->need(ct_act_val + A->first, A->n);
+        else
+            d->actNeed[a] = k->fast->settable(ct_act_val + A->first, A->n);
+    }
+    for (i = 0; i < CT_NCOMP; i++) {
+        const CtComp *k = &d->comp[i];
+        const CtVal *vals = ct_out + k->info->outFirst;
+        int m = 0;
+        while (m < k->info->outN && vals[m].type == MT_REAL) m++;   /* (Real first: builder) */
+        d->outNeed[i] = k->fast && m > 0 ? k->fast->need(vals, m) : CT_FAST_NEED_SLOW;
+    }
+}
 
 static void reset_data(CtData *d)
 {
@@ -316,6 +359,7 @@ int mdl_hook_instantiate(RtCtx *ctx, const char *instanceName, const char *resou
     }
     for (i = 0; i < CT_NCOMP; i++)
         if (load_component(d, &d->comp[i], loggingOn) != 0) return 1;
+    fast_needs(d);
     return 0;
 }
 

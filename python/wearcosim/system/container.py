@@ -8,8 +8,17 @@ is integrated as stiffly coupled as inside one model.  The coupling runs in C: t
 a hand-written model (``fmu/container/*.c``, contract ``fmu/runtime/model_api.h`` with its
 optional hooks) compiled with the unchanged runtime (``fmu/runtime``); per right-hand side it
 calls each component's ``fmi2*`` functions through pointers (the component binaries are loaded
-with ``dlopen`` from the container's ``resources/components/<name>/``).  What this module
-generates per system:
+with ``dlopen`` from the container's ``resources/components/<name>/``).
+
+Fast entry points (``fast=True``, the default): a component FMU that carries its sources, made by
+this exporter with this runtime and these compiler options (:func:`_fast_units`), is compiled
+again with ``fmu/container/ct_fast.c`` into ``resources/components/<name>/fast/<platform>/``
+(its own binaries stay in ``binaries/`` as shipped); in continuous time the container then moves
+time, states, inputs, outputs, derivatives and indicators through those entry points, a few
+calls per right-hand side without the per-call checks of the fmi2 functions, through the same
+runtime code, so the results are bit-identical to the fmi2 path (``fmu/container/ct_fast.h``).
+Components without suitable sources keep the fmi2 path.  What this module generates per
+system:
 
 * ``config.h``: the model_api.h macros of the container's ``v`` layout and the ``CT_*`` sizes;
 * ``tables.c``: the variables (``mdl_var``), start values, state nominals (the components'
@@ -79,6 +88,11 @@ from ..names import safe_stem
 from ..resources import fmu_sources
 
 CONTAINER_SRC = fmu_sources() / "container"
+#: compiled into a component's binary, never into the container's (ct_fast.h)
+FAST_UNIT, FAST_HEADER = "ct_fast.c", "ct_fast.h"
+#: the runtime files whose internals ct_fast.c uses: a component whose sources carry other
+#: versions of them keeps the fmi2 path
+FAST_RUNTIME = ("model_api.h", "rt_core.h", "rt_ctx.h", "rt_impl.h", "rt_ode.h")
 
 #: runtime log categories (fmu/runtime/rt_ctx.h order): bit k of CtCompInfo.logCats
 LOG_CATEGORIES = ("logEvents", "logStatusWarning", "logStatusDiscard", "logStatusError", "logAll")
@@ -87,7 +101,7 @@ DIAGNOSTICS = [
     ("nRhs", "", "Right-hand side evaluations of the container (each calls every component)"),
     ("nEvents", "", "Event iterations completed (initialization included)"),
     ("nPasses", "", "Passes of the components' event protocol (fmi2NewDiscreteStates rounds)"),
-    ("nCalls", "", "Calls of component fmi2 functions"),
+    ("nCalls", "", "Calls into the components (fmi2 functions, or the fast entry points of ct_fast.h)"),
     ("timeInComponents", "s", "Wall-clock time spent inside component fmi2 calls "
                                "(measured only while _container.timing is true)"),
     ("timeInContainer", "s", "Wall-clock time of the container's evaluation outside the component "
@@ -756,6 +770,8 @@ def _render_config(P: _Plan, guid: str) -> str:
         ("OFF_SOLVER_MAXSTEPS", "(OFF_SOLVER + 4)"), ("OFF_SOLVER_MAXSTEPTIME", "(OFF_SOLVER + 5)"),
         ("OFF_SOLVER_INPUTEXTRAPOLATION", "(OFF_SOLVER + 6)"),
         ("HAS_JACOBIAN", all_dd), ("CT_ALL_DD", all_dd), ("CT_MAXDD", maxdd),
+        # mdl_deriv refuses NaN/Inf derivatives (ct_finish), the solver does not test them again
+        ("MDL_DERIV_CHECKS_FINITE", 1),
         ("MDL_HAS_DDIR", all_dd), ("N_OUTLIST", len(_outlist(P))),
         ("DEFAULT_START_TIME", _cnum(exp.get("startTime", 0.0))),
         ("DEFAULT_STOP_TIME", _cnum(exp.get("stopTime", 1.0))),
@@ -944,28 +960,80 @@ def _identifier(name: str) -> str:
     return ident
 
 
-def _stage_component(comp: _Comp, dest: Path):
-    """The component FMU's binaries, resources and modelDescription.xml under dest."""
+def _fast_units(comp: _Comp, src: Path) -> Optional[list]:
+    """The compilation units of ``comp``'s Model Exchange binary when it can be rebuilt with the
+    container's fast entry points (``fmu/container/ct_fast.c``), else None: its extracted
+    ``sources/`` (``src``) hold a build description of that binary whose options and definitions
+    are those this exporter compiles with (so the rebuilt binary computes what the original
+    computes) and the runtime headers ct_fast.c relies on, byte for byte as this runtime's."""
+    from ..export import builddesc
+    ident = comp.md.modelExchange.modelIdentifier
+    if not (src / "buildDescription.xml").is_file() or not str(comp.md.generationTool or "").startswith("wearcosim"):
+        return None
+    try:
+        conf = builddesc.choose(builddesc.read(src / "buildDescription.xml"), ident)
+    except (builddesc.BuildDescriptionError, OSError):
+        return None
+    if len(conf.file_sets) != 1:
+        return None
+    fs = conf.file_sets[0]
+    if (fs.compiler_options or "").split() != list(package.COMPILER_OPTIONS) or \
+            [(n, v) for n, v in fs.definitions] != package.definitions(src):
+        return None
+    runtime = fmu_sources() / "runtime"
+    for h in FAST_RUNTIME:
+        if not (src / h).is_file() or (src / h).read_bytes() != (runtime / h).read_bytes():
+            return None
+    units = [str(f) for f in fs.files]
+    if not units or not all((src / u).is_file() for u in units) or FAST_UNIT in units:
+        return None
+    return units
+
+
+def _stage_component(comp: _Comp, dest: Path, fast: bool) -> bool:
+    """The component FMU's binaries, resources and modelDescription.xml under dest; with
+    ``fast``, its Model Exchange binary rebuilt from its sources with the container's fast
+    entry points when it carries suitable ones (:func:`_fast_units`).  True if rebuilt."""
     from ..fmi.archive import FMUOpenError, safe_extract
     try:
         safe_extract(comp.path, dest)
     except FMUOpenError as exc:
         raise ContainerError(f"component '{comp.name}' ({comp.path.name}): cannot extract: {exc.reason}") from None
+    src = dest / "sources"
+    units = _fast_units(comp, src) if fast and src.is_dir() else None
+    if units:
+        ident = comp.md.modelExchange.modelIdentifier
+        for f in (FAST_UNIT, FAST_HEADER):
+            shutil.copy2(CONTAINER_SRC / f, src / f)
+        # beside the component's own binaries, which stay as shipped (fmu/container/ct_load.c
+        # loads fast/<platform>/ first)
+        so = dest / "fast" / package.platform_dir() / (ident + package.shared_ext())
+        try:
+            with package.host_only():
+                package.compile_binary(src, units + [FAST_UNIT], ident, so)
+        except package.ExportError as exc:
+            raise ContainerError(f"component '{comp.name}' ({comp.path.name}): rebuilding its binary with the "
+                                 f"container's fast entry points failed: {exc}") from None
     for p in dest.iterdir():
-        if p.name not in ("binaries", "resources", "modelDescription.xml"):
+        if p.name not in ("binaries", "fast", "resources", "modelDescription.xml"):
             if p.is_dir():
                 shutil.rmtree(p)
             else:
                 p.unlink()
+    return bool(units)
 
 
 def build_container(system: System, out_fmu: str | Path, name: str | None = None,
-                    keep_dir: str | Path | None = None) -> Path:
+                    keep_dir: str | Path | None = None, fast: bool = True) -> Path:
     """Build the container FMU of ``system`` (components: Model-Exchange FMUs, ``Component.path``
     set) at ``out_fmu`` and return its path.  ``name`` (default: the system's) is the model name;
     the model identifier is its C-identifier form.  ``keep_dir``: also copy the staged FMU tree
-    there (debugging).  Raises :class:`ContainerError` (one line, naming the component and port)
-    for systems the container cannot take."""
+    there (debugging).  ``fast``: rebuild the components that carry suitable sources with the
+    container's fast entry points (:func:`_fast_units`; one compilation of each such component,
+    for a container that runs its right-hand sides at a fraction of the fmi2 path's overhead with
+    the same results); False: every component through its fmi2 functions, its binaries as
+    shipped.  Raises :class:`ContainerError` (one line, naming the component and port) for
+    systems the container cannot take, or when a component's rebuild fails."""
     out_fmu = Path(out_fmu)
     name = name or system.name or "Container"
     ident = _identifier(name)
@@ -975,7 +1043,7 @@ def build_container(system: System, out_fmu: str | Path, name: str | None = None
         gen = tmp / "generated"
         gen.mkdir()
         for f in sorted(CONTAINER_SRC.iterdir()):
-            if f.suffix in (".c", ".h"):
+            if f.suffix in (".c", ".h") and f.name != FAST_UNIT:
                 shutil.copy2(f, gen / f.name)
         tables = _render_tables(P)
         digest = hashlib.sha256()
@@ -993,7 +1061,7 @@ def build_container(system: System, out_fmu: str | Path, name: str | None = None
         so = stage / "binaries" / package.platform_dir() / (ident + package.shared_ext())
         package.compile_binary(stage / "sources", units, ident, so)
         for c in P.comps:
-            _stage_component(c, stage / "resources" / "components" / c.folder)
+            _stage_component(c, stage / "resources" / "components" / c.folder, fast)
         if keep_dir:
             kd = Path(keep_dir)
             if kd.exists():

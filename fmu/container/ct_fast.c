@@ -1,0 +1,201 @@
+/*
+ * ct_fast.c -- the container's fast entry points (ct_fast.h), compiled INTO a component's
+ * binary with the component's own config.h and runtime (never into the container itself):
+ * the container builder adds this unit when it rebuilds a component FMU from its sources.
+ *
+ * Each function does in continuous-time mode what the fmi2 function named in ct_fast.h does
+ * through the runtime's core (rt_me.c, rt_eval.c), in the same order with the same runtime
+ * functions (rt_invalidate, rt_band_clear, rt_eval_part, rt_ensure_eval, rt_zc_eval,
+ * rt_band_check), so the component computes the same numbers; what it leaves out are the checks
+ * of the call itself (instance state, value references, types, settability), which the
+ * builder made once.  Values are still checked (finite, within min/max): a bad one returns
+ * CT_FAST_SLOW before anything is written, and the fmi2 function then refuses it as usual.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "rt_impl.h"
+#include "ct_fast.h"
+
+static RtCtx *in_ct(void *inst)
+{
+    RtCtx *c = (RtCtx *)inst;
+    return c && c->magic == RT_CTX_MAGIC && c->state == RT_CT_MODE && c->type == RT_TYPE_ME
+           ? c : NULL;
+}
+
+/* a model evaluation failed: the instance's error state and the message of fmi2 function fn */
+static int failed(RtCtx *c, const char *fn, int rc)
+{
+    c->state = RT_ERROR;
+    rt_logf(c, RT_STATUS_ERROR, RT_LOG_ERROR, "%s: model evaluation failed at t=%.17g (code %d)",
+            fn, c->time, rc);
+    return RT_STATUS_ERROR;
+}
+
+/* rt_me_set_time, rt_me_set_states */
+static int f_place(void *inst, double t, const double *x, size_t nx)
+{
+    RtCtx *c = in_ct(inst);
+    size_t i;
+    int bad = 0;
+    if (!c || !isfinite(t)) return CT_FAST_SLOW;
+    if (x) {
+        if (nx != (size_t)N_X) return CT_FAST_SLOW;
+        for (i = 0; i < nx; i++) bad |= !isfinite(x[i]);   /* (no branch per state) */
+        if (bad) return CT_FAST_SLOW;
+    }
+    if (t != c->time) {
+        c->time = t;
+        rt_invalidate(c);
+    }
+    if (x && nx > 0) {
+        memcpy(c->v + OFF_X, x, nx * sizeof(double));
+        rt_invalidate(c);
+    }
+    return RT_STATUS_OK;
+}
+
+/* what rt_set_values checks of the variables themselves (in continuous-time mode only inputs
+   are settable), once per list */
+static int f_settable(const CtVal *vals, int n)
+{
+    int i;
+    for (i = 0; i < n; i++) {
+        const unsigned int vr = vals[i].vr;
+        if (vr >= (unsigned int)NV || mdl_var[vr].kind != MK_INPUT || mdl_var[vr].type != MT_REAL ||
+            !mdl_var[vr].name)
+            return CT_FAST_NEED_SLOW;
+    }
+    return 0;
+}
+
+/* rt_set_values of Real inputs in continuous-time mode: the values checked, then written */
+static int f_set(void *inst, const CtVal *vals, int n, const double *v)
+{
+    RtCtx *c = in_ct(inst);
+    int i, any = 0;
+    if (!c) return CT_FAST_SLOW;
+    for (i = 0; i < n; i++) {
+        const double x = v[vals[i].slot];
+        const MdlVar *mv = &mdl_var[vals[i].vr];
+        if (!isfinite(x) || x < mv->min || x > mv->max) return CT_FAST_SLOW;
+    }
+    for (i = 0; i < n; i++) {
+        const unsigned int vr = vals[i].vr;
+        const double x = v[vals[i].slot];
+        if (c->v[vr] != x) any = 1;
+        c->v[vr] = x;
+#if N_U > 0
+        if (vr >= (unsigned int)OFF_U && vr < (unsigned int)(OFF_U + N_U))
+            c->uS[vr - (unsigned int)OFF_U] = x;   /* (input extrapolation, as rt_set_values) */
+#endif
+    }
+    if (any) {
+        rt_invalidate(c);
+        rt_band_clear(c);
+    }
+    return RT_STATUS_OK;
+}
+
+#if MDL_HAS_OUT && MDL_HAS_OUT_CHEAP
+static int cheap(int o)
+{
+    int i;
+    for (i = 0; i < N_OUT_CHEAP; i++)
+        if (mdl_out_cheap_idx[i] == o) return 1;
+    return 0;
+}
+#endif
+
+/* The parts (RT_HAVE_*) a read of vals needs while the instance evaluates in parts: the rule
+   of rt_eval.c's parts_for (static there), applied once per list. */
+static int f_need(const CtVal *vals, int n)
+{
+    int i, need = 0;
+    for (i = 0; i < n; i++) {
+        const unsigned int vr = vals[i].vr;
+        int k;
+        if (vr >= (unsigned int)NV || !mdl_var[vr].name || mdl_var[vr].kind == MK_INTERNAL ||
+            mdl_var[vr].type != MT_REAL)
+            return CT_FAST_NEED_SLOW;
+        k = mdl_var[vr].kind;
+        if (k == MK_STATE || k == MK_INPUT || k == MK_PARAM_FIXED || k == MK_PARAM_TUNABLE ||
+            k == MK_CALC_PARAM || (k == MK_DISCRETE && vr >= (unsigned int)(OFF_D + N_DALG)))
+            continue;
+        if (k == MK_DERIV) { need |= RT_HAVE_DX; continue; }
+#if MDL_HAS_OUT
+        {
+            const int o = rt_out_index(vr);
+            if (o >= 0) {
+#if MDL_HAS_OUT_CHEAP
+                need |= cheap(o) ? RT_HAVE_CHEAP : RT_HAVE_OUT;
+#else
+                need |= RT_HAVE_OUT;
+#endif
+                continue;
+            }
+        }
+#endif
+        return -1;
+    }
+    return (need & RT_HAVE_OUT) ? need & ~RT_HAVE_CHEAP : need;
+}
+
+/* rt_get_begin + the copy of fmi2GetReal */
+static int f_get(void *inst, int need, const CtVal *vals, int n, double *v)
+{
+    RtCtx *c = in_ct(inst);
+    int i, rc;
+    if (!c || need == CT_FAST_NEED_SLOW) return CT_FAST_SLOW;
+    if (!rt_by_parts(c) || need < 0) {
+        rc = rt_ensure_eval(c);
+    } else {
+        rc = (need & (RT_HAVE_OUT | RT_HAVE_CHEAP)) ? rt_eval_part(c, need & (RT_HAVE_OUT | RT_HAVE_CHEAP)) : 0;
+        if (rc == 0 && (need & RT_HAVE_DX)) rc = rt_eval_part(c, RT_HAVE_DX);
+    }
+    if (rc != 0) return failed(c, "fmi2GetReal", rc);
+    for (i = 0; i < n; i++) v[vals[i].slot] = c->v[vals[i].vr];
+    return RT_STATUS_OK;
+}
+
+/* rt_me_get_derivatives then rt_me_get_event_indicators */
+static int f_dz(void *inst, double *dx, size_t nx, double *z, size_t nz)
+{
+    RtCtx *c = in_ct(inst);
+    int rc, parts;
+    if (!c || (nx > 0 && nx != (size_t)N_X) || (nz > 0 && nz != (size_t)N_Z)) return CT_FAST_SLOW;
+    if (nx > 0) {
+        rc = rt_by_parts(c) ? rt_eval_part(c, RT_HAVE_DX) : rt_ensure_eval(c);
+        if (rc != 0) return failed(c, "fmi2GetDerivatives", rc);
+        memcpy(dx, c->v + OFF_DX, nx * sizeof(double));
+    }
+    if (nz > 0) {
+        parts = rt_by_parts(c);
+        rc = !parts ? rt_ensure_eval(c) : (c->have & RT_HAVE_Z) ? 0 : rt_eval_part(c, RT_HAVE_DX);
+        if (rc != 0) return failed(c, "fmi2GetEventIndicators", rc);
+        if (parts) memcpy(z, c->zPart, nz * sizeof(double));
+        else rt_zc_eval(c, c->v, c->time, z);
+        /* test (3) fires: fmi2GetEventIndicators repeats the read (nothing to evaluate) and
+           reports it */
+        if (rt_band_check(c, z) >= 0) return CT_FAST_SLOW;
+    }
+    return RT_STATUS_OK;
+}
+
+#if defined(MDL_DERIV_CHECKS_FINITE) && MDL_DERIV_CHECKS_FINITE
+#define CT_CHECKS_FINITE 1
+#else
+#define CT_CHECKS_FINITE 0
+#endif
+
+static const CtFastApi api = {
+    CT_FAST_VERSION, (int)sizeof(CtVal), CT_CHECKS_FINITE, f_place, f_settable, f_set, f_need, f_get, f_dz
+};
+
+/* the one exported symbol besides the fmi2 functions (the runtime's units are hidden) */
+__attribute__((visibility("default"))) const CtFastApi *wcct_fast_api(void);
+const CtFastApi *wcct_fast_api(void)
+{
+    return &api;
+}

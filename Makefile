@@ -15,10 +15,8 @@ PY := $(VENV)/bin/python
 PIP := PIP_REQUIRE_VIRTUALENV=1 $(PY) -m pip --disable-pip-version-check
 CONSTRAINTS := -c constraints.txt
 # the suite in parallel (pytest-xdist; one file's tests on one worker, so a module's FMU
-# builds are made once), one worker more than the cores (a worker waiting for its compilers or
-# subprocesses leaves a core to the others), the 25 slowest tests listed at the end (CI's output)
-NPROC := $(shell nproc 2>/dev/null || echo 2)
-PYTEST_ARGS ?= -q -n $(shell echo $$(( $(NPROC) + 1 ))) --dist loadfile --durations=25
+# builds are made once), the 25 slowest tests listed at the end (CI's output)
+PYTEST_ARGS ?= -q -n auto --dist loadfile --durations=25
 RUNTIME := $(VENV)/.wearcosim-runtime
 TESTENV := $(VENV)/.wearcosim-test
 SETUP := pyproject.toml setup.py constraints.txt

@@ -38,6 +38,7 @@ from typing import Any, Iterable, Optional
 from ..resources import library_root
 from . import ir
 from .errors import ExportError
+from .package import user_build_cache
 
 RUMOCA_VERSION = "0.10.2"
 
@@ -326,6 +327,16 @@ def _no_modelicapath():
             os.environ["MODELICAPATH"] = saved
 
 
+#: name prefix of a temporary library view (:func:`_library_view`)
+_VIEW_PREFIX = "wearcosim-libs-"
+
+
+def _link_name(p: Path) -> str:
+    """The name of library package ``p``'s link in a library view: the package's name, and
+    ``.mo`` for a single-file package."""
+    return package_name(p) + (".mo" if p.suffix == ".mo" and not p.is_dir() else "")
+
+
 @contextmanager
 def _library_view(libs, rewritten: Optional[dict] = None):
     """rumoca's source roots for the library packages ``libs``.  rumoca resolves references
@@ -350,7 +361,7 @@ def _library_view(libs, rewritten: Optional[dict] = None):
         if kept is not None:
             yield [str(kept)]
             return
-    view = Path(tempfile.mkdtemp(prefix="wearcosim-libs-"))
+    view = Path(tempfile.mkdtemp(prefix=_VIEW_PREFIX))
     rewritten = {Path(f).resolve(): (Path(f), t) for f, t in (rewritten or {}).items()}
     on_way = {a for f in rewritten for a in f.parents}
 
@@ -367,8 +378,7 @@ def _library_view(libs, rewritten: Optional[dict] = None):
             dst.symlink_to(src.resolve(), target_is_directory=src.is_dir())
     try:
         for p in libs:
-            link = package_name(p) + (".mo" if p.suffix == ".mo" and not p.is_dir() else "")
-            mirror(p, view / link)
+            mirror(p, view / _link_name(p))
         yield [str(view)]
     finally:
         import shutil
@@ -381,12 +391,6 @@ def _library_view(libs, rewritten: Optional[dict] = None):
 _VIEW_FILES: dict = {}
 
 
-def _build_cache() -> Optional[Path]:
-    """The opt-in build cache folder (``WEARCOSIM_BUILD_CACHE``), or None."""
-    folder = os.environ.get("WEARCOSIM_BUILD_CACHE", "")
-    return Path(folder) if folder else None
-
-
 def _kept_view(libs: list) -> Optional[Path]:
     """With the build cache on: a library view of links (no rewritten file) kept in the cache
     folder under a name hashed from the packages it links, so that the next build with the same
@@ -394,13 +398,12 @@ def _kept_view(libs: list) -> Optional[Path]:
     (:func:`_rumoca_cache`).  Made under a temporary name and renamed into place, so a
     concurrent build sees a whole view or none.  None without the cache, or when it cannot be
     written (the build then makes a temporary view)."""
-    cache = _build_cache()
+    cache = user_build_cache()
     if cache is None:
         return None
     import hashlib
     import shutil
-    links = sorted((package_name(p) + (".mo" if p.suffix == ".mo" and not p.is_dir() else ""), str(p.resolve()))
-                   for p in libs)
+    links = sorted((_link_name(p), str(p.resolve())) for p in libs)
     key = hashlib.sha256("\0".join(f"{a}={b}" for a, b in links).encode()).hexdigest()[:24]
     view = cache / "library-views" / key
     if view.is_dir():
@@ -434,8 +437,8 @@ def _rumoca_cache(roots: list):
     of the same libraries reads its parsed files from there (MSL's First: 14.3 s CPU cold,
     7.7 s warm); otherwise in a temporary folder removed after the call."""
     import shutil
-    cache = _build_cache()
-    transient = [r for r in roots if Path(r).name.startswith("wearcosim-libs-")]
+    cache = user_build_cache()
+    transient = [r for r in roots if Path(r).name.startswith(_VIEW_PREFIX)]
     tmp = None
     if cache is not None and not transient:
         target = cache / "rumoca-xdg"

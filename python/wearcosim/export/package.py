@@ -484,6 +484,12 @@ def compile_binary(src_dir: Path, units: Sequence[str], identifier: str, out: Pa
     return first
 
 
+def user_build_cache() -> Path | None:
+    """The user's opt-in build cache folder (``WEARCOSIM_BUILD_CACHE``), or None."""
+    folder = os.environ.get("WEARCOSIM_BUILD_CACHE", "")
+    return Path(folder) if folder else None
+
+
 _QUOTED_INCLUDE = re.compile(rb'^\s*#\s*include\s+"([^"]+)"', re.M)
 
 
@@ -534,8 +540,8 @@ class ObjectCache:
 
     @classmethod
     def from_environment(cls, src_dir: Path) -> "ObjectCache | None":
-        folder = os.environ.get("WEARCOSIM_BUILD_CACHE", "")
-        return cls(Path(folder), src_dir) if folder else None
+        folder = user_build_cache()
+        return cls(folder, src_dir) if folder is not None else None
 
     def _version(self, cc: str) -> str:
         if cc not in self._versions:

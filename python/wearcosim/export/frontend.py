@@ -315,16 +315,28 @@ def _rust_stderr():
 
 
 @contextmanager
+def _environ(name: str, value: Optional[str]):
+    """The environment variable ``name`` set to ``value`` (None: unset) for the call, as it
+    was afterwards."""
+    saved = os.environ.get(name)
+    if value is None:
+        os.environ.pop(name, None)
+    else:
+        os.environ[name] = value
+    try:
+        yield
+    finally:
+        if saved is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = saved
+
+
 def _no_modelicapath():
     """rumoca reads ``MODELICAPATH`` itself and parses every package of every folder on it;
     the libraries a build needs are chosen here (:func:`referenced_libraries`) and handed to
     rumoca as roots, so the variable is hidden from it for the call."""
-    saved = os.environ.pop("MODELICAPATH", None)
-    try:
-        yield
-    finally:
-        if saved is not None:
-            os.environ["MODELICAPATH"] = saved
+    return _environ("MODELICAPATH", None)
 
 
 #: name prefix of a temporary library view (:func:`_library_view`)
@@ -445,15 +457,10 @@ def _rumoca_cache(roots: list):
     else:
         tmp = Path(tempfile.mkdtemp(prefix="wearcosim-rumoca-cache-"))
         target = tmp
-    saved = os.environ.get("XDG_CACHE_HOME")
-    os.environ["XDG_CACHE_HOME"] = str(target)
     try:
-        yield
+        with _environ("XDG_CACHE_HOME", str(target)):
+            yield
     finally:
-        if saved is None:
-            os.environ.pop("XDG_CACHE_HOME", None)
-        else:
-            os.environ["XDG_CACHE_HOME"] = saved
         if tmp is not None:
             shutil.rmtree(tmp, ignore_errors=True)
 

@@ -98,46 +98,21 @@ static int f_set(void *inst, const CtVal *vals, int n, const double *v)
     return RT_STATUS_OK;
 }
 
-#if MDL_HAS_OUT && MDL_HAS_OUT_CHEAP
-static int cheap(int o)
-{
-    int i;
-    for (i = 0; i < N_OUT_CHEAP; i++)
-        if (mdl_out_cheap_idx[i] == o) return 1;
-    return 0;
-}
-#endif
-
-/* The parts (RT_HAVE_*) a read of vals needs while the instance evaluates in parts: the rule
-   of rt_eval.c's parts_for (static there), applied once per list. */
+/* The parts (RT_HAVE_*) a read of vals needs while the instance evaluates in parts: the
+   runtime's rule (rt_part_of, as its parts_for applies it), once per list; a variable that is
+   not a named Real of the model's list keeps the fmi2 path. */
 static int f_need(const CtVal *vals, int n)
 {
     int i, need = 0;
     for (i = 0; i < n; i++) {
         const unsigned int vr = vals[i].vr;
-        int k;
+        int part;
         if (vr >= (unsigned int)NV || !mdl_var[vr].name || mdl_var[vr].kind == MK_INTERNAL ||
             mdl_var[vr].type != MT_REAL)
             return CT_FAST_NEED_SLOW;
-        k = mdl_var[vr].kind;
-        if (k == MK_STATE || k == MK_INPUT || k == MK_PARAM_FIXED || k == MK_PARAM_TUNABLE ||
-            k == MK_CALC_PARAM || (k == MK_DISCRETE && vr >= (unsigned int)(OFF_D + N_DALG)))
-            continue;
-        if (k == MK_DERIV) { need |= RT_HAVE_DX; continue; }
-#if MDL_HAS_OUT
-        {
-            const int o = rt_out_index(vr);
-            if (o >= 0) {
-#if MDL_HAS_OUT_CHEAP
-                need |= cheap(o) ? RT_HAVE_CHEAP : RT_HAVE_OUT;
-#else
-                need |= RT_HAVE_OUT;
-#endif
-                continue;
-            }
-        }
-#endif
-        return -1;
+        part = rt_part_of(vr);
+        if (part < 0) return -1;
+        need |= part;
     }
     return (need & RT_HAVE_OUT) ? need & ~RT_HAVE_CHEAP : need;
 }

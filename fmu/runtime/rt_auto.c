@@ -273,6 +273,13 @@ static void probe(RtOde *s, double t_bound)
 /* compare the probed method's cost cand with the stepping method's main over the same
    span: the cheaper one goes on (at once if it costs less than half, else at the second
    finding in a row) */
+/* the next probe further off (a probe that kept the method, or one an event cut short) */
+static void probe_later(RtOde *s)
+{
+    if (s->pr_level < PROBE_LEVEL_MAX) s->pr_level++;
+    s->pr_count = PROBE_EVERY << s->pr_level;
+}
+
 static void decide(RtOde *s, double cand, double main)
 {
     const RtOdeMethod *m = rt_ode_method(s->pr_cand);
@@ -284,7 +291,8 @@ static void decide(RtOde *s, double cand, double main)
         else s->pr_vote = 1;
     } else {
         s->pr_vote = 0;
-        if (s->pr_level < PROBE_LEVEL_MAX) s->pr_level++;
+        probe_later(s);
+        return;
     }
     s->pr_count = PROBE_EVERY << s->pr_level;
 }
@@ -308,8 +316,7 @@ void rt_ode_auto_span_cut(RtOde *s, double t)
                s->pr_cost_main * (done < reach ? done / reach : 1.0));
     } else {
         s->pr_cand = 0;
-        if (s->pr_level < PROBE_LEVEL_MAX) s->pr_level++;
-        s->pr_count = PROBE_EVERY << s->pr_level;
+        probe_later(s);
     }
 }
 

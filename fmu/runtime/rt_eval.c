@@ -408,29 +408,36 @@ int rt_is_listed_output(unsigned int vr)
 #endif
 }
 
-/* the parts a get of these variables needs (RT_HAVE_*; outputs: RT_HAVE_CHEAP while all
-   asked are cheap ones, the kinematics a master plots rather than the contact forces), -1: a
-   whole evaluation */
+/* the part (RT_HAVE_*) a get of variable vr needs: 0 for what is set or held (states,
+   inputs, parameters, discrete states), RT_HAVE_DX for a derivative, RT_HAVE_CHEAP or
+   RT_HAVE_OUT for an output of mdl_out (cheap: the kinematics a master plots rather than the
+   contact forces); -1: a whole evaluation */
+int rt_part_of(unsigned int vr)
+{
+    const int k = mdl_var[vr].kind;
+    if (k == MK_STATE || k == MK_INPUT || k == MK_PARAM_FIXED || k == MK_PARAM_TUNABLE ||
+        k == MK_CALC_PARAM || (k == MK_DISCRETE && vr >= (unsigned int)(OFF_D + N_DALG)))
+        return 0;
+    if (k == MK_DERIV) return RT_HAVE_DX;
+#if MDL_HAS_OUT
+    {
+        const int o = rt_out_index(vr);
+        if (o >= 0) return out_is_cheap(o) ? RT_HAVE_CHEAP : RT_HAVE_OUT;
+    }
+#endif
+    return -1;
+}
+
+/* the parts a get of these variables needs (rt_part_of; outputs: RT_HAVE_CHEAP while all
+   asked are cheap ones), -1: a whole evaluation */
 static int parts_for(const unsigned int vr[], size_t nvr)
 {
     size_t i;
     int need = 0;
     for (i = 0; i < nvr; i++) {
-        const int k = mdl_var[vr[i]].kind;
-        if (k == MK_STATE || k == MK_INPUT || k == MK_PARAM_FIXED || k == MK_PARAM_TUNABLE ||
-            k == MK_CALC_PARAM || (k == MK_DISCRETE && vr[i] >= (unsigned int)(OFF_D + N_DALG)))
-            continue;
-        if (k == MK_DERIV) { need |= RT_HAVE_DX; continue; }
-#if MDL_HAS_OUT
-        {
-            const int o = rt_out_index(vr[i]);
-            if (o >= 0) {
-                need |= out_is_cheap(o) ? RT_HAVE_CHEAP : RT_HAVE_OUT;
-                continue;
-            }
-        }
-#endif
-        return -1;
+        const int part = rt_part_of(vr[i]);
+        if (part < 0) return -1;
+        need |= part;
     }
     return (need & RT_HAVE_OUT) ? need & ~RT_HAVE_CHEAP : need;
 }

@@ -110,6 +110,7 @@ int rt_is_listed_output(unsigned int vr);
 #if MDL_HAS_OUT
 int rt_out_index(unsigned int vr);
 #endif
+int rt_part_of(unsigned int vr);
 
 /* ---- rt_events.c ---- */
 void rt_zshift(const RtCtx *c, double *z);

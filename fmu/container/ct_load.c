@@ -172,6 +172,16 @@ static char *concat(const char *a, const char *b, const char *c, const char *e, 
     return s;
 }
 
+/* <dir><sub><plat>/<ident><CT_SHLIB>: a component's shared library (NULL: out of memory) */
+static char *lib_path(const char *dir, const char *sub, const char *plat, const char *ident)
+{
+    char *base = concat(dir, sub, plat, "/", ident), *lib;
+    if (!base) return NULL;
+    lib = concat(base, CT_SHLIB, "", "", "");
+    free(base);
+    return lib;
+}
+
 /* ------------------------------------------------------------------------- */
 /* loading                                                                    */
 
@@ -192,20 +202,10 @@ static int load_component(CtData *d, CtComp *k, int loggingOn)
     dir = concat(d->resDir, "/components/", ci->folder, "", "");
     /* the binary rebuilt with the fast entry points (fast/<platform>/, ct_fast.h) when the
        builder made one, else the component's own (binaries/<platform>/) */
-    lib = dir ? concat(dir, "/fast/", plat, "/", ci->identifier) : NULL;
-    if (lib) {
-        char *l2 = concat(lib, CT_SHLIB, "", "", "");
-        free(lib);
-        lib = l2;
-    }
+    lib = dir ? lib_path(dir, "/fast/", plat, ci->identifier) : NULL;
     if (lib && access(lib, F_OK) != 0) {
         free(lib);
-        lib = dir ? concat(dir, "/binaries/", plat, "/", ci->identifier) : NULL;
-        if (lib) {
-            char *l2 = concat(lib, CT_SHLIB, "", "", "");
-            free(lib);
-            lib = l2;
-        }
+        lib = lib_path(dir, "/binaries/", plat, ci->identifier);
     }
     uri = concat(d->resUri, "/components/", ci->folder, "/resources", "");
     if (!dir || !lib || !uri) {

@@ -426,7 +426,7 @@ def test_the_ladder_on_two_msl_examples(tmp_path, capsys):
     comparisonSignals.txt), so it stops at compare, saying so."""
     out = tmp_path / "out"
     rc, so, se = _main(capsys, "--library", str(msl_root()), "--references", str(msl_references()), "--out", str(out),
-                       "--jobs", "2", "--packages", "Modelica.Mechanics.Translational.Examples.SignConvention",
+                       "--jobs", "1", "--packages", "Modelica.Mechanics.Translational.Examples.SignConvention",
                        "Modelica.Electrical.Analog.Examples.ChuaCircuit")
     assert rc == 0, se
     rows = {r["example"].split(".")[-1]: r for r in _csv_rows(out / "ladder.csv")}
@@ -447,3 +447,73 @@ def test_a_signal_zero_to_rounding_noise_is_measured_against_the_tubes_floor():
     assert c.passed
     assert c.worst.deviation == pytest.approx(1e-16 / 1e-9, rel=1e-6)
     assert not msl.compare(t, {"w": ref}, t, {"w": ref + 2e-12}, ["w"]).passed
+
+
+# --------------------------------------------------------------------------- build servers
+
+_FAKE_SERVER = r"""
+import json, os, sys, time
+for line in sys.stdin:
+    req = json.loads(line)
+    with open(req["log"], "w") as log:
+        log.write("building " + req["name"] + "\n")
+    if req["name"].endswith("Hang"):
+        time.sleep(120)
+    if req["name"].endswith("Crash"):
+        os.kill(os.getpid(), 11)
+    print(json.dumps({"rc": 0, "cpu": 0.25}), flush=True)
+"""
+
+
+def _server(tmp_path):
+    import threading
+    return msl.BuildServer(tmp_path / "work", threading.Lock(), set(),
+                           command=(sys.executable, "-c", _FAKE_SERVER))
+
+
+def _serve(server, tmp_path, name, timeout=60.0):
+    import threading
+    wd = tmp_path / name
+    (wd / "tmp").mkdir(parents=True)
+    return server.build("lib", name, wd, wd / "build.log", wd / "tmp", timeout, threading.Event())
+
+
+def test_a_build_server_serves_many_builds_and_ends_with_its_input(tmp_path):
+    server = _server(tmp_path)
+    for name in ("A", "B", "C"):
+        p = _serve(server, tmp_path, name)
+        assert (p.rc, p.cpu, p.timed_out, p.output) == (0, 0.25, False, f"building {name}\n")
+        assert server.alive()
+    server.close()
+    assert not server.alive()
+    assert not list((tmp_path / "work").iterdir()), "the server's temporary folder was left behind"
+    assert not list(tmp_path.rglob(".build.log*"))
+
+
+def test_a_hanging_build_ends_its_server_at_the_timeout(tmp_path):
+    server = _server(tmp_path)
+    assert _serve(server, tmp_path, "A").rc == 0
+    p = _serve(server, tmp_path, "Hang", timeout=0.5)
+    assert p.timed_out and p.rc < 0 and p.output == "building Hang\n"
+    assert not server.alive() and not list((tmp_path / "work").iterdir())
+    assert msl._first_error(p, 0.5, "the build") == "the build timed out after 0.5 s"
+
+
+def test_a_crashing_build_is_told_by_its_signal_and_the_ladder_starts_a_new_server(tmp_path, monkeypatch):
+    server = _server(tmp_path)
+    p = _serve(server, tmp_path, "Crash")
+    assert p.rc == -11 and not p.timed_out and p.output == "building Crash\n"
+    assert not server.alive()
+    # the ladder's thread gets a new server for its next example
+    monkeypatch.setattr(msl.BuildServer, "COMMAND", (sys.executable, "-c", _FAKE_SERVER))
+    lad = msl.Ladder(tmp_path, tmp_path, timeout=60)
+    ex = msl.Example("Fake.Crash", "Fake", tmp_path, None, [])
+    wd = tmp_path / "w1"
+    (wd / "tmp").mkdir(parents=True)
+    assert lad.build(ex, wd, wd / "tmp").rc == -11
+    ex.name = "Fake.After"
+    wd = tmp_path / "w2"
+    (wd / "tmp").mkdir(parents=True)
+    assert lad.build(ex, wd, wd / "tmp").rc == 0
+    lad.close()
+    assert not list((tmp_path / "work").glob(".build-server-*")), "a server's folder was left behind"

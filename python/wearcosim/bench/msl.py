@@ -19,7 +19,11 @@ Interval (StopTime - StartTime)/500 or ``__Dymola_NumberOfIntervals``, Tolerance
 that example; :mod:`.msl_worker`):
 
 1. build: ``wearcosim build --library <DIR> <class> --out <out>/work/<class>`` (the command
-   line's own code; CPU time of the build and its compilers from ``wait4``, and wall time);
+   line's own code) in the job's build server (:class:`BuildServer`), a process that serves the
+   job's builds one after the other and keeps the libraries rumoca has loaded: the first build
+   of each job pays for loading the MSL (about 10 s of CPU), the next ones do not.  A build
+   that hangs or crashes ends its server; the next example gets a new one.  CPU time of the
+   build and its compilers (measured in the server), and wall time;
 2. simulate: FMPy, Co-Simulation, from StartTime to StopTime with relative tolerance Tolerance,
    recording the comparison signals at every communication point; the communication step is
    Interval, or the reference's (median) time step when that is finer -- the MSL references
@@ -83,6 +87,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections import Counter
@@ -602,9 +607,122 @@ class Proc:
     output: str
 
 
+class BuildServer:
+    """A build process that serves many builds (``msl_worker serve``), in its own process
+    group: the libraries rumoca loaded for one example stay loaded for the next (an MSL
+    example's front end 10 s of CPU in a new process, about 2 s in a served one).  A build
+    that does not answer within the timeout is ended with its server (SIGTERM, then SIGKILL
+    after 10 s); a server that died answers every later request with nothing, and the ladder
+    starts a new one."""
+
+    #: the server's command line
+    COMMAND = (sys.executable, "-m", "wearcosim.bench.msl_worker", "serve")
+
+    def __init__(self, cwd: Path, lock: threading.Lock, running: set[int],
+                 command: Sequence[str] | None = None) -> None:
+        cwd.mkdir(parents=True, exist_ok=True)
+        self._tmp = Path(tempfile.mkdtemp(prefix=".build-server-", dir=cwd))
+        env = dict(os.environ, TMPDIR=str(self._tmp), PYTHONUNBUFFERED="1")
+        self._p = subprocess.Popen(list(command or self.COMMAND),
+                                   stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                   env=env, start_new_session=True, cwd=str(self._tmp), text=True)
+        self._lock, self._running = lock, running
+        self._status: int | None = None
+
+    def alive(self) -> bool:
+        """The server has not ended."""
+        return self._status is None and self._p.poll() is None
+
+    def build(self, library: str, name: str, out: Path, log: Path, tmp: Path, timeout: float,
+              stop: threading.Event) -> Proc:
+        """One build, as :meth:`Ladder.run_process` would report a process of its own: exit
+        code (negative: the server was killed by that signal), wall and CPU seconds, whether
+        the timeout ended it, and its output."""
+        part = log.with_name(f".{log.name}.part")
+        t0 = time.perf_counter()
+        answer: list[str] = []
+        def read() -> None:
+            try:
+                answer.append(self._p.stdout.readline())
+            except (OSError, ValueError):
+                pass
+        reader = threading.Thread(target=read, daemon=True)
+        with self._lock:
+            self._running.add(self._p.pid)
+        timed_out = False
+        try:
+            self._p.stdin.write(json.dumps({"library": library, "name": name, "out": str(out),
+                                            "log": str(part), "tmp": str(tmp)}) + "\n")
+            self._p.stdin.flush()
+            reader.start()
+            deadline = t0 + timeout
+            while reader.is_alive():
+                reader.join(0.05)
+                if reader.is_alive() and (time.perf_counter() > deadline or stop.is_set()):
+                    timed_out = time.perf_counter() > deadline
+                    self._end()
+                    reader.join(5)
+                    break
+        except (BrokenPipeError, OSError):          # the server had died
+            pass
+        finally:
+            with self._lock:
+                self._running.discard(self._p.pid)
+        wall = time.perf_counter() - t0
+        reply = json.loads(answer[0]) if answer and answer[0].strip() and not timed_out else None
+        if reply is None:
+            self._end()
+            reader.join(5)
+            self._close_files()
+        if part.exists():
+            os.replace(part, log)
+        else:
+            log.write_text("", encoding="utf-8")
+        output = log.read_text(encoding="utf-8", errors="replace")
+        if reply is None:
+            rc = self._status if self._status is not None and self._status < 0 else -signal.SIGKILL
+            return Proc(rc, wall, None, timed_out, output)
+        return Proc(int(reply["rc"]), wall, float(reply["cpu"]), False, output)
+
+    def _end(self) -> None:
+        """End the server's process group: SIGTERM, SIGKILL after 10 s."""
+        if self._status is not None:
+            return
+        _kill_group(self._p.pid, signal.SIGTERM)
+        try:
+            self._p.wait(10)
+        except subprocess.TimeoutExpired:
+            _kill_group(self._p.pid, signal.SIGKILL)
+            self._p.wait()
+        _kill_group(self._p.pid, signal.SIGKILL)     # what it left running in its group
+        self._status = self._p.returncode
+
+    def close(self) -> None:
+        """End the server: the end of its input, then :meth:`_end` if it does not stop."""
+        if self._status is None:
+            try:
+                self._p.stdin.close()
+                self._p.wait(30)
+                self._status = self._p.returncode
+                _kill_group(self._p.pid, signal.SIGKILL)
+            except (OSError, subprocess.TimeoutExpired):
+                self._end()
+        self._close_files()
+
+    def _close_files(self) -> None:
+        """Close the server's pipes and remove its temporary folder."""
+        for f in (self._p.stdin, self._p.stdout):
+            try:
+                f.close()
+            except OSError:
+                pass
+        shutil.rmtree(self._tmp, ignore_errors=True)
+
+
 class Ladder:
-    """Runs examples one per thread (``jobs`` at a time), each build and simulation in its own
-    process group; :meth:`stop` ends the running ones (by their process group ids)."""
+    """Runs examples one per thread (``jobs`` at a time), each build by the thread's build
+    server (:class:`BuildServer`) and each simulation in its own process group; :meth:`stop`
+    ends the running ones (by their process group ids), :meth:`close` the servers."""
 
     def __init__(self, library: Path, out: Path, timeout: float = TIMEOUT, rtol: float = RTOL) -> None:
         self.library = Path(library).resolve()
@@ -614,6 +732,8 @@ class Ladder:
         self._stop = threading.Event()
         self._lock = threading.Lock()
         self._running: set[int] = set()
+        self._servers = threading.local()
+        self._all_servers: list[BuildServer] = []
 
     def stop(self) -> None:
         """Stop launching, and end the running subprocesses' process groups."""
@@ -662,6 +782,24 @@ class Ladder:
         return Proc(p.returncode, wall, ru.ru_utime + ru.ru_stime, timed_out,
                     log.read_text(encoding="utf-8", errors="replace"))
 
+    def build(self, ex: Example, wd: Path, tmp: Path) -> Proc:
+        """Build ``ex`` into ``wd`` by this thread's build server (:class:`BuildServer`, made
+        when the thread has none or its last one ended), with the same timeout, output log and
+        temporary folder as a process of its own."""
+        server = getattr(self._servers, "server", None)
+        if server is None or not server.alive():
+            server = self._servers.server = BuildServer(self.out / "work", self._lock, self._running)
+            with self._lock:
+                self._all_servers.append(server)
+        return server.build(str(self.library), ex.name, wd, wd / "build.log", tmp, self.timeout, self._stop)
+
+    def close(self) -> None:
+        """End the build servers (at the end of their input; the killed ones are ended)."""
+        with self._lock:
+            servers, self._all_servers = self._all_servers, []
+        for server in servers:
+            server.close()
+
     def run(self, ex: Example) -> Record:
         """Build, simulate and compare one example; never raises for the example's own
         failures."""
@@ -680,7 +818,7 @@ class Ladder:
 
     def _run(self, ex: Example, rec: Record, wd: Path, tmp: Path) -> Record:
         py = [sys.executable, "-m", "wearcosim.bench.msl_worker"]
-        b = self.run_process(py + ["build", str(self.library), ex.name, str(wd)], wd / "build.log", tmp)
+        b = self.build(ex, wd, tmp)
         rec.build_wall_s, rec.build_cpu_s = round(b.wall, 2), (round(b.cpu, 2) if b.cpu is not None else None)
         verdict = [x[len(RUMOCA_MARK):] for x in b.output.splitlines() if x.startswith(RUMOCA_MARK)]
         rec.rumoca = ("loads" if verdict[0] == "loads" else "refuses") if verdict else ""
@@ -1051,9 +1189,11 @@ def run_ladder(library: Path, references: Path, packages: Sequence[str] = DEFAUL
     except BaseException:
         ladder.stop()
         pool.shutdown(wait=True, cancel_futures=True)
+        ladder.close()
         write_outputs(records, out, library, meta)
         raise
     pool.shutdown(wait=True)
+    ladder.close()
     return records
 
 

@@ -1,5 +1,6 @@
-"""The subprocess side of the MSL ladder (:mod:`wearcosim.bench.msl`): one build or one
-simulation per process, so that a build or an FMU that hangs or crashes stops only itself.
+"""The subprocess side of the MSL ladder (:mod:`wearcosim.bench.msl`): the builds in build
+servers (or one per process), each simulation in a process of its own, so that a build or an
+FMU that hangs or crashes stops only itself and the ladder goes on.
 
 ``python -m wearcosim.bench.msl_worker build LIBRARY CLASS OUT``
     runs ``wearcosim build --library LIBRARY CLASS --out OUT`` in this process -- the command
@@ -8,6 +9,10 @@ simulation per process, so that a build or an FMU that hangs or crashes stops on
     the flat model) has returned, which tells the ladder whether a failed build stopped in the
     front end or in a later pass.  The exporter itself is not changed: the marker wraps the
     function in this process only.
+
+``python -m wearcosim.bench.msl_worker serve``
+    the same builds, one per request read from stdin, in one process that keeps the
+    libraries rumoca has loaded (:func:`serve`; the ladder's default).
 
 ``python -m wearcosim.bench.msl_worker simulate SPEC.json``
     simulates an FMU in Co-Simulation with FMPy as SPEC says (``fmu``, ``unzipdir``,
@@ -33,23 +38,88 @@ RUMOCA_MARK = "wearcosim-msl: rumoca "
 
 def build(library: str, name: str, out: str) -> int:
     """``wearcosim build --library LIBRARY NAME --out OUT`` in this process, with the
-    front-end marker; returns the command's exit code."""
+    front-end marker; returns the command's exit code.  The markers are put in for the call
+    and taken out afterwards (a build server, :func:`serve`, runs many)."""
     from wearcosim import cli
     from wearcosim.export import build as _build
-    original = getattr(_build, "load", None)
-    if original is not None:
+    from wearcosim.export import frontend
+    originals = [(_build, "load", getattr(_build, "load", None)),
+                 (frontend, "_rumoca_flat", getattr(frontend, "_rumoca_flat", None))]
+    if originals[0][2] is not None:
+        original = originals[0][2]
+
         def load(*args: Any, **kw: Any) -> Any:
             model = original(*args, **kw)
             print(FRONT_END_DONE, file=sys.stderr, flush=True)
             return model
         _build.load = load  # type: ignore[assignment]
     _mark_rumoca()
-    return cli.main(["build", "--library", library, name, "--out", out])
+    try:
+        return cli.main(["build", "--library", library, name, "--out", out])
+    finally:
+        for module, attr, original in originals:
+            if original is not None:
+                setattr(module, attr, original)
+
+
+def serve() -> int:
+    """A build server: one build per request, many requests per process, so the libraries
+    rumoca has loaded stay loaded (the front end keeps its session between builds: an MSL
+    example's front end about 10 s of CPU in a new process, 2 s in this one).  A request is
+    one JSON line on stdin, ``{"library", "name", "out", "log", "tmp"}``: :func:`build` runs
+    with its output (file descriptors 1 and 2, so the compiler's and rumoca's as well) into
+    ``log``, ``tmp`` as its temporary folder and working directory; the answer is one JSON line
+    on stdout, ``{"rc": exit code, "cpu": CPU seconds of the build and its compilers}``.  Ends at
+    the end of stdin.  A crash or a hang ends the process: the ladder then records the example
+    as it would a build process of its own, and starts a new server for the next one."""
+    import os
+    import resource
+    import tempfile
+    import traceback
+    from wearcosim.export import frontend
+
+    def cpu() -> float:
+        a, b = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+        return a.ru_utime + a.ru_stime + b.ru_utime + b.ru_stime
+    answer = os.fdopen(os.dup(1), "w", encoding="utf-8")
+    frontend._process_rumoca_cache()        # in the server's own temporary folder, for its life
+    home = os.getcwd()
+    for line in sys.stdin:
+        if not line.strip():
+            continue
+        req = json.loads(line)
+        sys.stdout.flush()
+        sys.stderr.flush()
+        saved = os.dup(1), os.dup(2)
+        c0 = cpu()
+        with open(req["log"], "wb") as log:
+            os.dup2(log.fileno(), 1)
+            os.dup2(log.fileno(), 2)
+            os.environ["TMPDIR"] = tempfile.tempdir = req["tmp"]
+            os.chdir(req["tmp"])
+            try:
+                rc = build(req["library"], req["name"], req["out"])
+            except SystemExit as exc:
+                rc = exc.code if isinstance(exc.code, int) else 1
+            except BaseException:                 # noqa: BLE001 -- the build's, told in its log
+                traceback.print_exc()
+                rc = 1
+            finally:
+                sys.stdout.flush()
+                sys.stderr.flush()
+                os.chdir(home)
+                os.dup2(saved[0], 1)
+                os.dup2(saved[1], 2)
+                for fd in saved:
+                    os.close(fd)
+        answer.write(json.dumps({"rc": rc, "cpu": cpu() - c0}) + "\n")
+        answer.flush()
+    return 0
 
 
 def _mark_rumoca() -> None:
     """Print :data:`RUMOCA_MARK` with rumoca's verdict on the model as it is: the front end's
-    first compile (not of a partial class, not of the rewritten view), in this process only."""
+    first compile (not of a partial class, not of the rewritten view), for one build."""
     from wearcosim.export import frontend
     original = getattr(frontend, "_rumoca_flat", None)
     if original is None:
@@ -102,13 +172,15 @@ def simulate(spec: dict[str, Any]) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Dispatch ``build LIBRARY CLASS OUT`` or ``simulate SPEC.json``."""
+    """Dispatch ``build LIBRARY CLASS OUT``, ``serve`` or ``simulate SPEC.json``."""
     args = list(sys.argv[1:] if argv is None else argv)
     if len(args) == 4 and args[0] == "build":
         return build(args[1], args[2], args[3])
+    if args == ["serve"]:
+        return serve()
     if len(args) == 2 and args[0] == "simulate":
         return simulate(json.loads(Path(args[1]).read_text(encoding="utf-8")))
-    print("error: usage: python -m wearcosim.bench.msl_worker build LIBRARY CLASS OUT | simulate SPEC.json",
+    print("error: usage: python -m wearcosim.bench.msl_worker build LIBRARY CLASS OUT | serve | simulate SPEC.json",
           file=sys.stderr)
     return 2
 

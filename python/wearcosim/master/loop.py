@@ -374,7 +374,6 @@ class WearMaster:
             if u and v.name in sc.record:
                 self.units[v.name] = u
         self.depth_vrs = r.vr(self.ports.depth_names)
-        self._area = self.surface.area
         self._set_guard_reference()
 
     # ------------------------------------------------------------------ physical guards
@@ -401,7 +400,7 @@ class WearMaster:
         physical guard."""
         sc = self.sc
         c, um = self.c_ref, 1e6
-        if not math.isfinite(float(np.add.reduce(new))) and not np.all(np.isfinite(new)):  # (a finite sum: one pass)
+        if not reconstruction.all_finite(new):
             i = int(np.flatnonzero(~np.isfinite(new))[0])
             raise LimitExceeded(f"{sc.name}: {self._when(cycle, real)}: the worn depth in {self._sector_where(i)} "
                                 f"is not finite")
@@ -573,7 +572,7 @@ class WearMaster:
     def _append_summary(self, st: RunState, summary):
         if self._stats_of is not st.depth:      # (the profile changes at updates only)
             self._stats_of = st.depth
-            self._stats = [float(np.maximum.reduce(st.depth)), float(np.add.reduce(st.depth)) * self._area]
+            self._stats = [float(np.maximum.reduce(st.depth)), float(np.add.reduce(st.depth)) * self.surface.area]
         st.spool.append_scalars(self.SUMMARY, [*summary, *self._stats])
 
     @staticmethod
@@ -829,8 +828,7 @@ class WearMaster:
         window the loop records, finished, jumped)."""
         sc, ctl = self.sc, self.ctl
         m = self._window(st.cycle)
-        rate = (reconstruction.smooth_periodic(st.pending, sc.smoothing, self.ports.circular) if sc.smoothing
-                else st.pending) / m
+        rate = reconstruction.smooth_periodic(st.pending, sc.smoothing, self.ports.circular, copy=False) / m
         if ctl.pending:
             j = ctl.judge(rate)
             st.spool.append_scalars(self._x_names, (st.cycle - sc.transient_cycles,

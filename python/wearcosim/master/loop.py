@@ -209,6 +209,21 @@ def _peak_mean(Fn: np.ndarray) -> tuple[float, float]:
     return float(np.max(fpos)), float(np.mean(fpos))
 
 
+def _described(r: Any, prefix: str) -> tuple[Any, dict[str, str]]:
+    """(the wear interface of the runner's FMU for ``prefix``, the units of its variables),
+    read from its model description once per runner and kept on it (a study's batch runs many
+    cases on one instance); ``ValueError`` from :func:`describe`."""
+    memo = r.__dict__.setdefault("_wearcosim_described", {})
+    if prefix not in memo:
+        units = {}
+        for v in getattr(r.md, "modelVariables", []):
+            u = getattr(v, "unit", None) or (getattr(v.declaredType, "unit", None) if getattr(v, "declaredType", None) else None)
+            if u:
+                units[v.name] = u
+        memo[prefix] = (describe(r.md, prefix), units)
+    return memo[prefix]
+
+
 @dataclass
 class RunState:
     cycle: int = 0                                   # cycles completed
@@ -321,7 +336,7 @@ class WearMaster:
     def _init(self, r, fmu):
         sc = self.sc
         try:
-            self.ports = describe(r.md, sc.prefix)
+            self.ports, units = _described(r, sc.prefix)
         except ValueError as exc:
             raise MasterError(f"{fmu}: no usable wear interface (prefix {sc.prefix!r}): {exc}") from None
         if self.ports.update not in ("input", "tunable", "reset"):
@@ -368,11 +383,7 @@ class WearMaster:
         if missing:
             raise MasterError(f"{sc.source}: run.record names unknown variables: {', '.join(missing)}")
         self.read_vrs = r.vr(self.contact_names + list(sc.record))
-        self.units = {}
-        for v in getattr(r.md, "modelVariables", []):
-            u = getattr(v, "unit", None) or (getattr(v.declaredType, "unit", None) if getattr(v, "declaredType", None) else None)
-            if u and v.name in sc.record:
-                self.units[v.name] = u
+        self.units = {n: units[n] for n in sc.record if n in units}
         self.depth_vrs = r.vr(self.ports.depth_names)
         self._set_guard_reference()
 

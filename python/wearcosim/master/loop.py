@@ -529,13 +529,17 @@ class WearMaster:
     def _write_mark(self, mark, st: RunState):
         """The checkpoint of ``mark`` (:meth:`Checkpointer.write`; the wear pending since the
         update is zero at a mark: not stored); one error naming the file if it cannot be
-        written."""
+        written.  A stream that cannot take its held values (a full disk, found when the
+        checkpoint makes the streams durable) raises its ``OSError`` as a write in the loop
+        does: the loop names the stream's file and keeps the older checkpoint."""
         try:
             if "fmu_state" not in mark["arrays"]:       # (serialised once, when first written)
                 mark["arrays"]["fmu_state"] = np.frombuffer(self._runner.serialize_state(self._slot_of(mark)),
                                                             dtype=np.uint8)
             self.ckpt.write(st.spool, mark)
         except OSError as exc:
+            if exc.filename and Path(exc.filename).parent == self.spool_path:
+                raise
             raise MasterError(f"cannot write the checkpoint {self.ckpt_path}: "
                               f"{exc.filename + ': ' if exc.filename and exc.filename != str(self.ckpt_path) else ''}"
                               f"{reason(exc)}") from None

@@ -113,28 +113,27 @@ def _put(f: Any, data: memoryview) -> None:
 
 class Spool:
     """The recorded streams of a running wear run, on disk: one append-only file of raw
-    float64 values per stream in ``folder``, written unbuffered (a recorded cycle's series go
-    from the master's block to the kernel, one write per stream).  Memory stays bounded whatever the run's length;
-    :meth:`sync` makes what was appended durable (flush + fsync) and is what a checkpoint
-    waits for; a resumed run opens the spool with the lengths its checkpoint recorded and
-    continues from exactly there (whatever a killed run appended after that is cut off).
-    At the end the results file is written from the streams chunk by chunk.  An I/O error
-    (a full disk) names the stream's file.
+    float64 values per stream in ``folder``, written unbuffered in large pieces.  Memory stays
+    bounded whatever the run's length; :meth:`sync` makes what was appended durable (flush +
+    fsync) and is what a checkpoint waits for; a resumed run opens the spool with the lengths
+    its checkpoint recorded and continues from exactly there (whatever a killed run appended
+    after that is cut off).  At the end the results file is written from the streams chunk by
+    chunk.  An I/O error (a full disk) names the stream's file.
 
-    Scalars (:meth:`append_scalars`: the per-cycle summaries, one value per stream and cycle)
-    are held in memory and handed to their files :data:`HOLD` at a time, and the recorded
-    series (:meth:`append_rows`) :data:`HOLD_ROWS` values at a time, and before anything
-    reads, cuts, syncs or closes the streams: one value costs an ``array.append`` instead of a
-    packing and a file write, a cycle's series one copy instead of a write per stream.  What
-    a checkpoint counts is on disk (:meth:`sync` hands everything over first); what a killed
-    run held after it is lost like what it appended after it, and cut off on resume.  A full
-    disk is reported when the held values go to their files: at the latest at the next
-    checkpoint."""
+    Appended values are held in memory and handed to their files when a stream holds
+    :data:`HOLD_ROWS` of them (:meth:`append`, :meth:`append_rows`: the profiles, a recorded
+    cycle's series) or :data:`HOLD` (:meth:`append_scalars`: the per-cycle summaries, one value
+    per stream and cycle), and before anything reads, cuts, syncs or closes the streams: a
+    value costs an ``array.append`` instead of a packing and a file write, a cycle's series
+    one copy instead of a write per stream.  What a checkpoint counts is on disk (:meth:`sync`
+    hands everything over first); what a killed run held after it is lost like what it
+    appended after it, and cut off on resume.  A full disk is reported when the held values go
+    to their files: at the latest at the next checkpoint."""
 
     #: scalars held per stream before they go to its file
     HOLD = 512
-    #: values of recorded series held per stream before they go to its file (256 KiB: the
-    #: demo's series of 64 cycles, one write per stream instead of 64)
+    #: values held per stream (:meth:`append`, :meth:`append_rows`) before they go to its file
+    #: (256 KiB: the demo's series of 64 cycles, one write per stream instead of 64)
     HOLD_ROWS = 1 << 15
 
     def __init__(self, folder: str | os.PathLike[str], names: Iterable[str],
@@ -188,25 +187,23 @@ class Spool:
                     raise named(exc, self._path(n)) from None
                 del held[:]
 
+    def _take(self, name: str, a: np.ndarray) -> None:
+        """The contiguous 1-D float64 array ``a`` appended to the values held for ``name``."""
+        self._held[name].frombytes(a.data.cast("B"))
+        self.lengths[name] += a.shape[0]
+
     def append(self, name: str, values: np.ndarray | Sequence[float] | float) -> None:
-        if self._held[name]:
+        """``values`` to the stream ``name`` (held, see the class's docstring)."""
+        self._take(name, np.ascontiguousarray(values, dtype=np.float64).reshape(-1))
+        if len(self._held[name]) >= self.HOLD_ROWS:
             self._release((name,))
-        a = np.ascontiguousarray(values, dtype="<f8")
-        try:
-            _put(self._files[name], a.data if a.ndim == 1 else memoryview(a.tobytes()))   # (1-D: its buffer, no copy)
-        except OSError as exc:
-            raise named(exc, self._path(name)) from None
-        self.lengths[name] += a.size
 
     def append_rows(self, names: Sequence[str], block: np.ndarray) -> None:
         """Row ``i`` of the 2-D float64 array ``block`` to the stream ``names[i]`` (a recorded
-        cycle's series, gathered into one block by one copy): held like the scalars, and
-        handed to the files once :data:`HOLD_ROWS` values of a stream are held."""
-        held, lengths = self._held, self.lengths
+        cycle's series, gathered into one block by one copy; held, see the class's docstring)."""
         for n, row in zip(names, block):
-            held[n].frombytes(row.data.cast("B"))
-            lengths[n] += row.shape[0]
-        if names and len(held[names[0]]) >= self.HOLD_ROWS:
+            self._take(n, row)
+        if names and len(self._held[names[0]]) >= self.HOLD_ROWS:
             self._release(names)
 
     def append_scalars(self, names: Sequence[str], values: Sequence[float]) -> None:

@@ -276,8 +276,9 @@ def test_full_disk_in_the_results_hdf5_names_it(pressed_fmu, tmp_path, monkeypat
 
 def test_full_disk_in_the_streams_names_the_stream_and_keeps_the_checkpoint(pressed_fmu, reference, tmp_path):
     """The stream "Fn" cannot grow after cycle 5 (its file refuses every write, like a full
-    disk): one error naming its file; the checkpoint of cycle 5 is written; resume ends
-    bit-identical."""
+    disk): one error naming its file, found when the next checkpoint makes the held values
+    durable (the spool holds them till then; here a checkpoint after every update): that
+    checkpoint is not written, the one of cycle 5 is kept; resume ends bit-identical."""
     class Full:
         def __init__(self, f):
             self.f = f
@@ -293,10 +294,14 @@ def test_full_disk_in_the_streams_names_the_stream_and_keeps_the_checkpoint(pres
             st.spool._files["Fn"] = Full(st.spool._files["Fn"])
     d = sdict(pressed_fmu, name="lr1_0")
     m = master(d, tmp_path, hook=fill)
+    m.checkpoint_seconds = 0.0
     with pytest.raises(MasterError) as ei:
         m.run()
     msg = str(ei.value)
-    assert msg.startswith(f"{tmp_path / '.lr1_0.spool' / 'Fn.f64'}: No space left on device; checkpoint of cycle 5"), msg
+    assert msg.startswith(f"{tmp_path / '.lr1_0.spool' / 'Fn.f64'}: No space left on device; the checkpoint of "
+                          f"cycle 6 could not be written"), msg
+    assert msg.endswith(f"the older one is kept: {tmp_path / 'lr1_0.ckpt'}"), msg
+    assert store.load_checkpoint(tmp_path / "lr1_0.ckpt")[1]["cycle"] == 5
     same(master(d, tmp_path).run(resume=True), reference())
 
 

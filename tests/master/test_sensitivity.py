@@ -329,3 +329,36 @@ def test_a_batch_in_memory_gives_each_case_bit_for_bit(hybrid_fmu, tmp_path):
         WearMaster(from_dict(dict(cases[2], fmu={"path": str(hybrid_fmu)}), "<case>"), tmp_path / "x",
                    progress=False).run_in_memory()
     assert not (tmp_path / "x").exists()
+
+
+def test_a_worker_keeps_the_fmu_instance_for_its_next_batches(hybrid_fmu):
+    """run_shipped keeps the opened FMU for the process's next batch of the same FMU (one
+    extraction and instance per worker and study): the next batch runs on the same instance,
+    its cases give what a batch on a fresh instance gives, bit for bit; a failed case drops
+    the instance; other FMU bytes replace it and remove its folder; close_shipped closes it."""
+    from wearcosim.studies import runner
+    spec = sa.spec_from_dict(_hybrid_study(hybrid_fmu), "<tiny>")
+    fmu = sa.spec_fmu(spec)
+    rng = np.random.default_rng(11)
+    cases = [sa.case(spec, {p.name: float(rng.uniform(p.low, p.high)) for p in spec.parameters}, f"k{i}")
+             for i in range(4)]
+    runner.close_shipped()
+    first = runner.run_shipped(cases[:2], fmu)
+    slot = runner._SHIPPED.slot
+    kept = slot.runner
+    assert kept is not None and slot.path.is_file()
+    second = runner.run_shipped(cases[2:], fmu)
+    assert runner._SHIPPED.slot is slot and slot.runner is kept          # the same instance, no new folder
+    runner.close_shipped()
+    assert runner._SHIPPED.slot is None and not slot.path.exists()
+    fresh = runner.run_shipped(cases, fmu)
+    for a, b in zip(first + second, fresh):
+        assert np.array_equal(a["final"], b["final"]), a["name"]
+    runner.run_shipped([sa.case(spec, {}, "refused", extra={"start.c": -1.0})], fmu)
+    assert runner._SHIPPED.slot.runner is None                            # a failed case's instance dropped
+    old = runner._SHIPPED.slot
+    other = fmu + b"\0"                                                   # other bytes (the zip still opens)
+    again = runner.run_shipped(cases[:1], other)
+    assert runner._SHIPPED.slot is not old and not old.path.exists()
+    assert np.array_equal(again[0]["final"], fresh[0]["final"])
+    runner.close_shipped()

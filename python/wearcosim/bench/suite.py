@@ -27,6 +27,8 @@ measured in the same process, never an absolute target:
   right-hand side counts.  Every contender is also run with its own defaults (default
   tolerances; ours: auto at the model's default experiment tolerance) and reported beside;
 * wear-loop overhead: the wear loop against the FMU stepping alone over the same cycles;
+* study: the sensitivity study's cases per CPU-second batched against unbatched
+  (:mod:`wearcosim.bench.study`);
 * build: ``wearcosim build`` of each case's model against rumoca's compile of the same .mo;
 * sweep scaling: a study on 1 and 2 local workers.
 
@@ -691,7 +693,7 @@ def main(argv: list | None = None) -> int:
     """The command line (``python -m wearcosim.bench``)."""
     ap = argparse.ArgumentParser(prog="python -m wearcosim.bench", description=__doc__.split("\n")[0])
     ap.add_argument("--out", default=None, help="JSON file (default results/bench.json, --quick: results/bench_quick.json)")
-    ap.add_argument("--skip", nargs="*", default=[], choices=["sim", "wear", "build", "sweep"])
+    ap.add_argument("--skip", nargs="*", default=[], choices=["sim", "wear", "study", "build", "sweep"])
     ap.add_argument("--quick", action="store_true", help="the hybrid mechanism only, simulation only, fewer repeats")
     ap.add_argument("--cases", nargs="*", choices=list(CASES), help="cases of the simulation part (default all)")
     ap.add_argument("--methods", type=_methods, default=None,
@@ -725,7 +727,7 @@ def _main(a) -> int:
             raise ValueError(f"--ladder takes relative tolerances separated by commas, not {a.ladder!r}") from None
     quick = a.quick
     keys = a.cases or (["hybrid"] if quick else list(CASES))
-    skip = set(a.skip) | ({"wear", "build", "sweep"} if quick else set())
+    skip = set(a.skip) | ({"wear", "study", "build", "sweep"} if quick else set())
     repeats = a.repeats or (QUICK_REPEATS if quick else REPEATS)
     out = Path(a.out) if a.out else results_dir() / ("bench_quick.json" if quick else "bench.json")
     report_ = {"machine": _machine(), "quick": quick}
@@ -748,6 +750,12 @@ def _main(a) -> int:
               f"Dormand-Prince; wall "
               f"x{w['wall']['loop'] / w['wall']['fmu']:.2f})", flush=True)
         report_["wear_loop"] = w
+    if "study" not in skip:
+        _say("study: the sensitivity study's cases batched against unbatched ...")
+        from .study import study_lines, study_throughput
+        st = study_throughput()
+        print("\n" + "\n".join(study_lines(st)), flush=True)
+        report_["study"] = st
     if "build" not in skip:
         _say("build: wearcosim build against rumoca's compile ...")
         b = bench_build()

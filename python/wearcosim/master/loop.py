@@ -209,6 +209,21 @@ def _peak_mean(Fn: np.ndarray) -> tuple[float, float]:
     return float(np.max(fpos)), float(np.mean(fpos))
 
 
+def _described(r: Any, prefix: str) -> tuple[Any, dict[str, str]]:
+    """(the wear interface of the runner's FMU for ``prefix``, the units of its variables),
+    read from its model description once per runner and kept on it (a study's batch runs many
+    cases on one instance); ``ValueError`` from :func:`describe`."""
+    memo = r.__dict__.setdefault("_wearcosim_described", {})
+    if prefix not in memo:
+        units = {}
+        for v in getattr(r.md, "modelVariables", []):
+            u = getattr(v, "unit", None) or (getattr(v.declaredType, "unit", None) if getattr(v, "declaredType", None) else None)
+            if u:
+                units[v.name] = u
+        memo[prefix] = (describe(r.md, prefix), units)
+    return memo[prefix]
+
+
 @dataclass
 class RunState:
     cycle: int = 0                                   # cycles completed
@@ -321,7 +336,7 @@ class WearMaster:
     def _init(self, r, fmu):
         sc = self.sc
         try:
-            self.ports = describe(r.md, sc.prefix)
+            self.ports, units = _described(r, sc.prefix)
         except ValueError as exc:
             raise MasterError(f"{fmu}: no usable wear interface (prefix {sc.prefix!r}): {exc}") from None
         if self.ports.update not in ("input", "tunable", "reset"):
@@ -368,13 +383,8 @@ class WearMaster:
         if missing:
             raise MasterError(f"{sc.source}: run.record names unknown variables: {', '.join(missing)}")
         self.read_vrs = r.vr(self.contact_names + list(sc.record))
-        self.units = {}
-        for v in getattr(r.md, "modelVariables", []):
-            u = getattr(v, "unit", None) or (getattr(v.declaredType, "unit", None) if getattr(v, "declaredType", None) else None)
-            if u and v.name in sc.record:
-                self.units[v.name] = u
+        self.units = {n: units[n] for n in sc.record if n in units}
         self.depth_vrs = r.vr(self.ports.depth_names)
-        self._area = self.surface.area
         self._set_guard_reference()
 
     # ------------------------------------------------------------------ physical guards
@@ -401,7 +411,7 @@ class WearMaster:
         physical guard."""
         sc = self.sc
         c, um = self.c_ref, 1e6
-        if not math.isfinite(float(np.add.reduce(new))) and not np.all(np.isfinite(new)):  # (a finite sum: one pass)
+        if not reconstruction.all_finite(new):
             i = int(np.flatnonzero(~np.isfinite(new))[0])
             raise LimitExceeded(f"{sc.name}: {self._when(cycle, real)}: the worn depth in {self._sector_where(i)} "
                                 f"is not finite")
@@ -519,13 +529,17 @@ class WearMaster:
     def _write_mark(self, mark, st: RunState):
         """The checkpoint of ``mark`` (:meth:`Checkpointer.write`; the wear pending since the
         update is zero at a mark: not stored); one error naming the file if it cannot be
-        written."""
+        written.  A stream that cannot take its held values (a full disk, found when the
+        checkpoint makes the streams durable) raises its ``OSError`` as a write in the loop
+        does: the loop names the stream's file and keeps the older checkpoint."""
         try:
             if "fmu_state" not in mark["arrays"]:       # (serialised once, when first written)
                 mark["arrays"]["fmu_state"] = np.frombuffer(self._runner.serialize_state(self._slot_of(mark)),
                                                             dtype=np.uint8)
             self.ckpt.write(st.spool, mark)
         except OSError as exc:
+            if exc.filename and Path(exc.filename).parent == self.spool_path:
+                raise
             raise MasterError(f"cannot write the checkpoint {self.ckpt_path}: "
                               f"{exc.filename + ': ' if exc.filename and exc.filename != str(self.ckpt_path) else ''}"
                               f"{reason(exc)}") from None
@@ -573,7 +587,7 @@ class WearMaster:
     def _append_summary(self, st: RunState, summary):
         if self._stats_of is not st.depth:      # (the profile changes at updates only)
             self._stats_of = st.depth
-            self._stats = [float(np.maximum.reduce(st.depth)), float(np.add.reduce(st.depth)) * self._area]
+            self._stats = [float(np.maximum.reduce(st.depth)), float(np.add.reduce(st.depth)) * self.surface.area]
         st.spool.append_scalars(self.SUMMARY, [*summary, *self._stats])
 
     @staticmethod
@@ -829,8 +843,7 @@ class WearMaster:
         window the loop records, finished, jumped)."""
         sc, ctl = self.sc, self.ctl
         m = self._window(st.cycle)
-        rate = (reconstruction.smooth_periodic(st.pending, sc.smoothing, self.ports.circular) if sc.smoothing
-                else st.pending) / m
+        rate = reconstruction.smooth_periodic(st.pending, sc.smoothing, self.ports.circular, copy=False) / m
         if ctl.pending:
             j = ctl.judge(rate)
             st.spool.append_scalars(self._x_names, (st.cycle - sc.transient_cycles,

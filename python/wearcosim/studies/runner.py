@@ -16,15 +16,19 @@ results say which cases were run again (:class:`StudyResults`).
 """
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
+import os
 import signal
 import sys
+import tempfile
+import threading
 import uuid
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any, Callable, Iterable, Iterator, Sequence
 
 import numpy as np
 
@@ -262,51 +266,124 @@ def _follow(n: int) -> Callable[[int, bool, Any], None]:
     return done
 
 
+class _Slot:
+    """A shipped FMU written into a private temporary folder of this process (below the Dask
+    worker's ``local_directory`` when there is one) and the instance the batches run on."""
+
+    def __init__(self, fmu: bytes, digest: str) -> None:
+        base = None
+        try:
+            from distributed import get_worker
+            base = get_worker().local_directory
+        except (ImportError, ValueError):
+            pass
+        self.folder = tempfile.TemporaryDirectory(prefix="wc-shipped-", dir=base)
+        self.path = Path(self.folder.name) / "model.fmu"
+        self.path.write_bytes(fmu)
+        self.digest, self.pid = digest, os.getpid()
+        self.runner: Any = None
+        # closed at this process's exit too: multiprocessing's exit finalizers run at the
+        # exit of a pool's worker process (atexit's do not) and at the main process's exit
+        from multiprocessing import util
+        self._final = util.Finalize(self, _Slot._close, args=(self,), exitpriority=10)
+
+    def drop_runner(self) -> None:
+        """Terminate and forget the instance (a failed case's is not reused)."""
+        if self.runner is not None:
+            _close(self.runner)
+            self.runner = None
+
+    def close(self) -> None:
+        """Terminate the instance and remove the folder (once)."""
+        self._final()
+
+    def _close(self) -> None:
+        self.drop_runner()
+        self.folder.cleanup()
+
+
+class _Shipped:
+    """The FMU a worker process runs its batches on, kept for the process's next batch of the
+    same FMU (the digest of its bytes): a worker extracts and instantiates it once for the whole
+    study, not once per batch.  One batch at a time uses the kept one (a batch of another
+    thread meanwhile gets a slot of its own, closed after it); a new FMU or the process's exit
+    closes it (a forked child leaves its parent's alone).  A process killed outright leaves
+    its folder, like a killed run leaves its files."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.slot: _Slot | None = None
+
+    @contextlib.contextmanager
+    def batch(self, fmu: bytes) -> Iterator[_Slot]:
+        """The slot of ``fmu`` for one batch."""
+        import hashlib
+        digest = hashlib.sha256(fmu).hexdigest()
+        if not self.lock.acquire(blocking=False):
+            slot = _Slot(fmu, digest)
+            try:
+                yield slot
+            finally:
+                slot.close()
+            return
+        try:
+            if self.slot is not None and self.slot.pid != os.getpid():
+                self.slot = None                    # (the parent's, inherited by fork)
+            if self.slot is None or self.slot.digest != digest:
+                self._close()
+                self.slot = _Slot(fmu, digest)
+            yield self.slot
+        finally:
+            self.lock.release()
+
+    def _close(self) -> None:
+        if self.slot is not None and self.slot.pid == os.getpid():
+            self.slot.close()
+        self.slot = None
+
+    def close(self) -> None:
+        """Terminate the kept instance and remove its folder (at the process's exit)."""
+        with self.lock:
+            self._close()
+
+
+_SHIPPED = _Shipped()
+
+
+def close_shipped() -> None:
+    """Close the FMU instance this process keeps for its batches (:func:`run_shipped`) and
+    remove its folder; the next batch opens the FMU again."""
+    _SHIPPED.close()
+
+
 def run_shipped(cases: list[dict[str, Any]], fmu: bytes) -> list[dict[str, Any]]:
     """Run scenario dicts against an FMU given as bytes, on a worker that may be another
-    machine: the FMU is written into a private temporary folder of the worker (below the Dask
-    worker's ``local_directory`` when there is one) and opened once for the batch; each case
-    runs in memory on that instance (``WearMaster.run_in_memory``: no lock, checkpoint, streams
-    or results file; fmi2Reset between cases, a fresh instance after a failed one), and what
-    comes back is each case's result as plain data (``name``, the ``final`` profile,
-    ``sector_centres``, ``radius``, ``length``; or ``{"name", "error"}`` when the master stopped it); the folder is removed before returning.
-    Nothing is read from, or written to, the client's disk."""
-    import tempfile
-
+    machine: the FMU is written into a private temporary folder of the worker process and
+    opened once for all the batches of the same FMU the process runs (:class:`_Shipped`);
+    each case runs in memory on that instance (``WearMaster.run_in_memory``: no lock,
+    checkpoint, streams or results file; fmi2Reset between cases, a fresh instance after a
+    failed one), and what comes back is each case's result as plain data (``name``, the
+    ``final`` profile, ``sector_centres``, ``radius``, ``length``; or ``{"name", "error"}`` when
+    the master stopped it).  Nothing is read from, or written to, the client's disk."""
     from ..master.loop import MasterError, WearMaster, open_runner
     from ..master.scenario import ScenarioError, from_dict
-    base = None
-    try:
-        from distributed import get_worker
-        base = get_worker().local_directory
-    except (ImportError, ValueError):
-        pass
     out = []
-    with tempfile.TemporaryDirectory(prefix="wc-shipped-", dir=base) as tmp:
-        path = Path(tmp) / "model.fmu"
-        path.write_bytes(fmu)
-        runner = None             # one extraction and instance for the batch (fmi2Reset between cases)
-        try:
-            for case in cases:
-                data = dict(case)
-                data["fmu"] = {**data.get("fmu", {}), "path": str(path)}
-                data["fmu"].pop("model", None)
-                name = str(data.get("name", ""))
-                try:
-                    sc = from_dict(data, f"<case {data.get('name', '?')}>")
-                    if runner is None:
-                        runner = open_runner(path, sc)
-                    res = WearMaster(sc, Path(tmp) / "out", progress=False, runner=runner).run_in_memory()
-                    out.append({"name": name, "final": res["final"], "sector_centres": res["sector_centres"],
-                                "radius": res["radius"], "length": res["length"]})
-                except (MasterError, ScenarioError) as exc:
-                    out.append({"name": name, "error": " ".join(str(exc).split())})
-                    if runner is not None:          # a failed case's instance is not reused
-                        _close(runner)
-                        runner = None
-        finally:
-            if runner is not None:
-                _close(runner)
+    with _SHIPPED.batch(fmu) as slot:
+        for case in cases:
+            data = dict(case)
+            data["fmu"] = {**data.get("fmu", {}), "path": str(slot.path)}
+            data["fmu"].pop("model", None)
+            name = str(data.get("name", ""))
+            try:
+                sc = from_dict(data, f"<case {data.get('name', '?')}>")
+                if slot.runner is None:
+                    slot.runner = open_runner(slot.path, sc)
+                res = WearMaster(sc, slot.path.parent / "out", progress=False, runner=slot.runner).run_in_memory()
+                out.append({"name": name, "final": res["final"], "sector_centres": res["sector_centres"],
+                            "radius": res["radius"], "length": res["length"]})
+            except (MasterError, ScenarioError) as exc:
+                out.append({"name": name, "error": " ".join(str(exc).split())})
+                slot.drop_runner()               # a failed case's instance is not reused
     return out
 
 
@@ -346,6 +423,8 @@ def run_many(cases: list[dict[str, Any]], fmu: bytes, workers: int = 2, schedule
     finally:
         if isinstance(scheduler, str) and client is not None:
             client.close()
+        if client is None and workers <= 1:       # ran here: this process keeps no instance after it
+            close_shipped()
     return [r for b in done for r in b]
 
 

@@ -55,9 +55,9 @@ class Judgement:
 
 
 def _errors(jump: float, before: np.ndarray, after: np.ndarray, rtol: float, floor: float) -> tuple[float, np.ndarray]:
-    """(:func:`normalised_error`, :func:`local_error`) of float64 arrays, sharing their
-    arithmetic (the same operations on the same values: the same results, bit for bit) in a
-    third of the array operations (the master judges a jump at every wear update)."""
+    """(:func:`normalised_error`, :func:`local_error`) of float64 arrays, from one pass of
+    shared arithmetic (the master judges a jump at every wear update; the two public
+    functions are its thin wrappers)."""
     d = np.subtract(after, before)
     np.abs(d, out=d)                                    # |r_after - r_before|
     local = (0.5 * jump) * d
@@ -71,18 +71,13 @@ def _errors(jump: float, before: np.ndarray, after: np.ndarray, rtol: float, flo
 
 def local_error(jump: float, before: np.ndarray, after: np.ndarray) -> np.ndarray:
     """``E = J/2 |r_after - r_before|`` per sector: the jump's embedded error estimate."""
-    return 0.5 * jump * np.abs(np.asarray(after, float) - np.asarray(before, float))
+    return _errors(jump, np.asarray(before, float), np.asarray(after, float), 1.0, 0.1)[1]
 
 
 def normalised_error(before: np.ndarray, after: np.ndarray, rtol: float, floor: float = 0.1) -> float:
     """``max_i |r_after - r_before|_i / (2 rtol s_i)``, ``s_i = |r_before,i| + floor * peak``
     (peak: the largest rate of both windows); 0 when neither window wears anything."""
-    before, after = np.asarray(before, float), np.asarray(after, float)
-    peak = max(float(np.max(np.abs(before), initial=0.0)), float(np.max(np.abs(after), initial=0.0)))
-    if peak == 0.0:
-        return 0.0
-    s = np.abs(before) + floor * peak
-    return float(np.max(np.abs(after - before) / (2.0 * rtol * s)))
+    return _errors(1.0, np.asarray(before, float), np.asarray(after, float), rtol, floor)[0]
 
 
 @dataclass

@@ -16,15 +16,23 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 
-def smooth_periodic(x: ArrayLike, w: int, periodic: bool = True) -> np.ndarray:
+def all_finite(x: np.ndarray) -> bool:
+    """Whether every value of the float array ``x`` is finite: a finite sum says it in one
+    pass; only a sum that is not (a non-finite value, or finite values overflowing) needs the
+    element-wise test."""
+    return math.isfinite(np.add.reduce(x)) or bool(np.all(np.isfinite(x)))
+
+
+def smooth_periodic(x: ArrayLike, w: int, periodic: bool = True, copy: bool = True) -> np.ndarray:
     """Moving average over ``2w + 1`` sectors: around a closed surface (``periodic``), or
     along an open profile (a gear flank), where the window is cut at the ends and each sector
     is the mean of the sectors it covers there (root and tip are never averaged together).
     The periodic average conserves the sum exactly; the open one nearly (the end sectors
-    weigh a little more)."""
+    weigh a little more).  No smoothing (``w <= 0``) returns a copy of ``x``, or with
+    ``copy=False`` ``x`` itself (as a float array)."""
     x = np.asarray(x, dtype=float)
     if w <= 0:
-        return x.copy()
+        return x.copy() if copy else x
     n = x.size
     if 2 * w + 1 > n:
         raise ValueError(f"smoothing window of {2 * w + 1} sectors exceeds the {n} sectors")
@@ -48,8 +56,7 @@ def update_profile(depth: ArrayLike, increment: ArrayLike, extrapolation: float 
     inc = np.asarray(increment, dtype=float)
     if depth.shape != inc.shape:
         raise ValueError(f"profile has {depth.size} sectors, increment {inc.size}")
-    # (a non-negative minimum and a finite sum say it in two passes, NaN failing the first;
-    # only an overflowing sum of finite values needs the element-wise test)
-    if inc.size and not (np.minimum.reduce(inc) >= 0 and (math.isfinite(np.add.reduce(inc)) or np.all(np.isfinite(inc)))):
+    # (NaN fails the non-negative minimum)
+    if inc.size and not (np.minimum.reduce(inc) >= 0 and all_finite(inc)):
         raise ValueError("wear increment must be finite and non-negative")
-    return depth + extrapolation * (smooth_periodic(inc, smoothing, periodic) if smoothing > 0 else inc)
+    return depth + extrapolation * smooth_periodic(inc, smoothing, periodic, copy=False)

@@ -15,6 +15,7 @@ never at an accumulated sum of steps.
 from __future__ import annotations
 
 import ctypes
+import functools
 import os
 import weakref
 import zipfile
@@ -176,7 +177,6 @@ class Runner:
         self.t0 = 0.0
         self.h = None
         self.k = 0
-        self._vr_arrays: dict[tuple[int, ...], Any] = {}    # value references as C arrays (set_reals)
 
     # -- helpers
     def vr(self, names: Iterable[str]) -> list[int]:
@@ -250,6 +250,7 @@ class FMPyRunner(Runner):
         extraction folder; so do :meth:`terminate`, garbage collection and interpreter exit."""
         fmu = Path(fmu)
         self.slave = None
+        self._vr_arrays: dict[tuple[int, ...], Any] = {}    # value references as C arrays (set_reals)
         self._dir = safe_extract(fmu, limits=limits)       # FMUOpenError: nothing extracted
         self._finalizer = weakref.finalize(self, remove_temp_dir, str(self._dir))
         try:
@@ -459,14 +460,11 @@ class FMPyRunner(Runner):
         if st > 1:                       # fmi2Discard, fmi2Error, fmi2Fatal
             raise self._error("fmi2SetReal", st, n0)
 
-    @property
-    def _set_real(self):
+    @functools.cached_property
+    def _set_real(self) -> Any:
         """fmi2SetReal of the FMU's library, taking the values as an address."""
-        f = self.__dict__.get("_set_real_fn")
-        if f is None:
-            proto = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p)
-            f = self.__dict__["_set_real_fn"] = proto(ctypes.cast(self.slave.dll.fmi2SetReal, ctypes.c_void_p).value)
-        return f
+        proto = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p)
+        return proto(ctypes.cast(self.slave.dll.fmi2SetReal, ctypes.c_void_p).value)
 
     def get_reals(self, vrs: Sequence[int]) -> np.ndarray:
         return np.asarray(self._call("fmi2GetReal", lambda: self.slave.getReal(list(vrs))), dtype=float)

@@ -159,6 +159,22 @@ def test_the_process_cache_folder_is_removed_at_exit_and_after_a_kill(tmp_path):
     assert not list(tmp_path.glob(frontend.XDG_PROCESS_PREFIX + "*"))
 
 
+def test_a_package_and_a_library_of_two_folders_share_a_session(counted, decay, tmp_path, monkeypatch):
+    """A package beside its work folder using a library of another folder (WearCosimMSL and the
+    MSL): both folders hold exactly the packages used, so they are rumoca's roots as they are
+    and the builds share a session."""
+    _write(tmp_path / "app" / "A" / "package.mo", "package A\nend A;\n")
+    for name, k in (("One", 4), ("Two", 6)):
+        _write(tmp_path / "app" / "A" / f"{name}.mo",
+               f"within A;\nmodel {name}\n  extends P.M(k = {k});\nend {name};\n")
+    monkeypatch.setenv("MODELICAPATH", str(decay.parent))
+    assert _start(load(tmp_path / "app" / "A" / "One.mo", "A.One"), "k") == 4
+    n = len(counted)
+    assert _start(load(tmp_path / "app" / "A" / "Two.mo", "A.Two"), "k") == 6
+    assert len(counted) == n
+    assert sorted(counted[-1]) == sorted([str(tmp_path / "app"), str(decay.parent)])
+
+
 def test_an_error_after_a_kept_session_is_a_new_sessions_error(counted, decay):
     """A model with an error, built after another one in the same process: the same error as
     in a process of its own (the kept session is dropped and the model loaded in a new one)."""
@@ -176,10 +192,12 @@ def test_an_error_after_a_kept_session_is_a_new_sessions_error(counted, decay):
 
 
 def test_packages_of_two_folders_through_a_view_of_links(counted, decay, tmp_path, monkeypatch):
-    """A package that uses a library from another folder is handed to rumoca through a view of
-    links (kept in the build cache); rumoca reads a linked file as a document of its own, so such
-    roots never get a kept session -- two models of the package build one after the other."""
+    """A package that uses one library of a folder holding others too (a MODELICAPATH folder)
+    is handed to rumoca through a view of links (kept in the build cache); rumoca reads a linked
+    file as a document of its own, so such roots never get a kept session -- two models of the
+    package build one after the other."""
     monkeypatch.setenv("WEARCOSIM_BUILD_CACHE", str(tmp_path / "cache"))
+    _write(decay.parent / "Unrelated" / "package.mo", "package Unrelated\nend Unrelated;\n")
     _write(tmp_path / "app" / "A" / "package.mo", "package A\nend A;\n")
     for name, k in (("One", 4), ("Two", 6)):
         _write(tmp_path / "app" / "A" / f"{name}.mo",

@@ -352,10 +352,12 @@ def _link_name(p: Path) -> str:
 
 @contextmanager
 def _library_view(libs, rewritten: Optional[dict] = None):
-    """rumoca's source roots for the library packages ``libs``.  rumoca resolves references
-    between packages only inside one root folder (and parses every package of it), so: the
-    packages' common folder when it holds exactly these packages (the bundled library), else
-    a temporary folder of symbolic links to them, removed afterwards.  ``rewritten`` (file ->
+    """rumoca's source roots for the library packages ``libs``.  rumoca parses every package
+    of a root folder, so: the packages' own folders when each holds exactly these packages
+    (the bundled library; the MSL of a tool's installation beside a user's package folder --
+    rumoca resolves references between roots; real folders also let a session be kept,
+    :func:`_session_load`), else a folder of symbolic links to them (kept in the build cache,
+    :func:`_kept_view`, or temporary and removed afterwards).  ``rewritten`` (file ->
     text, :func:`_rewrites`): those files are written into the temporary folder, whose folders on
     their way are real folders and every other entry a link to the original; the view's files
     -> the originals are then in :data:`_VIEW_FILES` during the call."""
@@ -363,12 +365,13 @@ def _library_view(libs, rewritten: Optional[dict] = None):
     if not libs:
         yield []
         return
-    parents = {p.parent for p in libs}
-    if not rewritten and len(parents) == 1 and all(package_name(p) == p.stem for p in libs):
-        folder = parents.pop()
-        if set(_top_packages(folder).values()) == set(libs):
-            yield [str(folder)]
-            return
+    groups: dict = {}
+    for p in libs:
+        groups.setdefault(p.parent, set()).add(p)
+    if not rewritten and all(package_name(p) == p.stem for p in libs) and \
+            all(set(_top_packages(folder).values()) == ps for folder, ps in groups.items()):
+        yield [str(folder) for folder in sorted(groups)]
+        return
     if not rewritten:
         kept = _kept_view(libs)
         if kept is not None:

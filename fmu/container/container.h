@@ -217,7 +217,12 @@ struct CtData {
 /* ---- ct_load.c ---- */
 CtData *ct_data(RtCtx *ctx);
 double ct_now(void);
-double ct_call_begin(CtData *d);
+/* before a component call (fmi2 or fast entry point): counted, and timed when timing is on */
+static inline double ct_call_begin(CtData *d)
+{
+    d->nCalls += 1.0;
+    return d->timing ? ct_now() : 0.0;
+}
 /* after a component call: 0 ok, 1 failed (logged; in continuous time marks it broken) */
 int ct_call_end(CtData *d, CtComp *k, const char *fn, double t0, fmi2Status st, double t);
 void ct_timed_begin(CtData *d, const double *v);

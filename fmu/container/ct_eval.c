@@ -45,13 +45,7 @@ static int same_bits(const double *a, const double *b, int n)
     return 1;
 }
 
-/* ct_call_begin / ct_call_end for the fast entry points, without a call when all is well */
-static double fast_begin(CtData *d)
-{
-    d->nCalls += 1.0;
-    return d->timing ? ct_now() : 0.0;
-}
-
+/* ct_call_end for the fast entry points, without a call when all is well */
 static int fast_end(CtData *d, CtComp *k, const char *fn, double t0, int rc, double t)
 {
     if (rc == 0 && !d->timing) return 0;
@@ -97,7 +91,7 @@ int ct_get_values(CtData *d, CtComp *k, const CtVal *vals, int n, double *v, dou
     int i = 0;
     if (need != CT_FAST_NEED_SLOW && n > 0 && fast_here(d, k, vals[0].type)) {
         /* (a list with a need is of one type: an action, or the Real outputs) */
-        const double t0 = fast_begin(d);
+        const double t0 = ct_call_begin(d);
         const int rc = k->fast->get(k->inst, need, vals, n, v);
         if (rc != CT_FAST_SLOW) return fast_end(d, k, "fmi2GetReal", t0, rc, t);
     }
@@ -164,7 +158,7 @@ int ct_propagate(CtData *d, double *v, double t, int flags)
                     }
                 }
                 if (m) {
-                    const double t0 = fast_begin(d);
+                    const double t0 = ct_call_begin(d);
                     const int rc = k->fast->set(k->inst, vals, A->n, v);
                     if (rc != CT_FAST_SLOW) {
                         if (fast_end(d, k, "fmi2SetReal", t0, rc, t)) return 1;
@@ -296,7 +290,7 @@ int ct_states_in(CtData *d, const double *v, double t)
             const int newX = ci->nx > 0 && (!k->xValid || !same_bits(d->xSet + ci->xoff, v + OFF_X + ci->xoff,
                                                                       ci->nx));
             if (!newX && k->timeSet && k->tSet == t) continue;
-            t0 = fast_begin(d);
+            t0 = ct_call_begin(d);
             st = (fmi2Status)k->fast->place(k->inst, t, newX ? v + OFF_X + ci->xoff : NULL, (size_t)ci->nx);
             if ((int)st != CT_FAST_SLOW) {
                 if (fast_end(d, k, "fmi2SetContinuousStates", t0, (int)st, t)) return 1;
@@ -375,7 +369,7 @@ int ct_finish(CtData *d, double *v, double t, int outputs)
         fmi2Status st;
         if (k->fast && d->phase == CT_PH_CT && (ci->nx > 0 || ci->nz > 0)) {
             int rc;
-            t0 = fast_begin(d);
+            t0 = ct_call_begin(d);
             rc = k->fast->dz(k->inst, v + OFF_DX + ci->xoff, (size_t)ci->nx, v + OFF_ZV + ci->zoff,
                              (size_t)ci->nz);
             if (rc == CT_FAST_SLOW) goto SLOW;

@@ -53,12 +53,6 @@ double ct_now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-double ct_call_begin(CtData *d)
-{
-    d->nCalls += 1.0;
-    return d->timing ? ct_now() : 0.0;
-}
-
 static const char *status_name(fmi2Status st)
 {
     switch (st) {

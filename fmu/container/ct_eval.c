@@ -24,11 +24,12 @@ static int run_length(const CtVal *vals, int n)
     return j;
 }
 
-/* the fast path can take the call: the component has it, is in continuous time (the
-   container's phase is the components'), the values are Real */
-static int fast_here(const CtData *d, const CtComp *k, int type)
+/* the fast path can take the call: its values have a fast path (need, from the tables
+   d->actNeed and d->outNeed: the component has fast entry points and the values are Real ones
+   they take) and the components are in continuous time (the container's phase is theirs) */
+static int fast_here(const CtData *d, int need)
 {
-    return k->fast && d->phase == CT_PH_CT && type == MT_REAL;
+    return need != CT_FAST_NEED_SLOW && d->phase == CT_PH_CT;
 }
 
 /* memcmp(a, b, n doubles) == 0, inline for a few states (no library call), memcmp for many */
@@ -89,7 +90,7 @@ int ct_set_values(CtData *d, CtComp *k, const CtVal *vals, int n, const double *
 int ct_get_values(CtData *d, CtComp *k, const CtVal *vals, int n, double *v, double t, int need)
 {
     int i = 0;
-    if (need != CT_FAST_NEED_SLOW && n > 0 && fast_here(d, k, vals[0].type)) {
+    if (n > 0 && fast_here(d, need)) {
         /* (a list with a need is of one type: an action, or the Real outputs) */
         const double t0 = ct_call_begin(d);
         const int rc = k->fast->get(k->inst, need, vals, n, v);
@@ -146,7 +147,7 @@ int ct_propagate(CtData *d, double *v, double t, int flags)
             if (A->contig && A->n > 0 && memcmp(v + vals[0].slot, d->lastSet + A->first,
                                                 (size_t)A->n * sizeof(double)) == 0)
                 continue;          /* nothing changed (e.g. a wear profile within a cycle) */
-            if (!(flags & CT_MARK) && d->actNeed[a] == 0 && fast_here(d, k, A->type)) {
+            if (!(flags & CT_MARK) && fast_here(d, d->actNeed[a])) {
                 /* continuous time, fast path: the whole action in one call when a value changed
                    (those that did not are set to what the component has: no change there) */
                 for (i = 0; i < A->n; i++) {

@@ -128,6 +128,41 @@ int ct_get_values(CtData *d, CtComp *k, const CtVal *vals, int n, double *v, dou
     return 0;
 }
 
+/* the fast path's set of one action: all its values in one call (those that did not change are
+   set to what the component has: no change there); if it refuses one, fmi2SetReal of them all
+   (which says which) */
+static int fast_set(CtData *d, CtComp *k, const CtVal *vals, int n, const double *v, double t)
+{
+    const double t0 = ct_call_begin(d);
+    const int rc = k->fast->set(k->inst, vals, n, v);
+    if (rc != CT_FAST_SLOW) return fast_end(d, k, "fmi2SetReal", t0, rc, t);
+    return ct_set_values(d, k, vals, n, v, t);
+}
+
+/* SET action a: when a value differs from what the component has (lastSet, then updated), the
+   fast path sets the whole action (continuous time, not CT_MARK), the fmi2 path the values that
+   changed (d->changed); with CT_MARK the component needs another event pass */
+static int set_action(CtData *d, int a, const double *v, double t, int flags)
+{
+    const CtAction *A = &ct_act[a];
+    CtComp *k = &d->comp[A->comp];
+    const CtVal *vals = ct_act_val + A->first;
+    double *last = d->lastSet + A->first;
+    int i, m = 0;
+    if (A->contig && A->n > 0 && memcmp(v + vals[0].slot, last, (size_t)A->n * sizeof(double)) == 0)
+        return 0;                  /* nothing changed (e.g. a wear profile within a cycle) */
+    for (i = 0; i < A->n; i++) {
+        const double x = v[vals[i].slot];
+        if (x == last[i]) continue;
+        last[i] = x;
+        d->changed[m++] = vals[i];
+    }
+    if (m == 0) return 0;
+    if (flags & CT_MARK) k->need = 1;
+    if (!(flags & CT_MARK) && fast_here(d, d->actNeed[a])) return fast_set(d, k, vals, A->n, v, t);
+    return ct_set_values(d, k, d->changed, m, v, t);
+}
+
 /* The action list (topological order, builder-checked): inputs <- v, outputs -> v.
  * Without CT_ALLTYPES only Real values move (continuous time: discrete values only change
  * in events).  With CT_MARK a component whose input value changed needs another event pass.
@@ -139,48 +174,11 @@ int ct_propagate(CtData *d, double *v, double t, int flags)
     int a;
     for (a = 0; a < CT_N_ACT; a++) {
         const CtAction *A = &ct_act[a];
-        CtComp *k = &d->comp[A->comp];
-        const CtVal *vals = ct_act_val + A->first;
+        int rc;
         if (A->discrete && !(flags & CT_ALLTYPES)) continue;
-        if (A->op == CT_SET) {
-            int i, m = 0;
-            if (A->contig && A->n > 0 && memcmp(v + vals[0].slot, d->lastSet + A->first,
-                                                (size_t)A->n * sizeof(double)) == 0)
-                continue;          /* nothing changed (e.g. a wear profile within a cycle) */
-            if (!(flags & CT_MARK) && fast_here(d, d->actNeed[a])) {
-                /* continuous time, fast path: the whole action in one call when a value changed
-                   (those that did not are set to what the component has: no change there) */
-                for (i = 0; i < A->n; i++) {
-                    const double x = v[vals[i].slot];
-                    double *last = &d->lastSet[A->first + i];
-                    if (!(x == *last)) {
-                        *last = x;
-                        m = 1;
-                    }
-                }
-                if (m) {
-                    const double t0 = ct_call_begin(d);
-                    const int rc = k->fast->set(k->inst, vals, A->n, v);
-                    if (rc != CT_FAST_SLOW) {
-                        if (fast_end(d, k, "fmi2SetReal", t0, rc, t)) return 1;
-                    } else if (ct_set_values(d, k, vals, A->n, v, t)) {
-                        return 1;  /* a value it refuses: fmi2SetReal says which */
-                    }
-                }
-                continue;
-            }
-            for (i = 0; i < A->n; i++) {
-                const double x = v[vals[i].slot];
-                double *last = &d->lastSet[A->first + i];
-                if (x == *last) continue;
-                if (flags & CT_MARK) k->need = 1;
-                *last = x;
-                d->changed[m++] = vals[i];
-            }
-            if (m > 0 && ct_set_values(d, k, d->changed, m, v, t)) return 1;
-        } else if (ct_get_values(d, k, vals, A->n, v, t, d->actNeed[a])) {
-            return 1;
-        }
+        if (A->op == CT_SET) rc = set_action(d, a, v, t, flags);
+        else rc = ct_get_values(d, &d->comp[A->comp], ct_act_val + A->first, A->n, v, t, d->actNeed[a]);
+        if (rc) return 1;
     }
     return 0;
 }

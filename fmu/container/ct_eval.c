@@ -46,6 +46,19 @@ static int same_bits(const double *a, const double *b, int n)
     return 1;
 }
 
+/* what the container knows a component has: time t; states x (its X slice) */
+static void have_time(CtComp *k, double t)
+{
+    k->timeSet = 1;
+    k->tSet = t;
+}
+
+static void have_states(CtData *d, CtComp *k, const double *x)
+{
+    memcpy(d->xSet + k->info->xoff, x, (size_t)k->info->nx * sizeof(double));
+    k->xValid = 1;
+}
+
 /* ct_call_end for the fast entry points, without a call when all is well */
 static int fast_end(CtData *d, CtComp *k, const char *fn, double t0, int rc, double t)
 {
@@ -217,8 +230,7 @@ int ct_read_states(CtData *d, CtComp *k, double *v, double t)
         st = k->f.getContinuousStates(k->inst, v + OFF_X + ci->xoff, (size_t)ci->nx);
         if (ct_call_end(d, k, "fmi2GetContinuousStates", t0, st, t)) return 1;
     }
-    memcpy(d->xSet + ci->xoff, v + OFF_X + ci->xoff, (size_t)ci->nx * sizeof(double));
-    k->xValid = 1;
+    have_states(d, k, v + OFF_X + ci->xoff);
     /* start values of states are not forwarded again (mdl_initialize is idempotent, G4) */
     for (j = ci->fwdFirst; j < ci->fwdFirst + ci->fwdN; j++) {
         const int s = ct_fwd[j].slot;
@@ -275,49 +287,58 @@ void ct_snapshot(CtData *d)
     }
 }
 
-/* continuous time: every component at (t, x) (calls skipped when it has them already) */
+/* component k to time t and (newX) its states x in one call of its fast entry point: 0, 1
+   (failed), CT_FAST_SLOW (refused, nothing changed) */
+static int place_fast(CtData *d, CtComp *k, double t, const double *x, int newX)
+{
+    const double t0 = ct_call_begin(d);
+    const int rc = k->fast->place(k->inst, t, newX ? x : NULL, (size_t)k->info->nx);
+    if (rc == CT_FAST_SLOW) return rc;
+    if (fast_end(d, k, "fmi2SetContinuousStates", t0, rc, t)) return 1;
+    have_time(k, t);
+    if (newX) have_states(d, k, x);
+    return 0;
+}
+
+/* component k to time t (newT: fmi2SetTime) and its states x (newX: fmi2SetContinuousStates) */
+static int place_fmi(CtData *d, CtComp *k, double t, const double *x, int newT, int newX)
+{
+    double t0;
+    fmi2Status st;
+    if (newT) {
+        t0 = ct_call_begin(d);
+        st = k->f.setTime(k->inst, t);
+        if (ct_call_end(d, k, "fmi2SetTime", t0, st, t)) return 1;
+        have_time(k, t);
+    }
+    if (newX) {
+        k->xValid = 0;
+        t0 = ct_call_begin(d);
+        st = k->f.setContinuousStates(k->inst, x, (size_t)k->info->nx);
+        if (ct_call_end(d, k, "fmi2SetContinuousStates", t0, st, t)) return 1;
+        have_states(d, k, x);
+    }
+    return 0;
+}
+
+/* continuous time: every component at (t, x) (calls skipped when it has them already; time and
+   states in one call of its fast entry point if it has one, through the fmi2 functions if not
+   or if refused) */
 int ct_states_in(CtData *d, const double *v, double t)
 {
     int i;
     for (i = 0; i < CT_NCOMP; i++) {
         CtComp *k = &d->comp[i];
         const CtCompInfo *ci = k->info;
-        double t0;
-        fmi2Status st;
+        const double *x = v + OFF_X + ci->xoff;
+        int newT, newX, rc;
         if (k->broken && ct_restore(d, k, t)) return 1;
-        if (k->fast) {            /* time and states in one call (fmi2 below if refused) */
-            const int newX = ci->nx > 0 && (!k->xValid || !same_bits(d->xSet + ci->xoff, v + OFF_X + ci->xoff,
-                                                                      ci->nx));
-            if (!newX && k->timeSet && k->tSet == t) continue;
-            t0 = ct_call_begin(d);
-            st = (fmi2Status)k->fast->place(k->inst, t, newX ? v + OFF_X + ci->xoff : NULL, (size_t)ci->nx);
-            if ((int)st != CT_FAST_SLOW) {
-                if (fast_end(d, k, "fmi2SetContinuousStates", t0, (int)st, t)) return 1;
-                k->timeSet = 1;
-                k->tSet = t;
-                if (newX) {
-                    memcpy(d->xSet + ci->xoff, v + OFF_X + ci->xoff, (size_t)ci->nx * sizeof(double));
-                    k->xValid = 1;
-                }
-                continue;
-            }
-        }
-        if (!k->timeSet || k->tSet != t) {
-            t0 = ct_call_begin(d);
-            st = k->f.setTime(k->inst, t);
-            if (ct_call_end(d, k, "fmi2SetTime", t0, st, t)) return 1;
-            k->timeSet = 1;
-            k->tSet = t;
-        }
-        if (ci->nx > 0 && (!k->xValid || memcmp(d->xSet + ci->xoff, v + OFF_X + ci->xoff,
-                                                 (size_t)ci->nx * sizeof(double)) != 0)) {
-            k->xValid = 0;
-            t0 = ct_call_begin(d);
-            st = k->f.setContinuousStates(k->inst, v + OFF_X + ci->xoff, (size_t)ci->nx);
-            if (ct_call_end(d, k, "fmi2SetContinuousStates", t0, st, t)) return 1;
-            memcpy(d->xSet + ci->xoff, v + OFF_X + ci->xoff, (size_t)ci->nx * sizeof(double));
-            k->xValid = 1;
-        }
+        newT = !k->timeSet || k->tSet != t;
+        newX = ci->nx > 0 && (!k->xValid || !same_bits(d->xSet + ci->xoff, x, ci->nx));
+        if (!newT && !newX) continue;
+        rc = k->fast ? place_fast(d, k, t, x, newX) : CT_FAST_SLOW;
+        if (rc == CT_FAST_SLOW) rc = place_fmi(d, k, t, x, newT, newX);
+        if (rc) return 1;
     }
     return 0;
 }

@@ -195,6 +195,9 @@ struct CtData {
        instantiation; CT_FAST_NEED_SLOW: no fast path */
     int actNeed[NARR_CT(CT_N_ACT)];
     int outNeed[NARR_CT(CT_NCOMP)];
+    /* per component, the count of its leading Real outputs (ct_out: the builder puts the Real
+       ones first): those read in continuous time, counted once at instantiation */
+    int outReal[NARR_CT(CT_NCOMP)];
     /* mdl_jac, mdl_ddir: directional derivatives through the action list (CT_MAXDD: the most
        knowns or unknowns of one component's call) */
     double dv[NARR_CT(NV)];

@@ -431,12 +431,8 @@ OUTPUTS:
         }
         if (outputs && ci->outN > 0) {
             const CtVal *vals = ct_out + ci->outFirst;
-            int n = ci->outN;
-            if (d->phase == CT_PH_CT) {   /* Real first (builder): the discrete ones wait */
-                int m = 0;
-                while (m < n && vals[m].type == MT_REAL) m++;
-                n = m;
-            }
+            /* continuous time: the Real ones (first, d->outReal), the discrete ones wait */
+            const int n = d->phase == CT_PH_CT ? d->outReal[i] : ci->outN;
             if (n > 0 && ct_get_values(d, k, vals, n, v, t,
                                        d->phase == CT_PH_CT ? d->outNeed[i] : CT_FAST_NEED_SLOW))
                 return 1;

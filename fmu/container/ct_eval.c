@@ -333,9 +333,9 @@ int ct_states_in(CtData *d, const double *v, double t)
         const double *x = v + OFF_X + ci->xoff;
         int newT, newX, rc;
         if (k->broken && ct_restore(d, k, t)) return 1;
-        newT = !k->timeSet || k->tSet != t;
         newX = ci->nx > 0 && (!k->xValid || !same_bits(d->xSet + ci->xoff, x, ci->nx));
-        if (!newT && !newX) continue;
+        if (!newX && k->timeSet && k->tSet == t) continue;        /* it has both */
+        newT = !newX || !k->timeSet || k->tSet != t;    /* (the time, once: known if !newX) */
         rc = k->fast ? place_fast(d, k, t, x, newX) : CT_FAST_SLOW;
         if (rc == CT_FAST_SLOW) rc = place_fmi(d, k, t, x, newT, newX);
         if (rc) return 1;

@@ -172,7 +172,7 @@ static int set_action(CtData *d, int a, const double *v, double t, int flags)
     }
     if (m == 0) return 0;
     if (flags & CT_MARK) k->need = 1;
-    if (!(flags & CT_MARK) && fast_here(d, d->actNeed[a])) return fast_set(d, k, vals, A->n, v, t);
+    else if (fast_here(d, d->actNeed[a])) return fast_set(d, k, vals, A->n, v, t);
     return ct_set_values(d, k, d->changed, m, v, t);
 }
 

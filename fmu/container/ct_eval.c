@@ -154,26 +154,27 @@ static int fast_set(CtData *d, CtComp *k, const CtVal *vals, int n, const double
 
 /* SET action a: when a value differs from what the component has (lastSet, then updated), the
    fast path sets the whole action (continuous time, not CT_MARK), the fmi2 path the values that
-   changed (d->changed); with CT_MARK the component needs another event pass */
+   changed (collected in d->changed); with CT_MARK the component needs another event pass */
 static int set_action(CtData *d, int a, const double *v, double t, int flags)
 {
     const CtAction *A = &ct_act[a];
     CtComp *k = &d->comp[A->comp];
     const CtVal *vals = ct_act_val + A->first;
     double *last = d->lastSet + A->first;
-    int i, m = 0;
+    int i, m = 0, fast;
     if (A->contig && A->n > 0 && memcmp(v + vals[0].slot, last, (size_t)A->n * sizeof(double)) == 0)
         return 0;                  /* nothing changed (e.g. a wear profile within a cycle) */
+    fast = !(flags & CT_MARK) && fast_here(d, d->actNeed[a]);
     for (i = 0; i < A->n; i++) {
         const double x = v[vals[i].slot];
         if (x == last[i]) continue;
         last[i] = x;
-        d->changed[m++] = vals[i];
+        if (!fast) d->changed[m] = vals[i];
+        m++;
     }
     if (m == 0) return 0;
     if (flags & CT_MARK) k->need = 1;
-    else if (fast_here(d, d->actNeed[a])) return fast_set(d, k, vals, A->n, v, t);
-    return ct_set_values(d, k, d->changed, m, v, t);
+    return fast ? fast_set(d, k, vals, A->n, v, t) : ct_set_values(d, k, d->changed, m, v, t);
 }
 
 /* The action list (topological order, builder-checked): inputs <- v, outputs -> v.

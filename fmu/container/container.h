@@ -195,6 +195,9 @@ struct CtData {
        instantiation; CT_FAST_NEED_SLOW: no fast path */
     int actNeed[NARR_CT(CT_N_ACT)];
     int outNeed[NARR_CT(CT_NCOMP)];
+    /* per component, the count of its leading Real outputs (ct_out: the builder puts the Real
+       ones first): those read in continuous time, counted once at instantiation */
+    int outReal[NARR_CT(CT_NCOMP)];
     /* mdl_jac, mdl_ddir: directional derivatives through the action list (CT_MAXDD: the most
        knowns or unknowns of one component's call) */
     double dv[NARR_CT(NV)];
@@ -217,7 +220,12 @@ struct CtData {
 /* ---- ct_load.c ---- */
 CtData *ct_data(RtCtx *ctx);
 double ct_now(void);
-double ct_call_begin(CtData *d);
+/* before a component call (fmi2 or fast entry point): counted, and timed when timing is on */
+static inline double ct_call_begin(CtData *d)
+{
+    d->nCalls += 1.0;
+    return d->timing ? ct_now() : 0.0;
+}
 /* after a component call: 0 ok, 1 failed (logged; in continuous time marks it broken) */
 int ct_call_end(CtData *d, CtComp *k, const char *fn, double t0, fmi2Status st, double t);
 void ct_timed_begin(CtData *d, const double *v);

@@ -24,11 +24,12 @@ static int run_length(const CtVal *vals, int n)
     return j;
 }
 
-/* the fast path can take the call: the component has it, is in continuous time (the
-   container's phase is the components'), the values are Real */
-static int fast_here(const CtData *d, const CtComp *k, int type)
+/* the fast path can take the call: its values have a fast path (need, from the tables
+   d->actNeed and d->outNeed: the component has fast entry points and the values are Real ones
+   they take) and the components are in continuous time (the container's phase is theirs) */
+static int fast_here(const CtData *d, int need)
 {
-    return k->fast && d->phase == CT_PH_CT && type == MT_REAL;
+    return need != CT_FAST_NEED_SLOW && d->phase == CT_PH_CT;
 }
 
 /* memcmp(a, b, n doubles) == 0, inline for a few states (no library call), memcmp for many */
@@ -45,13 +46,20 @@ static int same_bits(const double *a, const double *b, int n)
     return 1;
 }
 
-/* ct_call_begin / ct_call_end for the fast entry points, without a call when all is well */
-static double fast_begin(CtData *d)
+/* what the container knows a component has: time t; states x (its X slice) */
+static void have_time(CtComp *k, double t)
 {
-    d->nCalls += 1.0;
-    return d->timing ? ct_now() : 0.0;
+    k->timeSet = 1;
+    k->tSet = t;
 }
 
+static void have_states(CtData *d, CtComp *k, const double *x)
+{
+    memcpy(d->xSet + k->info->xoff, x, (size_t)k->info->nx * sizeof(double));
+    k->xValid = 1;
+}
+
+/* ct_call_end for the fast entry points, without a call when all is well */
 static int fast_end(CtData *d, CtComp *k, const char *fn, double t0, int rc, double t)
 {
     if (rc == 0 && !d->timing) return 0;
@@ -95,9 +103,9 @@ int ct_set_values(CtData *d, CtComp *k, const CtVal *vals, int n, const double *
 int ct_get_values(CtData *d, CtComp *k, const CtVal *vals, int n, double *v, double t, int need)
 {
     int i = 0;
-    if (need != CT_FAST_NEED_SLOW && n > 0 && fast_here(d, k, vals[0].type)) {
+    if (n > 0 && fast_here(d, need)) {
         /* (a list with a need is of one type: an action, or the Real outputs) */
-        const double t0 = fast_begin(d);
+        const double t0 = ct_call_begin(d);
         const int rc = k->fast->get(k->inst, need, vals, n, v);
         if (rc != CT_FAST_SLOW) return fast_end(d, k, "fmi2GetReal", t0, rc, t);
     }
@@ -133,6 +141,42 @@ int ct_get_values(CtData *d, CtComp *k, const CtVal *vals, int n, double *v, dou
     return 0;
 }
 
+/* the fast path's set of one action: all its values in one call (those that did not change are
+   set to what the component has: no change there); if it refuses one, fmi2SetReal of them all
+   (which says which) */
+static int fast_set(CtData *d, CtComp *k, const CtVal *vals, int n, const double *v, double t)
+{
+    const double t0 = ct_call_begin(d);
+    const int rc = k->fast->set(k->inst, vals, n, v);
+    if (rc != CT_FAST_SLOW) return fast_end(d, k, "fmi2SetReal", t0, rc, t);
+    return ct_set_values(d, k, vals, n, v, t);
+}
+
+/* SET action a: when a value differs from what the component has (lastSet, then updated), the
+   fast path sets the whole action (continuous time, not CT_MARK), the fmi2 path the values that
+   changed (collected in d->changed); with CT_MARK the component needs another event pass */
+static int set_action(CtData *d, int a, const double *v, double t, int flags)
+{
+    const CtAction *A = &ct_act[a];
+    CtComp *k = &d->comp[A->comp];
+    const CtVal *vals = ct_act_val + A->first;
+    double *last = d->lastSet + A->first;
+    int i, m = 0, fast;
+    if (A->contig && A->n > 0 && memcmp(v + vals[0].slot, last, (size_t)A->n * sizeof(double)) == 0)
+        return 0;                  /* nothing changed (e.g. a wear profile within a cycle) */
+    fast = !(flags & CT_MARK) && fast_here(d, d->actNeed[a]);
+    for (i = 0; i < A->n; i++) {
+        const double x = v[vals[i].slot];
+        if (x == last[i]) continue;
+        last[i] = x;
+        if (!fast) d->changed[m] = vals[i];
+        m++;
+    }
+    if (m == 0) return 0;
+    if (flags & CT_MARK) k->need = 1;
+    return fast ? fast_set(d, k, vals, A->n, v, t) : ct_set_values(d, k, d->changed, m, v, t);
+}
+
 /* The action list (topological order, builder-checked): inputs <- v, outputs -> v.
  * Without CT_ALLTYPES only Real values move (continuous time: discrete values only change
  * in events).  With CT_MARK a component whose input value changed needs another event pass.
@@ -144,48 +188,11 @@ int ct_propagate(CtData *d, double *v, double t, int flags)
     int a;
     for (a = 0; a < CT_N_ACT; a++) {
         const CtAction *A = &ct_act[a];
-        CtComp *k = &d->comp[A->comp];
-        const CtVal *vals = ct_act_val + A->first;
+        int rc;
         if (A->discrete && !(flags & CT_ALLTYPES)) continue;
-        if (A->op == CT_SET) {
-            int i, m = 0;
-            if (A->contig && A->n > 0 && memcmp(v + vals[0].slot, d->lastSet + A->first,
-                                                (size_t)A->n * sizeof(double)) == 0)
-                continue;          /* nothing changed (e.g. a wear profile within a cycle) */
-            if (!(flags & CT_MARK) && d->actNeed[a] == 0 && fast_here(d, k, A->type)) {
-                /* continuous time, fast path: the whole action in one call when a value changed
-                   (those that did not are set to what the component has: no change there) */
-                for (i = 0; i < A->n; i++) {
-                    const double x = v[vals[i].slot];
-                    double *last = &d->lastSet[A->first + i];
-                    if (!(x == *last)) {
-                        *last = x;
-                        m = 1;
-                    }
-                }
-                if (m) {
-                    const double t0 = fast_begin(d);
-                    const int rc = k->fast->set(k->inst, vals, A->n, v);
-                    if (rc != CT_FAST_SLOW) {
-                        if (fast_end(d, k, "fmi2SetReal", t0, rc, t)) return 1;
-                    } else if (ct_set_values(d, k, vals, A->n, v, t)) {
-                        return 1;  /* a value it refuses: fmi2SetReal says which */
-                    }
-                }
-                continue;
-            }
-            for (i = 0; i < A->n; i++) {
-                const double x = v[vals[i].slot];
-                double *last = &d->lastSet[A->first + i];
-                if (x == *last) continue;
-                if (flags & CT_MARK) k->need = 1;
-                *last = x;
-                d->changed[m++] = vals[i];
-            }
-            if (m > 0 && ct_set_values(d, k, d->changed, m, v, t)) return 1;
-        } else if (ct_get_values(d, k, vals, A->n, v, t, d->actNeed[a])) {
-            return 1;
-        }
+        if (A->op == CT_SET) rc = set_action(d, a, v, t, flags);
+        else rc = ct_get_values(d, &d->comp[A->comp], ct_act_val + A->first, A->n, v, t, d->actNeed[a]);
+        if (rc) return 1;
     }
     return 0;
 }
@@ -224,8 +231,7 @@ int ct_read_states(CtData *d, CtComp *k, double *v, double t)
         st = k->f.getContinuousStates(k->inst, v + OFF_X + ci->xoff, (size_t)ci->nx);
         if (ct_call_end(d, k, "fmi2GetContinuousStates", t0, st, t)) return 1;
     }
-    memcpy(d->xSet + ci->xoff, v + OFF_X + ci->xoff, (size_t)ci->nx * sizeof(double));
-    k->xValid = 1;
+    have_states(d, k, v + OFF_X + ci->xoff);
     /* start values of states are not forwarded again (mdl_initialize is idempotent, G4) */
     for (j = ci->fwdFirst; j < ci->fwdFirst + ci->fwdN; j++) {
         const int s = ct_fwd[j].slot;
@@ -282,49 +288,58 @@ void ct_snapshot(CtData *d)
     }
 }
 
-/* continuous time: every component at (t, x) (calls skipped when it has them already) */
+/* component k to time t and (newX) its states x in one call of its fast entry point: 0, 1
+   (failed), CT_FAST_SLOW (refused, nothing changed) */
+static int place_fast(CtData *d, CtComp *k, double t, const double *x, int newX)
+{
+    const double t0 = ct_call_begin(d);
+    const int rc = k->fast->place(k->inst, t, newX ? x : NULL, (size_t)k->info->nx);
+    if (rc == CT_FAST_SLOW) return rc;
+    if (fast_end(d, k, "fmi2SetContinuousStates", t0, rc, t)) return 1;
+    have_time(k, t);
+    if (newX) have_states(d, k, x);
+    return 0;
+}
+
+/* component k to time t (newT: fmi2SetTime) and its states x (newX: fmi2SetContinuousStates) */
+static int place_fmi(CtData *d, CtComp *k, double t, const double *x, int newT, int newX)
+{
+    double t0;
+    fmi2Status st;
+    if (newT) {
+        t0 = ct_call_begin(d);
+        st = k->f.setTime(k->inst, t);
+        if (ct_call_end(d, k, "fmi2SetTime", t0, st, t)) return 1;
+        have_time(k, t);
+    }
+    if (newX) {
+        k->xValid = 0;
+        t0 = ct_call_begin(d);
+        st = k->f.setContinuousStates(k->inst, x, (size_t)k->info->nx);
+        if (ct_call_end(d, k, "fmi2SetContinuousStates", t0, st, t)) return 1;
+        have_states(d, k, x);
+    }
+    return 0;
+}
+
+/* continuous time: every component at (t, x) (calls skipped when it has them already; time and
+   states in one call of its fast entry point if it has one, through the fmi2 functions if not
+   or if refused) */
 int ct_states_in(CtData *d, const double *v, double t)
 {
     int i;
     for (i = 0; i < CT_NCOMP; i++) {
         CtComp *k = &d->comp[i];
         const CtCompInfo *ci = k->info;
-        double t0;
-        fmi2Status st;
+        const double *x = v + OFF_X + ci->xoff;
+        int newT, newX, rc;
         if (k->broken && ct_restore(d, k, t)) return 1;
-        if (k->fast) {            /* time and states in one call (fmi2 below if refused) */
-            const int newX = ci->nx > 0 && (!k->xValid || !same_bits(d->xSet + ci->xoff, v + OFF_X + ci->xoff,
-                                                                      ci->nx));
-            if (!newX && k->timeSet && k->tSet == t) continue;
-            t0 = fast_begin(d);
-            st = (fmi2Status)k->fast->place(k->inst, t, newX ? v + OFF_X + ci->xoff : NULL, (size_t)ci->nx);
-            if ((int)st != CT_FAST_SLOW) {
-                if (fast_end(d, k, "fmi2SetContinuousStates", t0, (int)st, t)) return 1;
-                k->timeSet = 1;
-                k->tSet = t;
-                if (newX) {
-                    memcpy(d->xSet + ci->xoff, v + OFF_X + ci->xoff, (size_t)ci->nx * sizeof(double));
-                    k->xValid = 1;
-                }
-                continue;
-            }
-        }
-        if (!k->timeSet || k->tSet != t) {
-            t0 = ct_call_begin(d);
-            st = k->f.setTime(k->inst, t);
-            if (ct_call_end(d, k, "fmi2SetTime", t0, st, t)) return 1;
-            k->timeSet = 1;
-            k->tSet = t;
-        }
-        if (ci->nx > 0 && (!k->xValid || memcmp(d->xSet + ci->xoff, v + OFF_X + ci->xoff,
-                                                 (size_t)ci->nx * sizeof(double)) != 0)) {
-            k->xValid = 0;
-            t0 = ct_call_begin(d);
-            st = k->f.setContinuousStates(k->inst, v + OFF_X + ci->xoff, (size_t)ci->nx);
-            if (ct_call_end(d, k, "fmi2SetContinuousStates", t0, st, t)) return 1;
-            memcpy(d->xSet + ci->xoff, v + OFF_X + ci->xoff, (size_t)ci->nx * sizeof(double));
-            k->xValid = 1;
-        }
+        newX = ci->nx > 0 && (!k->xValid || !same_bits(d->xSet + ci->xoff, x, ci->nx));
+        if (!newX && k->timeSet && k->tSet == t) continue;        /* it has both */
+        newT = !newX || !k->timeSet || k->tSet != t;    /* (the time, once: known if !newX) */
+        rc = k->fast ? place_fast(d, k, t, x, newX) : CT_FAST_SLOW;
+        if (rc == CT_FAST_SLOW) rc = place_fmi(d, k, t, x, newT, newX);
+        if (rc) return 1;
     }
     return 0;
 }
@@ -375,7 +390,7 @@ int ct_finish(CtData *d, double *v, double t, int outputs)
         fmi2Status st;
         if (k->fast && d->phase == CT_PH_CT && (ci->nx > 0 || ci->nz > 0)) {
             int rc;
-            t0 = fast_begin(d);
+            t0 = ct_call_begin(d);
             rc = k->fast->dz(k->inst, v + OFF_DX + ci->xoff, (size_t)ci->nx, v + OFF_ZV + ci->zoff,
                              (size_t)ci->nz);
             if (rc == CT_FAST_SLOW) goto SLOW;
@@ -417,12 +432,8 @@ OUTPUTS:
         }
         if (outputs && ci->outN > 0) {
             const CtVal *vals = ct_out + ci->outFirst;
-            int n = ci->outN;
-            if (d->phase == CT_PH_CT) {   /* Real first (builder): the discrete ones wait */
-                int m = 0;
-                while (m < n && vals[m].type == MT_REAL) m++;
-                n = m;
-            }
+            /* continuous time: the Real ones (first, d->outReal), the discrete ones wait */
+            const int n = d->phase == CT_PH_CT ? d->outReal[i] : ci->outN;
             if (n > 0 && ct_get_values(d, k, vals, n, v, t,
                                        d->phase == CT_PH_CT ? d->outNeed[i] : CT_FAST_NEED_SLOW))
                 return 1;

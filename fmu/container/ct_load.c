@@ -53,12 +53,6 @@ double ct_now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-double ct_call_begin(CtData *d)
-{
-    d->nCalls += 1.0;
-    return d->timing ? ct_now() : 0.0;
-}
-
 static const char *status_name(fmi2Status st)
 {
     switch (st) {
@@ -279,7 +273,20 @@ END:
 }
 #undef LOAD
 
-/* what each read of the action list and of the outputs needs (CtFastApi.need), once */
+/* the count of each component's leading Real outputs (Real first: builder), once */
+static void count_real_outputs(CtData *d)
+{
+    int i;
+    for (i = 0; i < CT_NCOMP; i++) {
+        const CtVal *vals = ct_out + ct_comp[i].outFirst;
+        int m = 0;
+        while (m < ct_comp[i].outN && vals[m].type == MT_REAL) m++;
+        d->outReal[i] = m;
+    }
+}
+
+/* what each read of the action list and of the Real outputs needs (CtFastApi.need), once
+   (after count_real_outputs) */
 static void fast_needs(CtData *d)
 {
     int a, i;
@@ -295,10 +302,8 @@ static void fast_needs(CtData *d)
     }
     for (i = 0; i < CT_NCOMP; i++) {
         const CtComp *k = &d->comp[i];
-        const CtVal *vals = ct_out + k->info->outFirst;
-        int m = 0;
-        while (m < k->info->outN && vals[m].type == MT_REAL) m++;   /* (Real first: builder) */
-        d->outNeed[i] = k->fast && m > 0 ? k->fast->need(vals, m) : CT_FAST_NEED_SLOW;
+        const int m = d->outReal[i];
+        d->outNeed[i] = k->fast && m > 0 ? k->fast->need(ct_out + k->info->outFirst, m) : CT_FAST_NEED_SLOW;
     }
 }
 
@@ -359,6 +364,7 @@ int mdl_hook_instantiate(RtCtx *ctx, const char *instanceName, const char *resou
     }
     for (i = 0; i < CT_NCOMP; i++)
         if (load_component(d, &d->comp[i], loggingOn) != 0) return 1;
+    count_real_outputs(d);
     fast_needs(d);
     return 0;
 }

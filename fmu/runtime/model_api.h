@@ -152,6 +152,10 @@
  *   fmi2Get* of anything else                    mdl_eval, as before
  * and keeps what each part made current until the next set.  The values are those of the
  * whole evaluation (same expressions, same operations); only the work differs.
+ * In CS, the indicators at a communication point inside a solver step (rt_cs.c
+ * cs_check_point) are evaluated with the outputs the importer read after the step before:
+ * mdl_out (all outputs with the indicators) or mdl_zc_cheap (the cheap ones with the
+ * indicators), so that the read after this step finds them current.
  * ---------------------------------------------------------------------------------
  * Optional hooks (config.h defines MDL_HAS_HOOKS; generated models never do, and the
  * runtime then compiles exactly as without them): for hand-written models that keep state
@@ -260,6 +264,12 @@ int  mdl_out(double *v, double t, double *z, RtCtx *ctx);
 #if defined(MDL_HAS_OUT_CHEAP) && MDL_HAS_OUT_CHEAP
 extern const int mdl_out_cheap_idx[];
 int  mdl_out_cheap(double *v, double t, RtCtx *ctx);
+#endif
+/* Optional (config.h: MDL_HAS_ZC_CHEAP 1; requires MDL_HAS_OUT_CHEAP): the N_Z event indicators
+   into z (the values mdl_zc gives) and the outputs of mdl_out_cheap into v (its values), in one
+   call; 0 ok, >0 a non-finite output (not logged, v's outputs untouched; z is written). */
+#if defined(MDL_HAS_ZC_CHEAP) && MDL_HAS_ZC_CHEAP
+int  mdl_zc_cheap(double *v, double t, double *z);
 #endif
 /* Optional (config.h: MDL_HAS_DD 1, MDL_DD_NNZ): the structural nonzeros of
    d(dx, outputs)/d(x, u) WITHOUT its block d(dx)/dx (that one is mdl_jac_nz's, which the

@@ -270,6 +270,46 @@ static int eval_interp(RtCtx *c, double t, double *zout)
     return 0;
 }
 
+/* The indicators at the communication point t (cs_check_point) into c->zr.  An importer that
+ * read outputs after the last fmi2DoStep (c->partsAhead) will read them after this one at the
+ * same point: mdl_out (all outputs) or mdl_zc_cheap (the cheap ones) evaluates them with the
+ * indicators in one call (they share the model's kinematics: on the hybrid mechanism 3
+ * sine-cosine pairs and an atan2), and c->pointHave makes them current when t is delivered
+ * (cs_integrate).  The values are those of mdl_zc and of the read's mdl_out or mdl_out_cheap
+ * (the same expressions); only the work differs.  Outputs the model refuses (not finite) are
+ * not made current, with no message: the read evaluates and reports them as before.  0 ok,
+ * else model error code. */
+static int eval_point(RtCtx *c, double t)
+{
+    /* (not while a trial evaluation's message waits for the step's end: the outputs' own
+       message would replace it) */
+    if (RT_ZC_NEEDS_EVAL || !(c->partsAhead & (RT_HAVE_OUT | RT_HAVE_CHEAP)) || c->deferred[0])
+        return eval_interp(c, t, c->zr);
+#if MDL_HAS_OUT
+    if (c->partsAhead & RT_HAVE_OUT) {
+        int rc;
+        cs_x_at(c, t);
+        c->quiet++;
+        rc = mdl_out(c->v, t, c->zPart, c);
+        c->quiet--;
+        c->deferred[0] = '\0';
+        if (rc != 0) return eval_interp(c, t, c->zr);
+        rt_zshift(c, c->zPart);
+        memcpy(c->zr, c->zPart, (size_t)N_Z * sizeof(double));
+        c->pointHave = RT_HAVE_OUT | RT_HAVE_Z;
+        return 0;
+    }
+#endif
+#if MDL_HAS_ZC_CHEAP
+    cs_x_at(c, t);
+    if (mdl_zc_cheap(c->v, t, c->zr) == 0) c->pointHave = RT_HAVE_CHEAP;
+    rt_zshift(c, c->zr);
+    return 0;
+#else
+    return eval_interp(c, t, c->zr);
+#endif
+}
+
 /* Locate the earliest root in (tl, tr] of the last accepted step, with the indicators'
  * values c->zl at tl and c->zr at tr (the caller fills them): the right end of the final
  * bracket is returned in *tev (the caller evaluates the model there when it handles the
@@ -448,9 +488,15 @@ static int cs_check_point(RtCtx *c, double tBegin, double tEnd)
     const double tl = s->t_old > tBegin ? s->t_old : tBegin;
     double tev = tEnd;
     int rc;
+    c->pointHave = 0;
+    c->pointAt = 0;
     if (N_Z == 0 || !(s->t > tEnd)) return 0;
-    rc = eval_interp(c, tEnd, c->zr);
-    if (rc == 0 && !crossing(c->zOld, c->zr)) return 0;
+    rc = eval_point(c, tEnd);
+    if (rc == 0 && !crossing(c->zOld, c->zr)) {
+        c->pointAt = 1;    /* v holds tEnd's x and u (cs_x_at), to be delivered */
+        return 0;
+    }
+    c->pointHave = 0;
     if (rc == 0) {   /* the values at tl for the secant (signs as in zOld: a zero keeps the
                         sign; zm is locate_root's scratch afterwards) */
         memcpy(c->zl, c->zOld, (size_t)N_Z * sizeof(double));
@@ -525,6 +571,8 @@ static int cs_integrate(RtCtx *c, const char *fn, double tEnd)
     int st;
 
     c->deferred[0] = '\0';
+    c->pointHave = 0;
+    c->pointAt = 0;
     if (cs_solver(c, fn) != 0) return RT_STATUS_ERROR;
     s = c->ode;
     /* work budget known before integrating: solver.hmax forces (tEnd - t)/hmax steps */
@@ -751,8 +799,10 @@ static int cs_integrate(RtCtx *c, const char *fn, double tEnd)
        continued from an earlier fmi2DoStep left v at the communication point delivered then
        (or at an event bracket), so a step ending exactly on tEnd must still be copied. */
     if (N_X > 0 && c->ahead) {
-        cs_x_at(c, tEnd);              /* the step end itself if s->t == tEnd */
+        if (!c->pointAt) cs_x_at(c, tEnd);   /* the step end itself if s->t == tEnd (else
+                                                cs_check_point put tEnd there just now) */
         if (!(s->t > tEnd)) c->ahead = 0;   /* the step ends on tEnd: consumed */
+        else c->have = c->pointHave;   /* what cs_check_point evaluated at tEnd (eval_point) */
     } else if (s) {
         s->t = tEnd;
     }
@@ -792,6 +842,8 @@ int rt_cs_do_step(RtCtx *c, const char *fn, double currentCommunicationPoint,
     /* only an accepted call snaps the time to the master's grid (a rejected one leaves the
        instance unchanged) */
     c->time = currentCommunicationPoint;
+    c->partsAhead = c->partsRead;  /* (eval_point) */
+    c->partsRead = 0;
     if (communicationStepSize == 0.0) goto END;
     status = cs_integrate(c, fn, currentCommunicationPoint + communicationStepSize);
     if (status == RT_STATUS_OK) rt_u_end_step(c);   /* the input derivatives were this step's */

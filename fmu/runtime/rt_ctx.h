@@ -97,6 +97,14 @@ struct RtCtx {
                                        evaluation in parts made current (RT_HAVE_*,
                                        model_api.h "Evaluation in parts") */
     double *zPart;                  /* N_Z: the indicators of that evaluation */
+    signed char *partOf;            /* NV: rt_part_of of every value reference */
+    int partsRead;                  /* CS: the parts (RT_HAVE_*) the importer's reads needed
+                                       since the last fmi2DoStep began */
+    int partsAhead;                 /* CS: those of the step before, which cs_check_point
+                                       evaluates with the indicators at the step's end */
+    int pointHave;                  /* CS: the parts cs_check_point made current at the
+                                       communication point (0: none) */
+    int pointAt;                    /* CS: cs_check_point left v at the communication point */
     double *ddJ, *ddAcc, *ddJx;     /* MDL_DD_NNZ, 4*(N_X + N_OUT), MDL_JAC_NNZ:
                                        fmi2GetDirectionalDerivative (allocated only when the
                                        model has mdl_dd) */
@@ -185,6 +193,7 @@ struct RtCtx {
                                        (value, slope, second derivative at uPt per input) */
     double uPt;                     /* its time origin: the start of that step */
     int uPon;                       /* it moves some input (a slope or curvature != 0) */
+    int uDnz;                       /* uD1, uD2 may hold a value != 0 (0: all are zero) */
     /* CS input extrapolation (solver.inputExtrapolation; rt_eval.c "input extrapolation"),
        saved with the FMU state */
     double *uS;                     /* 2*N_U: the inputs as the importer last set them, then

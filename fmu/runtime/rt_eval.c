@@ -196,6 +196,7 @@ static void u_extrapolate(RtCtx *c)
         c->uD1[i] = slope ? (c->uS[i] - prev[i]) / h : 0.0;
         c->uD2[i] = 0.0;
     }
+    c->uDnz = 1;
     if (moved) {             /* (the line's end of the last step, taken back: as a fmi2SetReal) */
         rt_invalidate(c);
         rt_band_clear(c);
@@ -217,6 +218,11 @@ void rt_u_begin_step(RtCtx *c)
         memcpy(c->uS + N_U, c->uS, (size_t)N_U * sizeof(double));
         c->uXt = c->time;
         c->uXon = 1;
+    } else if (!c->uPon && !c->uDnz) {
+        /* held inputs, as in the last step: the loop below would change nothing but the
+           polynomial, which nothing reads while uPon is 0 */
+        c->uPt = c->time;
+        return;
     }
     for (i = 0; i < N_U; i++) {
         double *p = c->uP + 3 * i;
@@ -258,8 +264,11 @@ void rt_u_end_step(RtCtx *c)
             rt_forget_parts(c);
         }
     }
-    memset(c->uD1, 0, (size_t)N_U * sizeof(double));
-    memset(c->uD2, 0, (size_t)N_U * sizeof(double));
+    if (c->uDnz) {
+        memset(c->uD1, 0, (size_t)N_U * sizeof(double));
+        memset(c->uD2, 0, (size_t)N_U * sizeof(double));
+        c->uDnz = 0;
+    }
 #endif
     c->uDset = 0;
 }
@@ -297,7 +306,7 @@ int rt_set_input_derivatives(RtCtx *c, const char *fn, const unsigned int vr[], 
         double *d = order[i] == 1 ? c->uD1 : c->uD2;
         d[vr[i] - (unsigned int)OFF_U] = value[i];
     }
-    if (nvr > 0) c->uDset = 1;
+    if (nvr > 0) c->uDset = c->uDnz = 1;
 END:
     return status;
 }
@@ -428,14 +437,14 @@ int rt_part_of(unsigned int vr)
     return -1;
 }
 
-/* the parts a get of these variables needs (rt_part_of; outputs: RT_HAVE_CHEAP while all
-   asked are cheap ones), -1: a whole evaluation */
-static int parts_for(const unsigned int vr[], size_t nvr)
+/* the parts a get of these variables needs (rt_part_of, from the instance's table c->partOf;
+   outputs: RT_HAVE_CHEAP while all asked are cheap ones), -1: a whole evaluation */
+static int parts_for(const RtCtx *c, const unsigned int vr[], size_t nvr)
 {
     size_t i;
     int need = 0;
     for (i = 0; i < nvr; i++) {
-        const int part = rt_part_of(vr[i]);
+        const int part = c->partOf[vr[i]];
         if (part < 0) return -1;
         need |= part;
     }
@@ -498,7 +507,8 @@ int rt_get_begin(RtCtx *c, const char *fn, const unsigned int vr[], size_t nvr,
 {
     int rc, need;
     if (!check_vrs(c, fn, vr, nvr, values, type)) return RT_STATUS_ERROR;
-    need = rt_by_parts(c) ? parts_for(vr, nvr) : -1;
+    need = rt_by_parts(c) ? parts_for(c, vr, nvr) : -1;
+    if (need > 0) c->partsRead |= need;
     if (need < 0) rc = rt_ensure_eval(c);
     else {
         rc = (need & (RT_HAVE_OUT | RT_HAVE_CHEAP)) ? rt_eval_part(c, need & (RT_HAVE_OUT | RT_HAVE_CHEAP)) : 0;

@@ -57,6 +57,9 @@ typedef struct {
 #ifndef MDL_HAS_OUT_CHEAP
 #define MDL_HAS_OUT_CHEAP 0
 #endif
+#ifndef MDL_HAS_ZC_CHEAP
+#define MDL_HAS_ZC_CHEAP 0
+#endif
 #ifndef N_DALG          /* hand-written models: every discrete variable is a state of events */
 #define N_DALG 0
 #endif

@@ -216,6 +216,8 @@ static void set_defaults(RtCtx *c)
     c->uPt = 0.0;
     c->uPon = 0;
     c->uDset = 0;
+    c->uDnz = 0;
+    c->partsRead = c->partsAhead = c->pointHave = c->pointAt = 0;
     memset(c->uS, 0, 2 * NARR(N_U) * sizeof(double));
     c->uXt = 0.0;
     c->uXon = 0;
@@ -244,6 +246,7 @@ static void free_instance(RtCtx *c)
     if (c->zm) fr(c->zm);
     if (c->zf) fr(c->zf);
     if (c->zPart) fr(c->zPart);
+    if (c->partOf) fr(c->partOf);
 #if MDL_HAS_DD
     if (c->ddJ) fr(c->ddJ);
     if (c->ddAcc) fr(c->ddAcc);
@@ -388,6 +391,12 @@ RtCtx *rt_instantiate(const char *instanceName, int type, const char *guid,
     c->zA = (double *)al(NARR(N_Z), sizeof(double));
     c->zB = (double *)al(NARR(N_Z), sizeof(double));
     c->zOff = (double *)al(NARR(N_Z), sizeof(double));
+    c->partOf = (signed char *)al(NARR(NV), 1);
+    if (!c->partOf) goto oom;
+    {
+        int i;
+        for (i = 0; i < NV; i++) c->partOf[i] = (signed char)rt_part_of((unsigned int)i);
+    }
     if (!c->instanceName || !c->v || !c->z || !c->zOld || !c->zl || !c->zr || !c->zm ||
         !c->zf || !c->zPart || !c->xe || !c->xNominal || !c->mEv || !c->zBand || !c->vScratch ||
         !c->mRef || !c->mFlip || !c->vHold || !c->zA || !c->zB || !c->zOff ||

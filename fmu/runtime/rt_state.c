@@ -168,6 +168,7 @@ static void uder_read(RtCtx *c, const unsigned char *buf)
     c->uPt = p[UD_PT];
     c->uPon = p[UD_PON] != 0.0;
     c->uDset = p[UD_DSET] != 0.0;
+    c->uDnz = 1;                   /* (uD1, uD2 as saved: cleared after the next step) */
     memcpy(c->uS, p + UD_S, 2 * (size_t)N_U * sizeof(double));
     c->uXt = p[UD_XT];
     c->uXon = p[UD_XON] != 0.0;

@@ -423,6 +423,12 @@ def build_functions(causal: Causal, expose_protected: bool = False) -> Generated
         out_cheap, f_cheap = cheap_outputs(inputs, outs_e, F["out"].n_instructions())
         if f_cheap is not None:
             F["out_cheap"] = f_cheap
+            if rels:
+                # the indicators with the cheap outputs (mdl_zc_cheap): at a communication point
+                # inside a solver step the runtime needs the indicators, and an importer that
+                # reads the cheap outputs there pays for the shared kinematics once
+                F["zc_cheap"] = ca.Function("wc_zc_cheap", inputs, [ca.vertcat(zc_out, *[outs_e[i] for i in out_cheap])],
+                                            _FOPTS)
     F["rel"] = ca.Function("wc_rel", inputs, [fold(solved(ca.vertcat(*[r.value() for r in rels]))) if rels else ca.SX(0, 1)], _FOPTS)
 
     # when-clauses
@@ -984,6 +990,19 @@ def _no_null_checks(code: str) -> str:
     return _ARG_READ.sub(r"arg[\1][\2]", code)
 
 
+#: CasADi's definition of a gather (symbolic.py's wc_gather<n>: one bounds-checked load),
+#: after the comment that names it
+_GATHER_DEF = re.compile(r"(/\* wc_gather\d+:[^\n]*\*/\n)static int ")
+
+
+def _inline_gathers(code: str) -> str:
+    """The gathers declared ``static inline``: called from up to a dozen places of a right-hand
+    side (the wear profile's sector lookups), gcc kept them out of line, and each call cost more
+    than its load (hybrid mechanism, sensitivity study case: 2 % of the instructions in the
+    stepping).  The same load, the same values."""
+    return _GATHER_DEF.sub(r"\1static inline int ", code)
+
+
 CHUNK_INSTRUCTIONS = 2000
 # CasADi's common-subexpression elimination on a Jacobian takes time and memory quadratic in
 # its nonzeros (6000 nonzeros: 9 s, 2.2 GB); above this many it is skipped (CSE only merges
@@ -1092,7 +1111,7 @@ def render_c(gen: Generated, outdir: Path, experiment: dict[str, Any]) -> None:
         cg = ca.CodeGenerator(name + ".c", cg_opts)
         for f in funcs:
             cg.add(f)
-        (outdir / (name + ".inc")).write_text(stamp + _no_null_checks(cg.dump()))
+        (outdir / (name + ".inc")).write_text(stamp + _inline_gathers(_no_null_checks(cg.dump())))
     shutil.copy2(TEMPLATES / "wc_math.h", outdir / "wc_math.h")
     (outdir / "model_jac.c").write_text(Template((TEMPLATES / "model_jac.c.in").read_text()).substitute(
         STAMP=stamp.strip(), MODEL_NAME=gen.model_name, INCLUDE="wc_casadi_jac.inc"))
@@ -1203,6 +1222,7 @@ def render_c(gen: Generated, outdir: Path, experiment: dict[str, Any]) -> None:
         EVAL_SPLIT="1" if gen.split_eval else "0",
         HAS_OUT="1" if gen.out_slots is not None else "0", N_OUT=str(len(gen.out_slots or [])),
         HAS_OUT_CHEAP="1" if gen.out_cheap else "0", N_OUT_CHEAP=str(len(gen.out_cheap or [])),
+        HAS_ZC_CHEAP="1" if "zc_cheap" in gen.functions else "0",
         HAS_DD="1" if "dd" in gen.functions else "0", DD_NNZ=str(len(dd_row)),
         JAC_NNZ=str(len(jac_row)), NL_NNZ=str(len(nl_row)),
         N_STR=str(len(gen.strings)),

@@ -159,15 +159,20 @@ def test_the_process_cache_folder_is_removed_at_exit_and_after_a_kill(tmp_path):
     assert not list(tmp_path.glob(frontend.XDG_PROCESS_PREFIX + "*"))
 
 
-def test_a_package_and_a_library_of_two_folders_share_a_session(counted, decay, tmp_path, monkeypatch):
-    """A package beside its work folder using a library of another folder (WearCosimMSL and the
-    MSL): both folders hold exactly the packages used, so they are rumoca's roots as they are
-    and the builds share a session."""
+def _app(tmp_path, decay, monkeypatch):
+    """Package A in ``tmp_path/app``: One and Two extend P.M (k = 4, 6); P found on MODELICAPATH."""
     _write(tmp_path / "app" / "A" / "package.mo", "package A\nend A;\n")
     for name, k in (("One", 4), ("Two", 6)):
         _write(tmp_path / "app" / "A" / f"{name}.mo",
                f"within A;\nmodel {name}\n  extends P.M(k = {k});\nend {name};\n")
     monkeypatch.setenv("MODELICAPATH", str(decay.parent))
+
+
+def test_a_package_and_a_library_of_two_folders_share_a_session(counted, decay, tmp_path, monkeypatch):
+    """A package beside its work folder using a library of another folder (WearCosimMSL and the
+    MSL): both folders hold exactly the packages used, so they are rumoca's roots as they are
+    and the builds share a session."""
+    _app(tmp_path, decay, monkeypatch)
     assert _start(load(tmp_path / "app" / "A" / "One.mo", "A.One"), "k") == 4
     n = len(counted)
     assert _start(load(tmp_path / "app" / "A" / "Two.mo", "A.Two"), "k") == 6
@@ -198,11 +203,7 @@ def test_packages_of_two_folders_through_a_view_of_links(counted, decay, tmp_pat
     package build one after the other."""
     monkeypatch.setenv("WEARCOSIM_BUILD_CACHE", str(tmp_path / "cache"))
     _write(decay.parent / "Unrelated" / "package.mo", "package Unrelated\nend Unrelated;\n")
-    _write(tmp_path / "app" / "A" / "package.mo", "package A\nend A;\n")
-    for name, k in (("One", 4), ("Two", 6)):
-        _write(tmp_path / "app" / "A" / f"{name}.mo",
-               f"within A;\nmodel {name}\n  extends P.M(k = {k});\nend {name};\n")
-    monkeypatch.setenv("MODELICAPATH", str(decay.parent))
+    _app(tmp_path, decay, monkeypatch)
     assert _start(load(tmp_path / "app" / "A" / "One.mo", "A.One"), "k") == 4
     assert _start(load(tmp_path / "app" / "A" / "Two.mo", "A.Two"), "k") == 6
     assert _start(load(tmp_path / "app" / "A" / "One.mo", "A.One"), "k") == 4

@@ -73,14 +73,10 @@ def serve() -> int:
     the end of stdin.  A crash or a hang ends the process: the ladder then records the example
     as it would a build process of its own, and starts a new server for the next one."""
     import os
-    import resource
     import tempfile
     import traceback
     from wearcosim.export import frontend
-
-    def cpu() -> float:
-        a, b = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-        return a.ru_utime + a.ru_stime + b.ru_utime + b.ru_stime
+    from wearcosim.export.build import cpu_seconds as cpu
     answer = os.fdopen(os.dup(1), "w", encoding="utf-8")
     frontend._process_rumoca_cache()        # in the server's own temporary folder, for its life
     home = os.getcwd()

@@ -344,6 +344,11 @@ def _no_modelicapath():
 _VIEW_PREFIX = "wearcosim-libs-"
 
 
+def _is_temporary_view(root: str) -> bool:
+    """``root`` is a temporary library view, removed after its call (:func:`_library_view`)."""
+    return Path(root).name.startswith(_VIEW_PREFIX)
+
+
 def _link_name(p: Path) -> str:
     """The name of library package ``p``'s link in a library view: the package's name, and
     ``.mo`` for a single-file package."""
@@ -445,7 +450,7 @@ def _kept_view(libs: list) -> Optional[Path]:
 #: (:func:`_rumoca_cache`), for the life of a process (:func:`_process_rumoca_cache`)
 _XDG_PREFIX = "wearcosim-rumoca-cache-"
 XDG_PROCESS_PREFIX = "wearcosim-rumoca-process-"
-_PROCESS_XDG: list = []         # [(pid, folder)] of :func:`_process_rumoca_cache`
+_PROCESS_XDG: list = []         # [folder] of :func:`_process_rumoca_cache`
 
 
 def _process_rumoca_cache() -> Path:
@@ -457,9 +462,9 @@ def _process_rumoca_cache() -> Path:
     next one is made."""
     import atexit
     import shutil
+    if _PROCESS_XDG and _PROCESS_XDG[0].is_dir():
+        return _PROCESS_XDG[0]
     pid = os.getpid()
-    if _PROCESS_XDG and _PROCESS_XDG[0][0] == pid and _PROCESS_XDG[0][1].is_dir():
-        return _PROCESS_XDG[0][1]
     base = Path(tempfile.gettempdir())
     for old in base.glob(f"{XDG_PROCESS_PREFIX}*-*"):
         try:
@@ -469,7 +474,7 @@ def _process_rumoca_cache() -> Path:
         except (ValueError, OSError):
             pass
     folder = Path(tempfile.mkdtemp(prefix=f"{XDG_PROCESS_PREFIX}{pid}-"))
-    _PROCESS_XDG[:] = [(pid, folder)]
+    _PROCESS_XDG[:] = [folder]
 
     def remove() -> None:
         if os.getpid() == pid:                  # not in a forked child
@@ -493,9 +498,8 @@ def _rumoca_cache(roots: list):
     removed after the call."""
     import shutil
     cache = user_build_cache()
-    transient = [r for r in roots if Path(r).name.startswith(_VIEW_PREFIX)]
     tmp = None
-    if transient:
+    if any(_is_temporary_view(r) for r in roots):
         tmp = Path(tempfile.mkdtemp(prefix=_XDG_PREFIX))
         target = tmp
     elif cache is not None:
@@ -513,7 +517,6 @@ def _rumoca_cache(roots: list):
 #: rumoca sessions kept by this process (:func:`_session_load`): (roots, fingerprint, session, lock)
 _SESSIONS: list = []
 _SESSIONS_LOCK = threading.Lock()
-_SESSIONS_PID = [os.getpid()]
 #: how many sessions a process keeps (the Modelica Standard Library's holds ~1.4 GB)
 KEPT_SESSIONS = 1
 
@@ -543,9 +546,8 @@ def _roots_fingerprint(roots: list) -> str:
 
 def _is_view(root: str) -> bool:
     """``root`` is a library view of links (:func:`_library_view`, :func:`_kept_view`)."""
-    p = Path(root)
     cache = user_build_cache()
-    return p.name.startswith(_VIEW_PREFIX) or (cache is not None and p.parent == cache / "library-views")
+    return _is_temporary_view(root) or (cache is not None and Path(root).parent == cache / "library-views")
 
 
 def _session_load(roots: list, path: Path, model: str) -> Any:
@@ -574,9 +576,6 @@ def _session_load(roots: list, path: Path, model: str) -> Any:
         return rumoca.Session(roots=roots).load(str(path), model=model)
     key, fp = tuple(roots), _roots_fingerprint(roots)
     with _SESSIONS_LOCK:
-        if _SESSIONS_PID[0] != os.getpid():         # a forked child: never the parent's sessions
-            _SESSIONS.clear()
-            _SESSIONS_PID[0] = os.getpid()
         entry = next((e for e in _SESSIONS if e[0] == key), None)
         if entry is not None:
             _SESSIONS.remove(entry)
@@ -601,6 +600,17 @@ def release_sessions() -> None:
     """Drop the rumoca sessions this process keeps (:func:`_session_load`), and their memory."""
     with _SESSIONS_LOCK:
         _SESSIONS.clear()
+
+
+def _forget_in_child() -> None:
+    """A forked child never uses its parent's sessions, locks or cache folder."""
+    global _SESSIONS_LOCK
+    _SESSIONS_LOCK = threading.Lock()
+    _SESSIONS.clear()
+    _PROCESS_XDG.clear()
+
+
+os.register_at_fork(after_in_child=_forget_in_child)
 
 
 def _rumoca() -> Any:

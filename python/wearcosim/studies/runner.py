@@ -270,7 +270,7 @@ class _Slot:
     """A shipped FMU written into a private temporary folder of this process (below the Dask
     worker's ``local_directory`` when there is one) and the instance the batches run on."""
 
-    def __init__(self, fmu: bytes, digest: str) -> None:
+    def __init__(self, fmu: bytes) -> None:
         base = None
         try:
             from distributed import get_worker
@@ -280,7 +280,7 @@ class _Slot:
         self.folder = tempfile.TemporaryDirectory(prefix="wc-shipped-", dir=base)
         self.path = Path(self.folder.name) / "model.fmu"
         self.path.write_bytes(fmu)
-        self.digest, self.pid = digest, os.getpid()
+        self.fmu, self.pid = fmu, os.getpid()
         self.runner: Any = None
         # closed at this process's exit too: multiprocessing's exit finalizers run at the
         # exit of a pool's worker process (atexit's do not) and at the main process's exit
@@ -304,7 +304,7 @@ class _Slot:
 
 class _Shipped:
     """The FMU a worker process runs its batches on, kept for the process's next batch of the
-    same FMU (the digest of its bytes): a worker extracts and instantiates it once for the whole
+    same FMU (the same bytes): a worker extracts and instantiates it once for the whole
     study, not once per batch.  One batch at a time uses the kept one (a batch of another
     thread meanwhile gets a slot of its own, closed after it); a new FMU or the process's exit
     closes it (a forked child leaves its parent's alone).  A process killed outright leaves
@@ -317,21 +317,18 @@ class _Shipped:
     @contextlib.contextmanager
     def batch(self, fmu: bytes) -> Iterator[_Slot]:
         """The slot of ``fmu`` for one batch."""
-        import hashlib
-        digest = hashlib.sha256(fmu).hexdigest()
         if not self.lock.acquire(blocking=False):
-            slot = _Slot(fmu, digest)
+            slot = _Slot(fmu)
             try:
                 yield slot
             finally:
                 slot.close()
             return
         try:
-            if self.slot is not None and self.slot.pid != os.getpid():
-                self.slot = None                    # (the parent's, inherited by fork)
-            if self.slot is None or self.slot.digest != digest:
+            # (a slot of another process is the parent's, inherited by fork: _close leaves it)
+            if self.slot is None or self.slot.pid != os.getpid() or self.slot.fmu != fmu:
                 self._close()
-                self.slot = _Slot(fmu, digest)
+                self.slot = _Slot(fmu)
             yield self.slot
         finally:
             self.lock.release()

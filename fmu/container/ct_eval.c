@@ -532,7 +532,7 @@ static int ct_dd(CtData *d, int ci, int nu, double *out, double t)
 {
     CtComp *k = &d->comp[ci];
     const CtCompInfo *info = k->info;
-    int a, i, nk = 0, any = 0;
+    int a, i, nk = 0;
     double t0;
     fmi2Status st;
     /* only the knowns with a seed: the component's product skips zero seeds anyway
@@ -554,8 +554,7 @@ static int ct_dd(CtData *d, int ci, int nu, double *out, double t)
             d->ddSeed[nk++] = sd;
         }
     }
-    any = nk > 0;
-    if (!any) {
+    if (nk == 0) {
         for (i = 0; i < nu; i++) out[i] = 0.0;
         return 0;
     }

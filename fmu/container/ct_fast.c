@@ -114,22 +114,16 @@ static int f_need(const CtVal *vals, int n)
         if (part < 0) return -1;
         need |= part;
     }
-    return (need & RT_HAVE_OUT) ? need & ~RT_HAVE_CHEAP : need;
+    return rt_parts_fold(need);
 }
 
-/* rt_get_begin + the copy of fmi2GetReal */
+/* rt_get_begin's evaluation (rt_get_eval) + the copy of fmi2GetReal */
 static int f_get(void *inst, int need, const CtVal *vals, int n, double *v)
 {
     RtCtx *c = in_ct(inst);
-    int i, rc;
+    int i;
     if (!c || need == CT_FAST_NEED_SLOW) return CT_FAST_SLOW;
-    if (!rt_by_parts(c) || need < 0) {
-        rc = rt_ensure_eval(c);
-    } else {
-        rc = (need & (RT_HAVE_OUT | RT_HAVE_CHEAP)) ? rt_eval_part(c, need & (RT_HAVE_OUT | RT_HAVE_CHEAP)) : 0;
-        if (rc == 0 && (need & RT_HAVE_DX)) rc = rt_eval_part(c, RT_HAVE_DX);
-    }
-    if (rc != 0) return failed(c, "fmi2GetReal", rc);
+    if (rt_get_eval(c, "fmi2GetReal", need) != RT_STATUS_OK) return RT_STATUS_ERROR;
     for (i = 0; i < n; i++) v[vals[i].slot] = c->v[vals[i].vr];
     return RT_STATUS_OK;
 }
@@ -140,11 +134,7 @@ static int f_dz(void *inst, double *dx, size_t nx, double *z, size_t nz)
     RtCtx *c = in_ct(inst);
     int rc, parts;
     if (!c || (nx > 0 && nx != (size_t)N_X) || (nz > 0 && nz != (size_t)N_Z)) return CT_FAST_SLOW;
-    if (nx > 0) {
-        rc = rt_by_parts(c) ? rt_eval_part(c, RT_HAVE_DX) : rt_ensure_eval(c);
-        if (rc != 0) return failed(c, "fmi2GetDerivatives", rc);
-        memcpy(dx, c->v + OFF_DX, nx * sizeof(double));
-    }
+    if (nx > 0 && (rc = rt_me_get_derivatives(c, "fmi2GetDerivatives", dx, nx)) != RT_STATUS_OK) return rc;
     if (nz > 0) {
         parts = rt_by_parts(c);
         rc = !parts ? rt_ensure_eval(c) : (c->have & RT_HAVE_Z) ? 0 : rt_eval_part(c, RT_HAVE_DX);

@@ -270,9 +270,6 @@ static void probe(RtOde *s, double t_bound)
     }
 }
 
-/* compare the probed method's cost cand with the stepping method's main over the same
-   span: the cheaper one goes on (at once if it costs less than half, else at the second
-   finding in a row) */
 /* the next probe further off (a probe that kept the method, or one an event cut short) */
 static void probe_later(RtOde *s)
 {
@@ -280,6 +277,9 @@ static void probe_later(RtOde *s)
     s->pr_count = PROBE_EVERY << s->pr_level;
 }
 
+/* compare the probed method's cost cand with the stepping method's main over the same
+   span: the cheaper one goes on (at once if it costs less than half, else at the second
+   finding in a row) */
 static void decide(RtOde *s, double cand, double main)
 {
     const RtOdeMethod *m = rt_ode_method(s->pr_cand);

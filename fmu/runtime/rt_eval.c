@@ -448,6 +448,12 @@ static int parts_for(const RtCtx *c, const unsigned int vr[], size_t nvr)
         if (part < 0) return -1;
         need |= part;
     }
+    return rt_parts_fold(need);
+}
+
+/* the parts of a get of several variables: the whole outputs when one of them is not cheap */
+int rt_parts_fold(int need)
+{
     return (need & RT_HAVE_OUT) ? need & ~RT_HAVE_CHEAP : need;
 }
 
@@ -502,14 +508,13 @@ static int check_vrs(RtCtx *c, const char *fn, const unsigned int vr[], size_t n
     return 1;
 }
 
-int rt_get_begin(RtCtx *c, const char *fn, const unsigned int vr[], size_t nvr,
-                 const void *values, int type)
+/* make current what a get of variables needing `need` reads (parts_for; -1 or an instance
+   that does not evaluate in parts: the whole evaluation); a failure is the model's, logged
+   under fn's name, the instance in RT_ERROR (fmi2GetReal and the container's fast entry) */
+int rt_get_eval(RtCtx *c, const char *fn, int need)
 {
-    int rc, need;
-    if (!check_vrs(c, fn, vr, nvr, values, type)) return RT_STATUS_ERROR;
-    need = rt_by_parts(c) ? parts_for(c, vr, nvr) : -1;
-    if (need > 0) c->partsRead |= need;
-    if (need < 0) rc = rt_ensure_eval(c);
+    int rc;
+    if (need < 0 || !rt_by_parts(c)) rc = rt_ensure_eval(c);
     else {
         rc = (need & (RT_HAVE_OUT | RT_HAVE_CHEAP)) ? rt_eval_part(c, need & (RT_HAVE_OUT | RT_HAVE_CHEAP)) : 0;
         if (rc == 0 && (need & RT_HAVE_DX)) rc = rt_eval_part(c, RT_HAVE_DX);
@@ -521,6 +526,16 @@ int rt_get_begin(RtCtx *c, const char *fn, const unsigned int vr[], size_t nvr,
         return RT_STATUS_ERROR;
     }
     return RT_STATUS_OK;
+}
+
+int rt_get_begin(RtCtx *c, const char *fn, const unsigned int vr[], size_t nvr,
+                 const void *values, int type)
+{
+    int need;
+    if (!check_vrs(c, fn, vr, nvr, values, type)) return RT_STATUS_ERROR;
+    need = rt_by_parts(c) ? parts_for(c, vr, nvr) : -1;
+    if (need > 0) c->partsRead |= need;
+    return rt_get_eval(c, fn, need);
 }
 
 /* may variable vr be set in the current state? */

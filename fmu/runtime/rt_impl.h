@@ -114,6 +114,8 @@ int rt_is_listed_output(unsigned int vr);
 int rt_out_index(unsigned int vr);
 #endif
 int rt_part_of(unsigned int vr);
+int rt_parts_fold(int need);
+int rt_get_eval(RtCtx *c, const char *fn, int need);
 
 /* ---- rt_events.c ---- */
 void rt_zshift(const RtCtx *c, double *z);

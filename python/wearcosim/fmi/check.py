@@ -27,6 +27,7 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any, Callable
 
 import numpy as np
 
@@ -215,89 +216,45 @@ def _verdict(rep: dict, rc: int, tail) -> list:
 
 def _smoke_child(unzipped: str, report: str) -> int:
     """Runs in the subprocess: the smoke test of an extracted FMU, reporting each stage as a
-    JSON line appended to ``report`` (unbuffered, so a crash leaves the stage it was in)."""
+    JSON line appended to ``report`` (unbuffered, so a crash leaves the stage it was in).  The
+    stages of its FMI version are :func:`_stages2` / :func:`_stages3`."""
     fd = os.open(report, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
 
     def say(**kw):
         os.write(fd, (json.dumps(kw) + "\n").encode())
 
-    log = []
-    stage = "reading modelDescription.xml"
-    try:
+    log: list[str] = []
+    stage = ""
+    major = 2
+
+    def at(name: str) -> None:                  # the stage a failure or crash is reported in
+        nonlocal stage
+        stage = name
         say(stage=stage)
+
+    def keep(status: int, message: Any) -> None:     # the FMU's warnings and errors, the last 6
+        if status >= 1:
+            msg = message.decode(errors="replace") if isinstance(message, bytes) else str(message)
+            log.append(one_line(msg))
+            del log[:-6]
+    try:
+        at("reading modelDescription.xml")
         from fmpy import read_model_description
-        from fmpy.fmi2 import (fmi2CallbackAllocateMemoryTYPE, fmi2CallbackFreeMemoryTYPE, fmi2CallbackFunctions,
-                               fmi2CallbackLoggerTYPE)
-        from fmpy import calloc, free
         from .runner import load_binary
         md = read_model_description(unzipped, validate=False)
-        if str(md.fmiVersion).startswith("3"):
-            return _smoke3(unzipped, md, say, log)
+        major = 3 if str(md.fmiVersion).startswith("3") else 2
         kind = "CS" if md.coSimulation is not None else "ME"
         iface = md.coSimulation if kind == "CS" else md.modelExchange
-        stage = f"loading the {kind} binary"
-        say(stage=stage)
-        fmu = load_binary(Path(unzipped).name, unzipped, md.guid, iface.modelIdentifier, "smoke", kind=kind)
-
-        def logger(component, instance, status, category, message):
-            if status >= 1:                      # warnings and errors
-                msg = message.decode(errors="replace") if isinstance(message, bytes) else str(message)
-                log.append(one_line(msg))
-                del log[:-6]
-        cb = fmi2CallbackFunctions()
-        cb.logger = fmi2CallbackLoggerTYPE(logger)
-        cb.allocateMemory = fmi2CallbackAllocateMemoryTYPE(calloc)
-        cb.freeMemory = fmi2CallbackFreeMemoryTYPE(free)
-
-        de = md.defaultExperiment
-        t0 = float(de.startTime) if de is not None and de.startTime is not None else 0.0
-        step = float(de.stepSize) if de is not None and de.stepSize is not None else 0.0
-        stop = float(de.stopTime) if de is not None and de.stopTime is not None else 0.0
-        h = 0.01 * step if step > 0 else 1e-3 * (stop - t0) if stop > t0 else 1e-3
-
-        def at(name):                            # the stage a failure or crash is reported in
-            nonlocal stage
-            stage = name
-            say(stage=stage)
-
-        at(f"fmi2Instantiate ({kind})")
-        fmu.instantiate(callbacks=cb, loggingOn=True)
-        at("fmi2SetupExperiment")
-        fmu.setupExperiment(startTime=t0)
-        at("fmi2EnterInitializationMode")
-        fmu.enterInitializationMode()
-        at("fmi2ExitInitializationMode")
-        fmu.exitInitializationMode()
-        if kind == "CS":
-            at(f"fmi2DoStep (t={t0:g}, h={h:g})")
-            fmu.doStep(currentCommunicationPoint=t0, communicationStepSize=h)
-        else:
-            import ctypes
-            at("fmi2NewDiscreteStates")
-            for _ in range(100):
-                needed, terminate = fmu.newDiscreteStates()[:2]
-                if not needed or terminate:
-                    break
-            at("fmi2EnterContinuousTimeMode")
-            fmu.enterContinuousTimeMode()
-            nx = len(md.derivatives)
-            at(f"fmi2GetDerivatives (nx={nx})")
-            dx = (ctypes.c_double * max(nx, 1))()
-            fmu.getDerivatives(dx, nx)
-        reals = [v.valueReference for v in md.modelVariables if v.type == "Real"]
-        at(f"fmi2GetReal ({len(reals)} variables)")
-        if reals:
-            fmu.getReal(reals)
-        at("fmi2Terminate")
-        fmu.terminate()
-        at("fmi2FreeInstance")
-        fmu.freeInstance()
+        at(f"loading the {kind} binary")
+        fmu = load_binary(Path(unzipped).name, unzipped, md.guid, iface.modelIdentifier, "smoke", kind=kind,
+                          fmi=major)
+        (_stages3 if major == 3 else _stages2)(fmu, md, kind, _smoke_times(md), at, keep)
         say(ok=kind)
         return 0
     except BaseException as exc:            # noqa: BLE001 -- everything is reported
         msg = exc.reason if isinstance(exc, FMUOpenError) else f"{type(exc).__name__}: {exc}"
-        if str(exc) == "Failed to instantiate model":
-            msg = "fmi2Instantiate returned NULL"
+        if "Failed to instantiate" in str(exc):
+            msg = f"fmi{major}Instantiate returned NULL"
         logged = f" (log: {' / '.join(log[-3:])})" if log else ""
         say(error=f"{stage}: {msg}{logged}")
         return 1
@@ -305,75 +262,100 @@ def _smoke_child(unzipped: str, report: str) -> int:
         os.close(fd)
 
 
-def _smoke3(unzipped: str, md, say, log: list) -> int:
-    """The smoke test's stages for an FMI 3.0 FMU (in the subprocess; ``say`` reports, ``log``
-    collects warnings and errors): instantiate (Co-Simulation when it has it, else Model
+def _smoke_times(md: Any) -> tuple[float, float]:
+    """The smoke test's start time and step: 1 % of the default experiment's step size, else
+    1e-3 of its interval, else 1e-3 s."""
+    de = md.defaultExperiment
+    t0 = float(de.startTime) if de is not None and de.startTime is not None else 0.0
+    step = float(de.stepSize) if de is not None and de.stepSize is not None else 0.0
+    stop = float(de.stopTime) if de is not None and de.stopTime is not None else 0.0
+    return t0, 0.01 * step if step > 0 else 1e-3 * (stop - t0) if stop > t0 else 1e-3
+
+
+def _stages2(fmu: Any, md: Any, kind: str, times: tuple[float, float], at: Callable[[str], None],
+             keep: Callable[[int, Any], None]) -> None:
+    """The FMI 2.0 smoke test's calls (``at`` names each stage before it runs): instantiate,
+    initialise, one fmi2DoStep (ME: event iteration, continuous-time mode, fmi2GetDerivatives),
+    read every Real, terminate, free."""
+    import ctypes
+    from fmpy import calloc, free
+    from fmpy.fmi2 import (fmi2CallbackAllocateMemoryTYPE, fmi2CallbackFreeMemoryTYPE, fmi2CallbackFunctions,
+                           fmi2CallbackLoggerTYPE)
+    t0, h = times
+    cb = fmi2CallbackFunctions()
+    cb.logger = fmi2CallbackLoggerTYPE(lambda component, instance, status, category, message: keep(status, message))
+    cb.allocateMemory = fmi2CallbackAllocateMemoryTYPE(calloc)
+    cb.freeMemory = fmi2CallbackFreeMemoryTYPE(free)
+    at(f"fmi2Instantiate ({kind})")
+    fmu.instantiate(callbacks=cb, loggingOn=True)
+    at("fmi2SetupExperiment")
+    fmu.setupExperiment(startTime=t0)
+    at("fmi2EnterInitializationMode")
+    fmu.enterInitializationMode()
+    at("fmi2ExitInitializationMode")
+    fmu.exitInitializationMode()
+    if kind == "CS":
+        at(f"fmi2DoStep (t={t0:g}, h={h:g})")
+        fmu.doStep(currentCommunicationPoint=t0, communicationStepSize=h)
+    else:
+        at("fmi2NewDiscreteStates")
+        for _ in range(100):
+            needed, terminate = fmu.newDiscreteStates()[:2]
+            if not needed or terminate:
+                break
+        at("fmi2EnterContinuousTimeMode")
+        fmu.enterContinuousTimeMode()
+        nx = len(md.derivatives)
+        at(f"fmi2GetDerivatives (nx={nx})")
+        dx = (ctypes.c_double * max(nx, 1))()
+        fmu.getDerivatives(dx, nx)
+    reals = [v.valueReference for v in md.modelVariables if v.type == "Real"]
+    at(f"fmi2GetReal ({len(reals)} variables)")
+    if reals:
+        fmu.getReal(reals)
+    at("fmi2Terminate")
+    fmu.terminate()
+    at("fmi2FreeInstance")
+    fmu.freeInstance()
+
+
+def _stages3(fmu: Any, md: Any, kind: str, times: tuple[float, float], at: Callable[[str], None],
+             keep: Callable[[int, Any], None]) -> None:
+    """The FMI 3.0 smoke test's calls: instantiate (Co-Simulation when it has it, else Model
     Exchange), initialise, one fmi3DoStep (ME: event iteration, continuous-time mode,
     fmi3GetContinuousStateDerivatives), read every Float64, terminate, free."""
     import ctypes
-    from .runner import load_binary
-    kind = "CS" if md.coSimulation is not None else "ME"
-    iface = md.coSimulation if kind == "CS" else md.modelExchange
-    stage = f"loading the {kind} binary"
-    say(stage=stage)
-    try:
-        fmu = load_binary(Path(unzipped).name, unzipped, md.guid, iface.modelIdentifier, "smoke", kind=kind, fmi=3)
-
-        def log_message(env, status, category, message):
-            if status >= 1:
-                msg = message.decode(errors="replace") if isinstance(message, bytes) else str(message)
-                log.append(one_line(msg))
-                del log[:-6]
-        de = md.defaultExperiment
-        t0 = float(de.startTime) if de is not None and de.startTime is not None else 0.0
-        step = float(de.stepSize) if de is not None and de.stepSize is not None else 0.0
-        stop = float(de.stopTime) if de is not None and de.stopTime is not None else 0.0
-        h = 0.01 * step if step > 0 else 1e-3 * (stop - t0) if stop > t0 else 1e-3
-
-        def at(name):
-            nonlocal stage
-            stage = name
-            say(stage=stage)
-
-        at(f"fmi3Instantiate{'CoSimulation' if kind == 'CS' else 'ModelExchange'}")
-        fmu.instantiate(loggingOn=True, logMessage=log_message)
-        at("fmi3EnterInitializationMode")
-        fmu.enterInitializationMode(startTime=t0)
-        at("fmi3ExitInitializationMode")
-        fmu.exitInitializationMode()
-        if kind == "CS":
-            at(f"fmi3DoStep (t={t0:g}, h={h:g})")
-            fmu.doStep(currentCommunicationPoint=t0, communicationStepSize=h)
-        else:
-            at("fmi3UpdateDiscreteStates")
-            for _ in range(100):
-                needed, terminate = fmu.updateDiscreteStates()[:2]
-                if not needed or terminate:
-                    break
-            at("fmi3EnterContinuousTimeMode")
-            fmu.enterContinuousTimeMode()
-            nx = fmu.getNumberOfContinuousStates()
-            at(f"fmi3GetContinuousStateDerivatives (nx={nx})")
-            dx = (ctypes.c_double * max(nx, 1))()
-            fmu.getContinuousStateDerivatives(dx, nx)
-        floats = [v for v in md.modelVariables if v.type == "Float64"]
-        n = sum(int(np.prod(v.shape)) if v.shape else 1 for v in floats)
-        at(f"fmi3GetFloat64 ({len(floats)} variables, {n} values)")
-        if floats:
-            fmu.getFloat64([v.valueReference for v in floats], n)
-        at("fmi3Terminate")
-        fmu.terminate()
-        at("fmi3FreeInstance")
-        fmu.freeInstance()
-        say(ok=kind)
-        return 0
-    except BaseException as exc:            # noqa: BLE001 -- everything is reported
-        msg = exc.reason if isinstance(exc, FMUOpenError) else f"{type(exc).__name__}: {exc}"
-        if "Failed to instantiate" in str(exc):
-            msg = "fmi3Instantiate returned NULL"
-        logged = f" (log: {' / '.join(log[-3:])})" if log else ""
-        say(error=f"{stage}: {msg}{logged}")
-        return 1
+    t0, h = times
+    at(f"fmi3Instantiate{'CoSimulation' if kind == 'CS' else 'ModelExchange'}")
+    fmu.instantiate(loggingOn=True, logMessage=lambda env, status, category, message: keep(status, message))
+    at("fmi3EnterInitializationMode")
+    fmu.enterInitializationMode(startTime=t0)
+    at("fmi3ExitInitializationMode")
+    fmu.exitInitializationMode()
+    if kind == "CS":
+        at(f"fmi3DoStep (t={t0:g}, h={h:g})")
+        fmu.doStep(currentCommunicationPoint=t0, communicationStepSize=h)
+    else:
+        at("fmi3UpdateDiscreteStates")
+        for _ in range(100):
+            needed, terminate = fmu.updateDiscreteStates()[:2]
+            if not needed or terminate:
+                break
+        at("fmi3EnterContinuousTimeMode")
+        fmu.enterContinuousTimeMode()
+        nx = fmu.getNumberOfContinuousStates()
+        at(f"fmi3GetContinuousStateDerivatives (nx={nx})")
+        dx = (ctypes.c_double * max(nx, 1))()
+        fmu.getContinuousStateDerivatives(dx, nx)
+    floats = [v for v in md.modelVariables if v.type == "Float64"]
+    n = sum(int(np.prod(v.shape)) if v.shape else 1 for v in floats)
+    at(f"fmi3GetFloat64 ({len(floats)} variables, {n} values)")
+    if floats:
+        fmu.getFloat64([v.valueReference for v in floats], n)
+    at("fmi3Terminate")
+    fmu.terminate()
+    at("fmi3FreeInstance")
+    fmu.freeInstance()
 
 
 def wear_interface_problems(fmu: str | Path, prefix: str = "") -> list[str]:

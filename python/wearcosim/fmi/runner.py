@@ -241,12 +241,16 @@ class Runner:
 class FMPyRunner(Runner):
     name = "fmpy"
 
+    #: the FMI major version this runner drives, and its instantiation function
+    _MAJOR = 2
+    _INSTANTIATE = "fmi2Instantiate"
+
     def __init__(self, fmu: str | os.PathLike[str], instance_name: str = "instance", log_level: int = 1,
                  limits: Limits | None = None) -> None:
         """Extract ``fmu`` (within ``limits``, see :mod:`wearcosim.fmi.archive`), read its
         modelDescription.xml from the extraction, load the Co-Simulation binary of this
         platform and instantiate it.  Any failure raises :class:`FMUOpenError` (a failing
-        fmi2Instantiate: :class:`FMUInstantiateError`, also an FMIError) and removes the
+        instantiation: :class:`FMUInstantiateError`, also an FMIError) and removes the
         extraction folder; so do :meth:`terminate`, garbage collection and interpreter exit."""
         fmu = Path(fmu)
         self.slave = None
@@ -254,26 +258,41 @@ class FMPyRunner(Runner):
         self._dir = safe_extract(fmu, limits=limits)       # FMUOpenError: nothing extracted
         self._finalizer = weakref.finalize(self, remove_temp_dir, str(self._dir))
         try:
-            super().__init__(fmu, instance_name, log_level, md=read_md(fmu, self._dir))
-            if fmi_major(self.md) != 2:
-                raise FMUOpenError(fmu, f"an FMI {self.md.fmiVersion} FMU: {type(self).__name__} drives FMI 2.0 only "
-                                        f"(open_fmu picks the runner of the FMU's version)")
+            Runner.__init__(self, fmu, instance_name, log_level, md=read_md(fmu, self._dir))
+            if fmi_major(self.md) != self._MAJOR:
+                raise FMUOpenError(fmu, f"an FMI {self.md.fmiVersion} FMU: {type(self).__name__} drives FMI "
+                                        f"{self._MAJOR}.0 only (open_fmu picks the runner of the FMU's version)")
             cs = self.md.coSimulation
             if cs is None:
                 raise FMUOpenError(fmu, "no Co-Simulation interface in modelDescription.xml "
                                         "(a Model Exchange FMU cannot be stepped by this runner)")
-            self.slave = load_binary(fmu, self._dir, self.md.guid, cs.modelIdentifier, instance_name)
-            self._callbacks = self._make_callbacks()
+            self._prepare()
+            self.slave = load_binary(fmu, self._dir, self.md.guid, cs.modelIdentifier, instance_name, fmi=self._MAJOR)
             n0 = self.n_logged
             try:
-                self.slave.instantiate(callbacks=self._callbacks, loggingOn=True)
+                self._instantiate()
             except Exception as exc:
                 new = min(self.n_logged - n0, len(self.log))
                 log = self.log[len(self.log) - new:] if new else [str(exc)]
-                raise FMUInstantiateError(fmu, "fmi2Instantiate", 3, log) from None
+                raise FMUInstantiateError(fmu, self._INSTANTIATE, 3, log) from None
         except BaseException:
             self._close()
             raise
+
+    def _prepare(self) -> None:
+        """What the version's runner sets up from the description before the binary loads."""
+
+    def _instantiate(self) -> None:
+        self._callbacks = self._make_callbacks()
+        self.slave.instantiate(callbacks=self._callbacks, loggingOn=True)
+
+    def _logged(self, status: int, message: Any) -> None:
+        """The FMU's log callback: a message at or above ``log_level`` is kept (the last 200)."""
+        msg = message.decode(errors="replace") if isinstance(message, bytes) else str(message)
+        if status >= self.log_level:
+            self.log.append(msg)
+            self.n_logged += 1
+            del self.log[:-200]
 
     def _close(self):
         """Free the instance (when there is one) and the library, remove the extraction."""
@@ -295,11 +314,7 @@ class FMPyRunner(Runner):
                                fmi2CallbackLoggerTYPE)
 
         def logger(component, instance, status, category, message):
-            msg = message.decode(errors="replace") if isinstance(message, bytes) else str(message)
-            if status >= self.log_level:
-                self.log.append(msg)
-                self.n_logged += 1
-                del self.log[:-200]
+            self._logged(status, message)
         cb = fmi2CallbackFunctions()
         cb.logger = fmi2CallbackLoggerTYPE(logger)
         cb.allocateMemory = fmi2CallbackAllocateMemoryTYPE(calloc)
@@ -580,50 +595,20 @@ class FMPy3Runner(FMPyRunner):
     the simulation raises :class:`FMIError` (``fmi3DoStep``, fmi3Discard)."""
 
     _TERMINATE = "fmi3Terminate"
+    _MAJOR = 3
+    _INSTANTIATE = "fmi3InstantiateCoSimulation"
 
-    name = "fmpy"
+    def _prepare(self) -> None:
+        self._build_table()
+        self._plans: dict[tuple, _Plan] = {}
+        self._initialized = False
+        self._init_args = (None, 0.0, None)
+        self._last_time = float("nan")
 
-    def __init__(self, fmu: str | os.PathLike[str], instance_name: str = "instance", log_level: int = 1,
-                 limits: Limits | None = None) -> None:
-        """Extract ``fmu`` (within ``limits``), read its modelDescription.xml, load the FMI 3.0
-        Co-Simulation binary of this platform and instantiate it (fmi3InstantiateCoSimulation).
-        Failures raise :class:`FMUOpenError` (:class:`FMUInstantiateError` for the
-        instantiation) and remove the extraction folder, as :class:`FMPyRunner` does."""
-        fmu = Path(fmu)
-        self.slave = None
-        self._dir = safe_extract(fmu, limits=limits)
-        self._finalizer = weakref.finalize(self, remove_temp_dir, str(self._dir))
-        try:
-            Runner.__init__(self, fmu, instance_name, log_level, md=read_md(fmu, self._dir))
-            if fmi_major(self.md) != 3:
-                raise FMUOpenError(fmu, f"an FMI {self.md.fmiVersion} FMU: FMPy3Runner drives FMI 3.0 only")
-            cs = self.md.coSimulation
-            if cs is None:
-                raise FMUOpenError(fmu, "no Co-Simulation interface in modelDescription.xml "
-                                        "(a Model Exchange FMU cannot be stepped by this runner)")
-            self._build_table()
-            self.slave = load_binary(fmu, self._dir, self.md.guid, cs.modelIdentifier, instance_name, fmi=3)
-            self._plans: dict[tuple, _Plan] = {}
-            self._initialized = False
-            self._init_args = (None, 0.0, None)
-            self._last_time = float("nan")
-            n0 = self.n_logged
-
-            def log_message(env, status, category, message):
-                msg = message.decode(errors="replace") if isinstance(message, bytes) else str(message)
-                if status >= self.log_level:
-                    self.log.append(msg)
-                    self.n_logged += 1
-                    del self.log[:-200]
-            try:
-                self.slave.instantiate(loggingOn=True, logMessage=log_message)
-            except Exception as exc:
-                new = min(self.n_logged - n0, len(self.log))
-                log = self.log[len(self.log) - new:] if new else [str(exc)]
-                raise FMUInstantiateError(fmu, "fmi3InstantiateCoSimulation", 3, log) from None
-        except BaseException:
-            self._close()
-            raise
+    def _instantiate(self) -> None:
+        def log_message(env, status, category, message):
+            self._logged(status, message)
+        self.slave.instantiate(loggingOn=True, logMessage=log_message)
 
     # -- the element table
     def _build_table(self) -> None:

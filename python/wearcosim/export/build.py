@@ -369,10 +369,10 @@ def build_fmu(model: str, package_dir: str | Path = DEFAULT_PACKAGE, out_dir: st
             codegen.render_c(gen, gdir, exp)
             doc = codegen.render_documentation(gen, irm.description, irm.documentation, irm.metadata)
         # two versions: the units they share (model code, runtime core, solvers) compiled once,
-        # through an object cache of this build (unless the user's cache is on)
-        user_cache = package.user_build_cache() is not None
-        shared = tmp / "objects" if len(versions) > 1 and not user_cache and not cache else None
-        out_cache = out_root / package.BUILD_CACHE if cache and not user_cache else None
+        # through an object cache of this build unless a longer-lived one serves them (the
+        # user's, which compile_binary puts before the output folder's, or the output folder's)
+        shared = tmp / "objects" if len(versions) > 1 and not cache and package.user_build_cache() is None else None
+        out_cache = out_root / package.BUILD_CACHE if cache else None
         for v in versions:
             stage = tmp / f"fmu{v}"
             with clock("C code"):

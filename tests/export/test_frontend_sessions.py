@@ -208,3 +208,24 @@ def test_packages_of_two_folders_through_a_view_of_links(counted, decay, tmp_pat
     assert _start(load(tmp_path / "app" / "A" / "Two.mo", "A.Two"), "k") == 6
     assert _start(load(tmp_path / "app" / "A" / "One.mo", "A.One"), "k") == 4
     assert list((tmp_path / "cache" / "library-views").iterdir()), "the libraries were not seen through a view"
+
+
+def test_library_roots_are_real_folders_where_they_hold_only_what_is_asked(tmp_path):
+    """rumoca parses every package of a root folder: a folder is handed over as it is when it
+    holds the packages asked for and nothing else -- or when it is the bundled library's folder,
+    whose other package (WearCosimMSL) is ours, so the bundled examples keep their session; a
+    user's folder with a package more goes through a view of links, and so does the bundled
+    folder when one of its other packages is asked for from elsewhere (a user's copy)."""
+    from wearcosim.resources import library_root
+    bundled = library_root()
+    with frontend._library_view([bundled / "WearCosim"]) as roots:
+        assert roots == [str(bundled)]
+    user = tmp_path / "lib"
+    for name in ("Mine", "Other"):
+        _write(user / name / "package.mo", f"package {name}\nend {name};\n")
+    with frontend._library_view([user / "Mine"]) as roots:
+        assert roots != [str(user)] and frontend._is_view(roots[0])
+    copy = tmp_path / "copy" / "WearCosimMSL"
+    _write(copy / "package.mo", "package WearCosimMSL\nend WearCosimMSL;\n")
+    with frontend._library_view([bundled / "WearCosim", copy]) as roots:
+        assert len(roots) == 1 and frontend._is_view(roots[0])

@@ -47,7 +47,9 @@ import numpy as np
 from ..resources import results_dir
 
 ROOT = Path(__file__).resolve().parents[3]
-SPEC = ROOT / "cosim" / "sensitivity" / "hybrid_dry.toml"
+#: the study file, in the checkout and in the filing day's tree
+SPEC_PATH = Path("cosim") / "sensitivity" / "hybrid_dry.toml"
+SPEC = ROOT / SPEC_PATH
 
 #: issue 36's acceptance: the study's cases per CPU-second at least this many times the filing day's
 STUDY_LIMIT = 4.0
@@ -59,8 +61,8 @@ FILING_COMMIT = "ba24798"
 #: Modelica library and its study file
 FILING_PATHS = ("python", "fmu", "modelica", "cosim")
 
-#: the filing-day contender's program, run by the commit's own ``wearcosim`` (argv: its tree,
-#: the cases' JSON file, the ``.npy`` of the final profiles).  It builds the study's FMU with
+#: the filing-day contender's program, run by the commit's own ``wearcosim`` (argv: the study
+#: file, its build folder, the cases' JSON file, the ``.npy`` of the final profiles).  It builds the study's FMU with
 #: the commit's exporter, runs one case (imports, caches), then answers each line of its stdin
 #: with one JSON line on its stdout: its CPU seconds (process and children) for all the cases,
 #: run as that commit's study runs them (``run_shipped`` on batches of its study file's
@@ -86,10 +88,9 @@ def run(cases, blob, batch):
     return finals
 
 answer, sys.stdout = sys.stdout, sys.stderr
-tree, cases = Path(sys.argv[1]), json.loads(Path(sys.argv[2]).read_text())
-spec = sa.load_spec(tree / "cosim" / "sensitivity" / "hybrid_dry.toml")
+spec, cases = sa.load_spec(sys.argv[1]), json.loads(Path(sys.argv[3]).read_text())
 c0 = cpu()
-blob = sa.spec_fmu(spec, tree / "build")
+blob = sa.spec_fmu(spec, sys.argv[2])
 build = cpu() - c0
 finals = run(cases[:1], blob, spec.batch)
 print(json.dumps({"build_cpu": build, "batch": spec.batch}), file=answer, flush=True)
@@ -97,7 +98,7 @@ for _ in sys.stdin:
     c0 = cpu()
     finals = run(cases, blob, spec.batch)
     print(json.dumps({"cpu": cpu() - c0}), file=answer, flush=True)
-np.save(sys.argv[3], np.array(finals))
+np.save(sys.argv[4], np.array(finals))
 '''
 
 
@@ -185,7 +186,8 @@ def filing_day_command(tree: Path, cases_file: Path, finals_file: Path) -> tuple
     env = dict(os.environ, PYTHONPATH=str(tree / "python"), WEARCOSIM_HOME=str(tree),
                WEARCOSIM_BUILD_DIR=str(tree / "build"), WEARCOSIM_CACHE=str(tree / "cache"),
                XDG_CACHE_HOME=str(tree / "xdg"), TMPDIR=str(tree / "tmp"))
-    return [sys.executable, "-c", FILING_PROGRAM, str(tree), str(cases_file), str(finals_file)], env
+    return [sys.executable, "-c", FILING_PROGRAM, str(tree / SPEC_PATH), str(tree / "build"), str(cases_file),
+            str(finals_file)], env
 
 
 class FilingDayStudy:
@@ -232,8 +234,11 @@ class FilingDayStudy:
         """CPU seconds of one run of all the cases by the filing-day code."""
         stdin: IO[str] | None = self._proc.stdin
         assert stdin is not None
-        stdin.write("run\n")
-        stdin.flush()
+        try:
+            stdin.write("run\n")
+            stdin.flush()
+        except BrokenPipeError:                 # it has ended: _answer says why
+            pass
         return float(self._answer()["cpu"])
 
     def close(self) -> list[np.ndarray]:

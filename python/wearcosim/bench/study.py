@@ -1,6 +1,7 @@
-"""``python -m wearcosim.bench.study``: the sensitivity study's cases per CPU-second, batched
-against the code of the day issue 36 was filed and against the current unbatched path, in the
-same run (also the study part of ``python -m wearcosim.bench``).
+"""``python -m wearcosim.bench.study``: the sensitivity study's cases per CPU-second, 3 paths.
+
+Batched against the code of the day issue 36 was filed and against the current unbatched path,
+in the same run (also the study part of ``python -m wearcosim.bench``).
 
 * **batched** (the study's path now, :func:`wearcosim.studies.runner.run_shipped`): the cases
   in batches of the study file's ``batch``, the FMU opened once for all of them (as a worker
@@ -370,7 +371,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--commit", default=FILING_COMMIT,
                     help=f"the filing-day code's commit, run from the repository's history (default {FILING_COMMIT})")
     ap.add_argument("--no-filing", action="store_true", help="do not run the filing-day code (batched / unbatched only)")
-    ap.add_argument("--out", default=str(results_dir() / "bench_study.json"))
+    ap.add_argument("--out", default=str(results_dir() / "bench_study.json"),
+                    help="the JSON report (default results/bench_study.json)")
     a = ap.parse_args(argv)
     if a.cases < 1 or a.repeats < 1:
         print("error: --cases and --repeats must be at least 1", file=sys.stderr)

@@ -195,6 +195,9 @@ struct CtData {
        instantiation; CT_FAST_NEED_SLOW: no fast path */
     int actNeed[NARR_CT(CT_N_ACT)];
     int outNeed[NARR_CT(CT_NCOMP)];
+    /* 1: the action's values are a run (ct_fast.h: value references and slots ascend by one) of
+       a component with fast entry points, moved by CtFastApi.setRun/getRun */
+    unsigned char actRun[NARR_CT(CT_N_ACT)];
     /* per component, the count of its leading Real outputs (ct_out: the builder puts the Real
        ones first): those read in continuous time, counted once at instantiation */
     int outReal[NARR_CT(CT_NCOMP)];
@@ -241,7 +244,9 @@ int ct_propagate(CtData *d, double *v, double t, int flags);
 int ct_forward(CtData *d, const double *v, unsigned int kinds, double t);
 int ct_read_states(CtData *d, CtComp *k, double *v, double t);
 int ct_states_in(CtData *d, const double *v, double t);
-int ct_finish(CtData *d, double *v, double t, int outputs);
+/* ct_finish's what: the outputs as well; the indicators without the derivatives */
+enum { CT_OUTPUTS = 1, CT_ZC_ONLY = 2 };
+int ct_finish(CtData *d, double *v, double t, int what);
 int ct_leave_event(CtData *d, double *v, double t);
 /* every component through one mode change; need: the value of each component's `need` after it */
 enum { CT_ENTER_EVENT, CT_ENTER_CT, CT_EXIT_INIT };

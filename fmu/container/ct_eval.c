@@ -141,19 +141,23 @@ int ct_get_values(CtData *d, CtComp *k, const CtVal *vals, int n, double *v, dou
     return 0;
 }
 
-/* the fast path's set of one action: all its values in one call (those that did not change are
-   set to what the component has: no change there); if it refuses one, fmi2SetReal of them all
-   (which says which) */
-static int fast_set(CtData *d, CtComp *k, const CtVal *vals, int n, const double *v, double t)
+/* the fast path's set of action a: all its values in one call (the component writes them when
+   one differs from its own, ct_fast.h; a run in one copy); if it refuses one, fmi2SetReal of
+   them all (which says which) */
+static int fast_set(CtData *d, CtComp *k, int a, const double *v, double t)
 {
+    const CtAction *A = &ct_act[a];
+    const CtVal *vals = ct_act_val + A->first;
     const double t0 = ct_call_begin(d);
-    const int rc = k->fast->set(k->inst, vals, n, v);
+    const int rc = d->actRun[a] ? k->fast->setRun(k->inst, vals[0].vr, A->n, v + vals[0].slot)
+                                : k->fast->set(k->inst, vals, A->n, v);
     if (rc != CT_FAST_SLOW) return fast_end(d, k, "fmi2SetReal", t0, rc, t);
-    return ct_set_values(d, k, vals, n, v, t);
+    return ct_set_values(d, k, vals, A->n, v, t);
 }
 
 /* SET action a: when a value differs from what the component has (lastSet, then updated), the
-   fast path sets the whole action (continuous time, not CT_MARK), the fmi2 path the values that
+   fast path sets the whole action (continuous time, not CT_MARK; the component itself compares
+   each value with its own and changes nothing when all are equal), the fmi2 path the values that
    changed (collected in d->changed); with CT_MARK the component needs another event pass */
 static int set_action(CtData *d, int a, const double *v, double t, int flags)
 {
@@ -161,20 +165,36 @@ static int set_action(CtData *d, int a, const double *v, double t, int flags)
     CtComp *k = &d->comp[A->comp];
     const CtVal *vals = ct_act_val + A->first;
     double *last = d->lastSet + A->first;
-    int i, m = 0, fast;
+    int i, m = 0;
     if (A->contig && A->n > 0 && memcmp(v + vals[0].slot, last, (size_t)A->n * sizeof(double)) == 0)
         return 0;                  /* nothing changed (e.g. a wear profile within a cycle) */
-    fast = !(flags & CT_MARK) && fast_here(d, d->actNeed[a]);
+    if (!(flags & CT_MARK) && fast_here(d, d->actNeed[a])) {
+        for (i = 0; i < A->n; i++) last[i] = v[vals[i].slot];
+        return fast_set(d, k, a, v, t);
+    }
     for (i = 0; i < A->n; i++) {
         const double x = v[vals[i].slot];
         if (x == last[i]) continue;
         last[i] = x;
-        if (!fast) d->changed[m] = vals[i];
-        m++;
+        d->changed[m++] = vals[i];
     }
     if (m == 0) return 0;
     if (flags & CT_MARK) k->need = 1;
-    return fast ? fast_set(d, k, vals, A->n, v, t) : ct_set_values(d, k, d->changed, m, v, t);
+    return ct_set_values(d, k, d->changed, m, v, t);
+}
+
+/* GET action a: its values into v (a run of the fast path in one copy) */
+static int get_action(CtData *d, int a, double *v, double t)
+{
+    const CtAction *A = &ct_act[a];
+    CtComp *k = &d->comp[A->comp];
+    const CtVal *vals = ct_act_val + A->first;
+    if (d->actRun[a] && fast_here(d, d->actNeed[a])) {
+        const double t0 = ct_call_begin(d);
+        const int rc = k->fast->getRun(k->inst, d->actNeed[a], vals[0].vr, A->n, v + vals[0].slot);
+        if (rc != CT_FAST_SLOW) return fast_end(d, k, "fmi2GetReal", t0, rc, t);
+    }
+    return ct_get_values(d, k, vals, A->n, v, t, d->actNeed[a]);
 }
 
 /* The action list (topological order, builder-checked): inputs <- v, outputs -> v.
@@ -191,7 +211,7 @@ int ct_propagate(CtData *d, double *v, double t, int flags)
         int rc;
         if (A->discrete && !(flags & CT_ALLTYPES)) continue;
         if (A->op == CT_SET) rc = set_action(d, a, v, t, flags);
-        else rc = ct_get_values(d, &d->comp[A->comp], ct_act_val + A->first, A->n, v, t, d->actNeed[a]);
+        else rc = get_action(d, a, v, t);
         if (rc) return 1;
     }
     return 0;
@@ -379,31 +399,35 @@ int ct_leave_event(CtData *d, double *v, double t)
     return 0;
 }
 
-/* derivatives, indicators and (outputs != 0) the outputs into v, after the action list */
-int ct_finish(CtData *d, double *v, double t, int outputs)
+/* derivatives (unless CT_ZC_ONLY), indicators and (CT_OUTPUTS) the outputs into v, after the
+   action list (what: CT_OUTPUTS, CT_ZC_ONLY or 0) */
+int ct_finish(CtData *d, double *v, double t, int what)
 {
+    const int outputs = what & CT_OUTPUTS;
     int i;
     for (i = 0; i < CT_NCOMP; i++) {
         CtComp *k = &d->comp[i];
         const CtCompInfo *ci = k->info;
+        /* the derivatives this evaluation reads: none when it only wants the indicators */
+        const int nx = (what & CT_ZC_ONLY) ? 0 : ci->nx;
         double t0;
         fmi2Status st;
-        if (k->fast && d->phase == CT_PH_CT && (ci->nx > 0 || ci->nz > 0)) {
+        if (k->fast && d->phase == CT_PH_CT && (nx > 0 || ci->nz > 0)) {
             int rc;
             t0 = ct_call_begin(d);
-            rc = k->fast->dz(k->inst, v + OFF_DX + ci->xoff, (size_t)ci->nx, v + OFF_ZV + ci->zoff,
+            rc = k->fast->dz(k->inst, v + OFF_DX + ci->xoff, (size_t)nx, v + OFF_ZV + ci->zoff,
                              (size_t)ci->nz);
             if (rc == CT_FAST_SLOW) goto SLOW;
-            if (fast_end(d, k, ci->nx > 0 ? "fmi2GetDerivatives" : "fmi2GetEventIndicators", t0, rc, t))
+            if (fast_end(d, k, nx > 0 ? "fmi2GetDerivatives" : "fmi2GetEventIndicators", t0, rc, t))
                 return 1;
             goto OUTPUTS;
         }
 SLOW:
-        if (ci->nx > 0 && d->phase == CT_PH_INIT) {   /* by value reference (ct_der_vr) */
+        if (nx > 0 && d->phase == CT_PH_INIT) {   /* by value reference (ct_der_vr) */
             t0 = ct_call_begin(d);
             st = k->f.getReal(k->inst, ct_der_vr + ci->xoff, (size_t)ci->nx, v + OFF_DX + ci->xoff);
             if (ct_call_end(d, k, "fmi2GetReal", t0, st, t)) return 1;
-        } else if (ci->nx > 0) {
+        } else if (nx > 0) {
             t0 = ct_call_begin(d);
             st = k->f.getDerivatives(k->inst, v + OFF_DX + ci->xoff, (size_t)ci->nx);
             if (ct_call_end(d, k, "fmi2GetDerivatives", t0, st, t)) return 1;
@@ -418,7 +442,7 @@ OUTPUTS:
            derivative (so the solver does not test all N_X again): a component whose own
            mdl_deriv does (fast path, generated model) has done it, the others are tested here,
            in the phases the solver evaluates in */
-        if (ci->nx > 0 && (d->phase == CT_PH_CT || d->phase == CT_PH_EVENT) &&
+        if (nx > 0 && (d->phase == CT_PH_CT || d->phase == CT_PH_EVENT) &&
             !(k->fast && k->fast->checksFinite)) {
             const double *dx = v + OFF_DX + ci->xoff;
             int j;
@@ -476,12 +500,12 @@ static int ct_place(CtData *d, double *v, double t)
     return ct_propagate(d, v, t, flags);
 }
 
-/* the right-hand side at (t, v) */
-static int ct_eval(CtData *d, double *v, double t, int outputs)
+/* the right-hand side at (t, v) (what: as ct_finish) */
+static int ct_eval(CtData *d, double *v, double t, int what)
 {
     d->nRhs += 1.0;
     if (ct_place(d, v, t)) return 1;
-    return ct_finish(d, v, t, outputs);
+    return ct_finish(d, v, t, what);
 }
 
 /* ------------------------------------------------------------------------- */
@@ -497,17 +521,20 @@ int mdl_eval(double *v, double t, RtCtx *ctx)
     CtData *d = ct_data(ctx);
     int rc;
     ct_timed_begin(d, v);
-    rc = ct_eval(d, v, t, 1);
+    rc = ct_eval(d, v, t, CT_OUTPUTS);
     ct_timed_end(d);
     return rc;
 }
 
+/* z == NULL: the runtime wants the indicators for mdl_zc only (model_api.h H2): in continuous
+   time each component's derivatives are left unread, so a component without indicators (the
+   mechanism's body, the rotor) is not evaluated beyond the outputs the exchange needs */
 int mdl_deriv(double *v, double t, double *z, RtCtx *ctx)
 {
     CtData *d = ct_data(ctx);
     int rc;
     ct_timed_begin(d, v);
-    rc = ct_eval(d, v, t, 0);
+    rc = ct_eval(d, v, t, z || d->phase != CT_PH_CT ? 0 : CT_ZC_ONLY);
     if (rc == 0 && z) mdl_zc(v, t, z);
     ct_timed_end(d);
     return rc;
@@ -685,7 +712,7 @@ int mdl_initialize(double *v, double t, RtCtx *ctx)
     for (i = 0; i < CT_NCOMP; i++)
         if (ct_read_states(d, &d->comp[i], v, t)) goto END;
     if (ct_propagate(d, v, t, CT_ALLTYPES)) goto END;
-    if (ct_finish(d, v, t, 1)) goto END;
+    if (ct_finish(d, v, t, CT_OUTPUTS)) goto END;
     for (i = 0; i < CT_NCOMP; i++) {
         const CtCompInfo *ci = &ct_comp[i];
         if (ci->calcN > 0 && ct_get_values(d, &d->comp[i], ct_calc + ci->calcFirst, ci->calcN, v, t,

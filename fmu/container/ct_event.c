@@ -135,7 +135,7 @@ int mdl_event(double *v, double t, int initial, RtCtx *ctx, int *flags)
     if (more) *flags |= MDL_EV_CHANGED;
     else d->nEvents += 1.0;
     /* y, dx, indicators consistent (event mode: states and time are the components' own) */
-    if (ct_propagate(d, v, t, CT_ALLTYPES) || ct_finish(d, v, t, 1)) goto END;
+    if (ct_propagate(d, v, t, CT_ALLTYPES) || ct_finish(d, v, t, CT_OUTPUTS)) goto END;
     {
         double z[NARR_CT(N_Z)];
         mdl_zc(v, t, z);

@@ -27,7 +27,7 @@
 
 #include <stddef.h>
 
-#define CT_FAST_VERSION 2
+#define CT_FAST_VERSION 3
 #define CT_FAST_SLOW (-1)
 #define CT_FAST_SYMBOL "wcct_fast_api"
 /* CtFastApi.need: the values cannot be read by the fast path (not Real variables of the
@@ -54,7 +54,8 @@ typedef struct {
     /* 0 if vals are all Real inputs of the description (what set() takes), else
        CT_FAST_NEED_SLOW; computed once per list by the container */
     int (*settable)(const CtVal *vals, int n);
-    /* fmi2SetReal of the Real inputs vals[0 .. n-1] (settable() said 0) to v[vals[i].slot] */
+    /* fmi2SetReal of the Real inputs vals[0 .. n-1] (settable() said 0) to v[vals[i].slot]
+       when one of them differs from the instance's value, else nothing (nothing changes) */
     int (*set)(void *inst, const CtVal *vals, int n, const double *v);
     /* what a read of vals needs (computed once per list by the container): the parts of the
        runtime's evaluation in parts, -1 a whole evaluation, CT_FAST_NEED_SLOW */
@@ -63,6 +64,12 @@ typedef struct {
     int (*get)(void *inst, int need, const CtVal *vals, int n, double *v);
     /* fmi2GetDerivatives(dx, nx) (nx > 0) then fmi2GetEventIndicators(z, nz) (nz > 0) */
     int (*dz)(void *inst, double *dx, size_t nx, double *z, size_t nz);
+    /* set() and get() of a RUN: the n variables vr, vr + 1, ... from or into x[0 .. n-1] (a
+       list whose value references and slots both ascend by one, as a connection of array
+       ports or of ports declared in the same order on both sides gives: one contiguous
+       compare and copy instead of a gather or scatter per value) */
+    int (*setRun)(void *inst, unsigned int vr, int n, const double *x);
+    int (*getRun)(void *inst, int need, unsigned int vr, int n, double *x);
 } CtFastApi;
 
 typedef const CtFastApi *(*CtFastApiFn)(void);

@@ -285,8 +285,17 @@ static void count_real_outputs(CtData *d)
     }
 }
 
-/* what each read of the action list and of the Real outputs needs (CtFastApi.need), once
-   (after count_real_outputs) */
+/* 1 if the value references and the slots of vals both ascend by one (a run, ct_fast.h) */
+static int is_run(const CtVal *vals, int n)
+{
+    int i;
+    for (i = 1; i < n; i++)
+        if (vals[i].vr != vals[0].vr + (unsigned int)i || vals[i].slot != vals[0].slot + i) return 0;
+    return n > 0;
+}
+
+/* what each read of the action list and of the Real outputs needs (CtFastApi.need), and which
+   actions are runs, once (after count_real_outputs) */
 static void fast_needs(CtData *d)
 {
     int a, i;
@@ -299,6 +308,7 @@ static void fast_needs(CtData *d)
             d->actNeed[a] = k->fast->need(ct_act_val + A->first, A->n);
         else
             d->actNeed[a] = k->fast->settable(ct_act_val + A->first, A->n);
+        d->actRun[a] = d->actNeed[a] != CT_FAST_NEED_SLOW && is_run(ct_act_val + A->first, A->n);
     }
     for (i = 0; i < CT_NCOMP; i++) {
         const CtComp *k = &d->comp[i];

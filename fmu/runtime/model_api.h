@@ -173,7 +173,13 @@
  *     evaluation, never assume the previous evaluation's.
  *  H2 mdl_zc may read the indicators the last mdl_eval/mdl_deriv/mdl_event stored in v: the
  *     runtime evaluates (mdl_deriv) before every mdl_zc at a new (t, x), also on the dense
- *     output during event location (otherwise done only when N_W > 0).
+ *     output during event location (otherwise done only when N_W > 0).  That evaluation, and
+ *     only it, passes z = NULL (rt_cs.c eval_interp, at the communication points inside a step
+ *     and during event location; v is stale afterwards, so nothing reads its derivatives before
+ *     the next evaluation): the model may then make the indicators current and leave dx stale
+ *     (the container evaluates no component beyond what its indicators need).  Such a model
+ *     cannot have MDL_HAS_DD (rt_deriv.c's differences call mdl_deriv with z = NULL for dx;
+ *     rt_impl.h refuses the combination).
  *  H3 Relation memories v[OFF_M..] are informative only (the event messages name the
  *     indicator whose memory changed); the hysteresis-band test (3) of rt_events.c
  *     measures no band for such a model (mdl_zc ignores the memories) and never watches.

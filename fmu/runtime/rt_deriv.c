@@ -23,12 +23,20 @@
    value in ddOut[vr]), DD_STATE (a state: its own seed, also in ddOut[vr]), DD_ZERO (a discrete
    variable: derivative 0), -1 not an unknown */
 enum { DD_ROW = 1, DD_STATE = -2, DD_ZERO = -3 };
-static int dd_unknown(unsigned int vr)
+static int dd_unknown(const RtCtx *c, unsigned int vr)
 {
     if (rt_in_slice(vr, OFF_DX, N_X)) return DD_ROW;
     if (rt_in_slice(vr, OFF_X, N_X)) return DD_STATE;
     if (rt_in_slice(vr, OFF_D + N_DALG, N_D - N_DALG)) return DD_ZERO;
+#if MDL_HAS_OUT
+    /* an output of mdl_out_slot: rt_part_of gives those, and only those, a part of mdl_out
+       (the instance's table, instead of a search of the list per unknown and call) */
+    return vr < (unsigned int)NV && c->partOf[vr] > 0 &&
+           (c->partOf[vr] & (RT_HAVE_OUT | RT_HAVE_CHEAP)) ? DD_ROW : -1;
+#else
+    (void)c;
     return rt_is_listed_output(vr) > 0 ? DD_ROW : -1;
+#endif
 }
 
 /* a known of a directional derivative: a state or an input */
@@ -86,14 +94,21 @@ static int dd_differences(RtCtx *c, double *out)
 #endif
 
 #if MDL_HAS_DD || MDL_HAS_DDIR
-/* the seeds of a directional derivative: 0 (dd_core reads the states' and inputs' slots) */
+/* the seeds of a directional derivative: 0 where they are read (mdl_dd: dd_core and
+   dd_differences read the states' and inputs' slots only, the rest may hold the output
+   derivatives' scratch; mdl_ddir: all of them, its dv) */
 static void dd_seed_clear(RtCtx *c)
 {
+#if MDL_HAS_DD
+    memset(c->ddSeed + OFF_X, 0, (size_t)N_X * sizeof(double));
+    memset(c->ddSeed + OFF_U, 0, (size_t)N_U * sizeof(double));
+#else
     memset(c->ddSeed, 0, (size_t)NV * sizeof(double));
+#endif
 }
 
 /* The directional derivative at the current point (t, v) along the seeds c->ddSeed (by slot:
- * the states and inputs, dd_seed_clear elsewhere) into c->ddOut (by slot): the state
+ * the states and inputs; mdl_ddir: 0 elsewhere, dd_seed_clear) into c->ddOut (by slot): the state
  * derivatives, the outputs, and the states themselves (their seeds).  mdl_dd: d(dx, outputs)/d(x, u) from the
  * generated sparse Jacobian (d(dx)/dx from the solver's, mdl_jac_nz; kept while the point
  * stays), rows with a non-finite entry by central differences when one of the unknowns
@@ -107,7 +122,7 @@ static int dd_core(RtCtx *c, const unsigned int want[], size_t nwant)
 #if MDL_HAS_DD
     const int m = N_X + N_OUT;
     double *acc = c->ddAcc, *bad = c->ddAcc + NARR(m);   /* bad[r] != 0: row r differences */
-    int j, p, nbad = 0;
+    int j, p, nbad = 0, anybad = 0;
     size_t i;
     if (!c->ddValid) {      /* d(dx)/dx from the solver's Jacobian, the rest from mdl_dd */
         (void)mdl_dd(c->v, c->time, c->ddJ, c);
@@ -123,17 +138,17 @@ static int dd_core(RtCtx *c, const unsigned int want[], size_t nwant)
         if (sj == 0.0) continue;
         for (p = mdl_dd_colind[j]; p < mdl_dd_colind[j + 1]; p++) {
             if (isfinite(c->ddJ[p])) acc[mdl_dd_row[p]] += c->ddJ[p] * sj;
-            else bad[mdl_dd_row[p]] = 1.0;
+            else { bad[mdl_dd_row[p]] = 1.0; anybad = 1; }
         }
 #if N_X > 0
         if (j < N_X)
             for (p = mdl_jac_colind[j]; p < mdl_jac_colind[j + 1]; p++) {
                 if (isfinite(c->ddJx[p])) acc[mdl_jac_row[p]] += c->ddJx[p] * sj;
-                else bad[mdl_jac_row[p]] = 1.0;
+                else { bad[mdl_jac_row[p]] = 1.0; anybad = 1; }
             }
 #endif
     }
-    for (i = 0; i < nwant; i++) {
+    for (i = 0; anybad && i < nwant; i++) {   /* (no row without an exact value: none) */
         const int r = dd_row(want[i]);
         if (r >= 0 && bad[r] != 0.0) nbad++;
     }
@@ -172,7 +187,7 @@ int rt_directional_derivative(RtCtx *c, const char *fn, const unsigned int vUnkn
         if ((nUnknown > 0 && (!vUnknown_ref || !dvUnknown)) || (nKnown > 0 && (!vKnown_ref || !dvKnown)))
             FAIL("%s: NULL pointer argument", fn);
         for (i = 0; i < nUnknown; i++)
-            if (dd_unknown(vUnknown_ref[i]) == -1)
+            if (dd_unknown(c, vUnknown_ref[i]) == -1)
                 FAIL("%s: unknown %s (vr=%u) is neither a state derivative nor an output", fn,
                      vUnknown_ref[i] < (unsigned int)NV ? rt_var_name(vUnknown_ref[i]) : "?",
                      vUnknown_ref[i]);
@@ -192,7 +207,7 @@ int rt_directional_derivative(RtCtx *c, const char *fn, const unsigned int vUnkn
                             : "%s: the directional derivatives cannot be computed at t=%.17g (code %d)",
                  fn, c->time, rc);
         for (i = 0; i < nUnknown; i++)
-            dvUnknown[i] = dd_unknown(vUnknown_ref[i]) == DD_ZERO ? 0.0 : c->ddOut[vUnknown_ref[i]];
+            dvUnknown[i] = dd_unknown(c, vUnknown_ref[i]) == DD_ZERO ? 0.0 : c->ddOut[vUnknown_ref[i]];
     }
 #else
     (void)vUnknown_ref; (void)nUnknown; (void)vKnown_ref; (void)nKnown; (void)dvKnown;

@@ -314,19 +314,8 @@ END:
 /* ------------------------------------------------------------------------- */
 /* evaluation in parts (model_api.h): ME continuous-time mode only, where an importer that
    couples FMUs reads outputs, sets inputs and then asks for derivatives at every
-   right-hand side; the whole mdl_eval stays the path everywhere else (RT_PARTS, RT_HAVE_* and
-   the defaults of MDL_HAS_OUT* are in rt_impl.h) */
-
-int rt_by_parts(const RtCtx *c)
-{
-    /* ME: v was invalidated (new x, u or t); CS after a step: v holds the delivered x with
-       everything else stale (cs_x_at), so a master reading its outputs at every
-       communication point pays for the outputs, not for all variables */
-    return RT_PARTS && ((c->dirty && !c->stale && c->state == RT_CT_MODE) ||
-                        (c->stale && !c->dirty && c->state == RT_STEP_COMPLETE));
-}
-
-
+   right-hand side; the whole mdl_eval stays the path everywhere else (RT_PARTS, RT_HAVE_*,
+   rt_by_parts and the defaults of MDL_HAS_OUT* are in rt_impl.h) */
 
 /* make part (RT_HAVE_DX: dx and z by mdl_deriv; RT_HAVE_OUT: the outputs and z by
    mdl_out; RT_HAVE_CHEAP: the cheap outputs by mdl_out_cheap, which all outputs include)
@@ -390,18 +379,6 @@ static int out_is_cheap(int o)
 }
 #endif
 
-
-/* vr lies in the slice [off, off + n) of v */
-int rt_in_slice(unsigned int vr, long off, long n)
-{
-    return (long)vr >= off && (long)vr < off + n;
-}
-
-/* slot of column j of d(dx, outputs)/d(x, u) (the states, then the inputs) */
-int rt_dd_col_slot(int j)
-{
-    return j < N_X ? OFF_X + j : OFF_U + j - N_X;
-}
 
 /* 1 if vr is an output of the model's list (MDL_HAS_OUT: mdl_out_slot; N_OUTLIST:
    mdl_outlist), 0 if not, -1 if the model has no list */

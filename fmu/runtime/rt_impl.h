@@ -70,6 +70,16 @@ typedef struct {
 #endif
 enum { RT_HAVE_DX = 1, RT_HAVE_Z = 2, RT_HAVE_OUT = 4, RT_HAVE_CHEAP = 8 };
 
+/* the instance evaluates in parts now.  ME: v was invalidated (new x, u or t); CS after a step:
+   v holds the delivered x with everything else stale (cs_x_at), so a master reading its outputs
+   at every communication point pays for the outputs, not for all variables.  (Inline: it is
+   asked at every read of a right-hand side, several times per component in a container.) */
+static inline int rt_by_parts(const RtCtx *c)
+{
+    return RT_PARTS && ((c->dirty && !c->stale && c->state == RT_CT_MODE) ||
+                        (c->stale && !c->dirty && c->state == RT_STEP_COMPLETE));
+}
+
 #ifndef MDL_HAS_DDIR
 #define MDL_HAS_DDIR 0
 #endif
@@ -79,6 +89,9 @@ enum { RT_HAVE_DX = 1, RT_HAVE_Z = 2, RT_HAVE_OUT = 4, RT_HAVE_CHEAP = 8 };
 #if MDL_HAS_DD && MDL_HAS_DDIR
 #error "MDL_HAS_DD and MDL_HAS_DDIR exclude each other"
 #endif
+#if MDL_HAS_DD && defined(MDL_HAS_HOOKS)
+#error "a model with hooks may leave dx stale in mdl_deriv(z = NULL) (model_api.h H2), which MDL_HAS_DD's differences read"
+#endif
 #if MDL_HAS_DDIR && !defined(N_OUTLIST)
 #error "MDL_HAS_DDIR needs N_OUTLIST (model_api.h)"
 #endif
@@ -87,6 +100,19 @@ enum { RT_HAVE_DX = 1, RT_HAVE_Z = 2, RT_HAVE_OUT = 4, RT_HAVE_CHEAP = 8 };
    such function has one exit, as the face's functions do) */
 #define FAIL(...) do { rt_logf(c, RT_STATUS_ERROR, RT_LOG_ERROR, __VA_ARGS__); \
                        status = RT_STATUS_ERROR; goto END; } while (0)
+
+/* vr lies in the slice [off, off + n) of v (inline, as the next: asked per variable and per
+   column of every directional derivative) */
+static inline int rt_in_slice(unsigned int vr, long off, long n)
+{
+    return (long)vr >= off && (long)vr < off + n;
+}
+
+/* slot of column j of d(dx, outputs)/d(x, u) (the states, then the inputs) */
+static inline int rt_dd_col_slot(int j)
+{
+    return j < N_X ? OFF_X + j : OFF_U + j - N_X;
+}
 
 /* ---- rt_instance.c ---- */
 void rt_emit(RtCtx *c, int status, int cat);   /* c->msg as it is, to the logger */
@@ -104,11 +130,8 @@ double rt_u_rate(const RtCtx *c, int i);
 void rt_u_begin_step(RtCtx *c);
 void rt_u_initialized(RtCtx *c);
 void rt_u_end_step(RtCtx *c);
-int rt_by_parts(const RtCtx *c);
 int rt_eval_part(RtCtx *c, int part);
 void rt_copy_pre(RtCtx *c);
-int rt_in_slice(unsigned int vr, long off, long n);
-int rt_dd_col_slot(int j);
 int rt_is_listed_output(unsigned int vr);
 #if MDL_HAS_OUT
 int rt_out_index(unsigned int vr);

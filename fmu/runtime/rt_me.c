@@ -136,7 +136,6 @@ END:
 
 int rt_me_get_derivatives(RtCtx *c, const char *fn, double derivatives[], size_t nx)
 {
-    size_t i;
     int rc;
     int status = RT_STATUS_OK;
     if (nx != (size_t)N_X) FAIL("%s: nx = %lu, expected %d", fn, (unsigned long)nx, N_X);
@@ -146,7 +145,7 @@ int rt_me_get_derivatives(RtCtx *c, const char *fn, double derivatives[], size_t
         c->state = RT_ERROR;
         FAIL("%s: model evaluation failed at t=%.17g (code %d)", fn, c->time, rc);
     }
-    for (i = 0; i < nx; i++) derivatives[i] = c->v[OFF_DX + i];
+    if (nx > 0) memcpy(derivatives, c->v + OFF_DX, nx * sizeof(double));
 END:
     return status;
 }

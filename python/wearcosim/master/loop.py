@@ -63,7 +63,7 @@ from ..atomic import reason, stale_temporaries
 from ..fmi.runner import FMIError, open_fmu
 from ..wear import reconstruction
 from ..wear.archard import CycleWear, SectorSurface
-from ..wear_interface import describe
+from ..wear_interface import describe, units_of
 from . import store
 from .checkpoint import Checkpointer, CheckpointRefused, NoCheckpoints
 from .scenario import Scenario
@@ -209,18 +209,13 @@ def _peak_mean(Fn: np.ndarray) -> tuple[float, float]:
     return float(np.max(fpos)), float(np.mean(fpos))
 
 
-def _described(r: Any, prefix: str) -> tuple[Any, dict[str, str]]:
-    """(the wear interface of the runner's FMU for ``prefix``, the units of its variables),
-    read from its model description once per runner and kept on it (a study's batch runs many
-    cases on one instance); ``ValueError`` from :func:`describe`."""
+def _described(r: Any, prefix: str) -> Any:
+    """The wear interface of the runner's FMU for ``prefix``, read from its model description
+    once per runner and kept on it (a study's batch runs many cases on one instance);
+    ``ValueError`` from :func:`describe`."""
     memo = r.__dict__.setdefault("_wearcosim_described", {})
     if prefix not in memo:
-        units = {}
-        for v in getattr(r.md, "modelVariables", []):
-            u = getattr(v, "unit", None) or (getattr(v.declaredType, "unit", None) if getattr(v, "declaredType", None) else None)
-            if u:
-                units[v.name] = u
-        memo[prefix] = (describe(r.md, prefix), units)
+        memo[prefix] = describe(r.md, prefix)
     return memo[prefix]
 
 
@@ -336,7 +331,7 @@ class WearMaster:
     def _init(self, r, fmu):
         sc = self.sc
         try:
-            self.ports, units = _described(r, sc.prefix)
+            self.ports = _described(r, sc.prefix)
         except ValueError as exc:
             raise MasterError(f"{fmu}: no usable wear interface (prefix {sc.prefix!r}): {exc}") from None
         if self.ports.update not in ("input", "tunable", "reset"):
@@ -383,7 +378,7 @@ class WearMaster:
         if missing:
             raise MasterError(f"{sc.source}: run.record names unknown variables: {', '.join(missing)}")
         self.read_vrs = r.vr(self.contact_names + list(sc.record))
-        self.units = {n: units[n] for n in sc.record if n in units}
+        self.units = units_of(r.md, sc.record)
         self.depth_vrs = r.vr(self.ports.depth_names)
         self._set_guard_reference()
 

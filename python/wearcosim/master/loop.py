@@ -707,7 +707,7 @@ class WearMaster:
             wear = CycleWear(self.surface, buf[:, 1], Fn, buf[:, 2], buf[:, 3], sc.step, sc.k, sc.hardness)
             series = ["time"] + list(sc.record)
             dec = sc.decimate
-            block = np.empty((len(series), len(range(0, N, dec))))     # a recorded cycle's series
+            width = len(range(0, N, dec))         # values of a recorded cycle's series
             t_start = time.perf_counter()
             self.ckpt.last = t_start
             c0 = st.cycle
@@ -722,10 +722,10 @@ class WearMaster:
                     wear.add_to(st.pending)
                 # full series of every record_every-th cycle and of the last one
                 recorded = st.cycle % sc.record_every == 0 or (st.cycle == total - 1 and not sc.adaptive) or check
-                if recorded:
-                    block[0] = tbuf[::dec]
-                    block[1:] = buf[::dec, 4:].T
-                    st.spool.append_rows(series, block)
+                if recorded:      # copied into the streams' held block
+                    rows = st.spool.rows(series, width)
+                    rows[0] = tbuf[::dec]
+                    rows[1:] = buf[::dec, 4:].T
                 cyc_summary = [float(recorded), *_peak_mean(Fn)]
                 st.cycle += 1
                 wear_cycles = st.cycle - sc.transient_cycles

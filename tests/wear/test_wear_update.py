@@ -51,6 +51,7 @@ def test_rate_errors_and_profile_equal_numpy_bit_for_bit():
             err, local = k.errors(J, before, rate, rtol, floor)
             ref_err, ref_local = _errors(J, before, rate, rtol, floor)
         assert _same(err, ref_err) and _same(local, ref_local)
+        assert _same(k.local_max, np.maximum.reduce(ref_local, initial=0.0))
         factor = float(rng.choice([1.0, 2500.0, rng.uniform(0.5, 1e6)]))
         new, stats = k.profile(depth, pending, factor)
         ref = update_profile(depth, pending, factor, w, periodic)

@@ -843,7 +843,7 @@ class WearMaster:
             j = ctl.judge(rate, ku.errors)
             st.spool.append_scalars(self._x_names, (st.cycle - sc.transient_cycles,
                                                     ctl.done + (0 if j.accept else ctl.last_jump), j.factor, j.error,
-                                                    float(np.maximum.reduce(j.local, initial=0.0)), float(j.accept)))
+                                                    ku.local_max, float(j.accept)))
             if not j.accept:         # take the jump back: the FMU, profile and streams of the mark
                 arrays, meta = self.mark["arrays"], self.mark["meta"]
                 self._restore_mark_state(r, self.mark)

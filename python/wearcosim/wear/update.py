@@ -52,6 +52,8 @@ class WearUpdate:
 
     def __init__(self, n: int, smoothing: int = 0, periodic: bool = True) -> None:
         self.n, self.smoothing, self.periodic = int(n), int(smoothing), bool(periodic)
+        #: the largest local error of the last :meth:`errors` (initial 0)
+        self.local_max = 0.0
         fs = _functions()
         self._c = fs is not None
         if not self._c:
@@ -78,14 +80,17 @@ class WearUpdate:
     def errors(self, jump: float, before: np.ndarray, after: np.ndarray, rtol: float,
                floor: float) -> tuple[float, np.ndarray]:
         """``_errors(jump, before, after, rtol, floor)``: (the normalised error of the jump,
-        its local error per sector)."""
+        its local error per sector); :attr:`local_max` is then the largest local error."""
         if not self._c:
-            return _errors(jump, before, after, rtol, floor)
+            err, local = _errors(jump, before, after, rtol, floor)
+            self.local_max = float(np.maximum.reduce(local, initial=0.0))
+            return err, local
         self._in["before"][:] = before
         self._in["after"][:] = after
         a = self._args
         a.jump, a.rtol, a.floor = jump, rtol, floor
         self._errors_c(self._ptr)
+        self.local_max = self._out[1]
         return self._out[0], self._in["local"].copy()
 
     def profile(self, depth: np.ndarray, pending: np.ndarray,

@@ -380,7 +380,7 @@ class WearMaster:
             raise MasterError(f"{sc.source}: run.record names unknown variables: {', '.join(missing)}")
         self.read_vrs = r.vr(self.contact_names + list(sc.record))
         self.units = units_of(r.md, sc.record)
-        self.depth_vrs = r.vr(self.ports.depth_names)
+        self.depth_vrs = tuple(r.vr(self.ports.depth_names))     # (set_reals' key as it is)
         self._set_guard_reference()
 
     # ------------------------------------------------------------------ physical guards

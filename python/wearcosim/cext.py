@@ -1,7 +1,8 @@
 """Small C helpers of the Python side, compiled on first use (``cext.build``).
 
-Two exist: the co-simulation and runner loops (:mod:`wearcosim.fmi.cloop`, ``cloop.c``) and the
-per-cycle Archard accumulation (:mod:`wearcosim.wear.archard`, ``archard.c``).  Each is a
+Three exist: the co-simulation and runner loops (:mod:`wearcosim.fmi.cloop`, ``cloop.c``), the
+per-cycle Archard accumulation (:mod:`wearcosim.wear.archard`, ``archard.c``) and the arithmetic
+of a wear update (:mod:`wearcosim.wear.update`, ``update.c``).  Each is a
 plain C99 file compiled into a shared library, cached under ``$WEARCOSIM_CACHE`` (default
 ``~/.cache/wearcosim``), named by the hash of the source and the compiler, and written
 atomically (temp file + rename), so concurrent first uses (a sweep's workers) never load a
@@ -68,3 +69,17 @@ def load(src: Path) -> ctypes.CDLL | None:
         return ctypes.CDLL(str(path))
     except OSError:
         return None
+
+
+_LOADED: dict[Path, ctypes.CDLL | None] = {}
+
+
+def library(src: Path) -> ctypes.CDLL | None:
+    """:func:`load` of ``src`` once per process (None included: no compiler, no second try);
+    None whenever :func:`enabled` says no."""
+    if not enabled():
+        return None
+    src = Path(src)
+    if src not in _LOADED:
+        _LOADED[src] = load(src)
+    return _LOADED[src]

@@ -14,6 +14,7 @@ from typing import Any, Sequence
 
 from .progress import say as _say
 from .progress import steps as _steps
+from .wear_interface import unit_of
 
 
 class UsageError(Exception):
@@ -158,12 +159,6 @@ def _open_fmu(fmu: str) -> tuple[Path, Any]:
 #: parameters are what --start-values sets, so they are listed too)
 INFO_CAUSALITIES = ("parameter", "input", "output")
 ALL_CAUSALITIES = ("parameter", "calculatedParameter", "input", "output", "local", "independent")
-
-
-def unit_of(v: Any) -> str:
-    """The unit of a model variable (its own, else its declared type's); '' if none."""
-    u = getattr(v, "unit", None) or (getattr(v.declaredType, "unit", None) if getattr(v, "declaredType", None) else None)
-    return u or ""
 
 
 def info_text(fmu: str, causalities: Sequence[str] = INFO_CAUSALITIES) -> str:

@@ -202,3 +202,36 @@ def test_series_chunks_written_as_stored_read_back_everywhere(tmp_path, monkeypa
         xr = pytest.importorskip("xarray")
         with xr.open_dataset(path, engine="h5netcdf", group="series") as ds:
             assert np.array_equal(ds["x"].values, x)
+
+
+def test_rows_filled_in_place_reach_the_files_in_order(tmp_path):
+    """Spool.rows: the block the caller fills in place is held for the group, written when the
+    next one does not fit and before a read; a stream appended to by rows and by append or
+    append_scalars keeps its order; MemorySpool.rows gives the same streams."""
+    names = ["t", "x", "a"]
+    sp, mem = store.Spool(tmp_path / "sp", names), store.MemorySpool(names)
+    sp.HOLD_ROWS = 5
+    ref = {n: [] for n in names}
+    rng = np.random.default_rng(3)
+    for i in range(12):
+        w = int(rng.integers(1, 8))                 # (wider than HOLD_ROWS too)
+        block = rng.standard_normal((2, w))
+        for s in (sp, mem):
+            s.rows(("t", "x"), w)[...] = block
+        ref["t"] += list(block[0])
+        ref["x"] += list(block[1])
+        if i % 3 == 0:
+            for s in (sp, mem):
+                s.append("t", [float(i)])
+                s.append_scalars(("x", "a"), (-float(i), float(i)))
+            ref["t"].append(float(i))
+            ref["x"].append(-float(i))
+            ref["a"].append(float(i))
+    assert sp.lengths == mem.lengths == {n: len(v) for n, v in ref.items()}
+    for n in names:
+        assert np.array_equal(sp.read(n), ref[n]) and np.array_equal(mem.read(n), ref[n]), n
+    lengths = sp.sync()
+    sp.rows(("t", "x"), 3)[...] = 7.0
+    sp.truncate(lengths)
+    assert all(np.array_equal(sp.read(n), ref[n]) for n in names)
+    sp.remove()

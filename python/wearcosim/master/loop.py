@@ -63,7 +63,8 @@ from ..atomic import reason, stale_temporaries
 from ..fmi.runner import FMIError, open_fmu
 from ..wear import reconstruction
 from ..wear.archard import CycleWear, SectorSurface
-from ..wear_interface import describe
+from ..wear.update import WearUpdate
+from ..wear_interface import describe, units_of
 from . import store
 from .checkpoint import Checkpointer, CheckpointRefused, NoCheckpoints
 from .scenario import Scenario
@@ -209,18 +210,13 @@ def _peak_mean(Fn: np.ndarray) -> tuple[float, float]:
     return float(np.max(fpos)), float(np.mean(fpos))
 
 
-def _described(r: Any, prefix: str) -> tuple[Any, dict[str, str]]:
-    """(the wear interface of the runner's FMU for ``prefix``, the units of its variables),
-    read from its model description once per runner and kept on it (a study's batch runs many
-    cases on one instance); ``ValueError`` from :func:`describe`."""
+def _described(r: Any, prefix: str) -> Any:
+    """The wear interface of the runner's FMU for ``prefix``, read from its model description
+    once per runner and kept on it (a study's batch runs many cases on one instance);
+    ``ValueError`` from :func:`describe`."""
     memo = r.__dict__.setdefault("_wearcosim_described", {})
     if prefix not in memo:
-        units = {}
-        for v in getattr(r.md, "modelVariables", []):
-            u = getattr(v, "unit", None) or (getattr(v.declaredType, "unit", None) if getattr(v, "declaredType", None) else None)
-            if u:
-                units[v.name] = u
-        memo[prefix] = (describe(r.md, prefix), units)
+        memo[prefix] = describe(r.md, prefix)
     return memo[prefix]
 
 
@@ -336,7 +332,7 @@ class WearMaster:
     def _init(self, r, fmu):
         sc = self.sc
         try:
-            self.ports, units = _described(r, sc.prefix)
+            self.ports = _described(r, sc.prefix)
         except ValueError as exc:
             raise MasterError(f"{fmu}: no usable wear interface (prefix {sc.prefix!r}): {exc}") from None
         if self.ports.update not in ("input", "tunable", "reset"):
@@ -383,8 +379,8 @@ class WearMaster:
         if missing:
             raise MasterError(f"{sc.source}: run.record names unknown variables: {', '.join(missing)}")
         self.read_vrs = r.vr(self.contact_names + list(sc.record))
-        self.units = {n: units[n] for n in sc.record if n in units}
-        self.depth_vrs = r.vr(self.ports.depth_names)
+        self.units = units_of(r.md, sc.record)
+        self.depth_vrs = tuple(r.vr(self.ports.depth_names))     # (set_reals' key as it is)
         self._set_guard_reference()
 
     # ------------------------------------------------------------------ physical guards
@@ -405,36 +401,33 @@ class WearMaster:
         x = self.surface.centres()[i]
         return f"sector {i + 1} ({math.degrees(x):.1f} deg)" if self.ports.circular else f"sector {i + 1} (s = {x * 1e3:.3g} mm)"
 
-    def check_update(self, old: np.ndarray, new: np.ndarray, cycle: int, real: float | None = None) -> None:
+    def check_update(self, old: np.ndarray, new: np.ndarray, cycle: int, real: float | None = None,
+                     stats: tuple[int, int, float, int, float] | None = None) -> None:
         """Raise :class:`LimitExceeded` (or warn once, with ``force``) if the profile ``new``
         that follows ``old`` after ``cycle`` wear cycles (``real`` real cycles) breaks a
-        physical guard."""
+        physical guard; ``stats``: :func:`reconstruction.guard_stats` of the two if known."""
         sc = self.sc
         c, um = self.c_ref, 1e6
-        if not reconstruction.all_finite(new):
-            i = int(np.flatnonzero(~np.isfinite(new))[0])
-            raise LimitExceeded(f"{sc.name}: {self._when(cycle, real)}: the worn depth in {self._sector_where(i)} "
+        bad, i, change, j, deepest = reconstruction.guard_stats(old, new) if stats is None else stats
+        if bad >= 0:
+            raise LimitExceeded(f"{sc.name}: {self._when(cycle, real)}: the worn depth in {self._sector_where(bad)} "
                                 f"is not finite")
-        d = np.subtract(new, old)
-        np.abs(d, out=d)
-        i = int(d.argmax())
-        j = int(new.argmax())
-        if (d[i] <= sc.update_per_clearance * c and new[j] <= sc.depth_per_clearance * c
-                and new[j] <= 0.1 * self.size_ref):
+        if (change <= sc.update_per_clearance * c and deepest <= sc.depth_per_clearance * c
+                and deepest <= 0.1 * self.size_ref):
             return
         problems = []
-        if d[i] > sc.update_per_clearance * c:
-            problems.append(f"the profile changes by {d[i] * um:.4g} um in {self._sector_where(i)}, more than "
+        if change > sc.update_per_clearance * c:
+            problems.append(f"the profile changes by {change * um:.4g} um in {self._sector_where(i)}, more than "
                             f"limits.update_per_clearance = {sc.update_per_clearance:g} x c = "
                             f"{sc.update_per_clearance * c * um:.4g} um")
         over = []
-        if new[j] > sc.depth_per_clearance * c:
+        if deepest > sc.depth_per_clearance * c:
             over.append(f"limits.depth_per_clearance = {sc.depth_per_clearance:g} x c = "
                         f"{sc.depth_per_clearance * c * um:.4g} um")
-        if new[j] > 0.1 * self.size_ref:
+        if deepest > 0.1 * self.size_ref:
             over.append(f"10 % of {self.size_what}")
         if over:
-            problems.append(f"the worn depth reaches {new[j] * um:.4g} um in {self._sector_where(j)}, more than "
+            problems.append(f"the worn depth reaches {deepest * um:.4g} um in {self._sector_where(j)}, more than "
                             + " and ".join(over))
         if not problems:
             return
@@ -682,6 +675,7 @@ class WearMaster:
         st = None
         self.resumed_from = None
         self.ctl = self._controller()
+        self._kernel = WearUpdate(self.ports.n, sc.smoothing, self.ports.circular)
         keep_ckpt = True
         try:
             if resume and self.ckpt_path.exists():
@@ -713,7 +707,7 @@ class WearMaster:
             wear = CycleWear(self.surface, buf[:, 1], Fn, buf[:, 2], buf[:, 3], sc.step, sc.k, sc.hardness)
             series = ["time"] + list(sc.record)
             dec = sc.decimate
-            block = np.empty((len(series), len(range(0, N, dec))))     # a recorded cycle's series
+            width = len(range(0, N, dec))         # values of a recorded cycle's series
             t_start = time.perf_counter()
             self.ckpt.last = t_start
             c0 = st.cycle
@@ -728,10 +722,10 @@ class WearMaster:
                     wear.add_to(st.pending)
                 # full series of every record_every-th cycle and of the last one
                 recorded = st.cycle % sc.record_every == 0 or (st.cycle == total - 1 and not sc.adaptive) or check
-                if recorded:
-                    block[0] = tbuf[::dec]
-                    block[1:] = buf[::dec, 4:].T
-                    st.spool.append_rows(series, block)
+                if recorded:      # copied into the streams' held block
+                    rows = st.spool.rows(series, width)
+                    rows[0] = tbuf[::dec]
+                    rows[1:] = buf[::dec, 4:].T
                 cyc_summary = [float(recorded), *_peak_mean(Fn)]
                 st.cycle += 1
                 wear_cycles = st.cycle - sc.transient_cycles
@@ -842,18 +836,20 @@ class WearMaster:
         guards, write the profile into the FMU and record it; returns (the summary of the
         window the loop records, finished, jumped)."""
         sc, ctl = self.sc, self.ctl
+        ku = self._kernel
         m = self._window(st.cycle)
-        rate = reconstruction.smooth_periodic(st.pending, sc.smoothing, self.ports.circular, copy=False) / m
+        rate = ku.rate(st.pending, m)
         if ctl.pending:
-            j = ctl.judge(rate)
+            j = ctl.judge(rate, ku.errors)
             st.spool.append_scalars(self._x_names, (st.cycle - sc.transient_cycles,
                                                     ctl.done + (0 if j.accept else ctl.last_jump), j.factor, j.error,
-                                                    float(np.maximum.reduce(j.local, initial=0.0)), float(j.accept)))
+                                                    ku.local_max, float(j.accept)))
             if not j.accept:         # take the jump back: the FMU, profile and streams of the mark
                 arrays, meta = self.mark["arrays"], self.mark["meta"]
                 self._restore_mark_state(r, self.mark)
                 r.k = int(meta["k"])
-                st.cycle, st.depth, st.pending = int(meta["cycle"]), arrays["before"].copy(), arrays["window"].copy()
+                st.cycle, st.depth = int(meta["cycle"]), arrays["before"].copy()
+                st.pending[:] = arrays["window"]
                 st.spool.truncate(meta["lengths"], keep=self._x_names)
                 summary = list(meta["summary"])
                 m = self._window(st.cycle)
@@ -867,12 +863,15 @@ class WearMaster:
         wear_cycles = st.cycle - sc.transient_cycles
         factor = J / m if sc.adaptive else sc.extrapolation
         real = ctl.done if sc.adaptive else wear_cycles * sc.extrapolation
-        new = reconstruction.update_profile(st.depth, st.pending, factor, sc.smoothing, self.ports.circular)
-        self.check_update(st.depth, new, wear_cycles, real)
+        new, stats = ku.profile(st.depth, st.pending, factor)
+        self.check_update(st.depth, new, wear_cycles, real, stats)
         lengths = dict(st.spool.lengths)
-        before, window = st.depth, st.pending
-        st.depth = new                        # (new arrays: the mark below keeps the old ones)
-        st.pending = np.zeros(new.shape)
+        # the profile is a new array (the mark below keeps the old one); the pending wear stays
+        # the array the Archard accumulation adds to (its address prepared once): the mark
+        # keeps a copy of the window
+        before, window = st.depth, st.pending.copy()
+        st.depth = new
+        st.pending.fill(0.0)
         self._write_profile(r, st.depth)
         self._append_update(st, wear_cycles, real)
         self._hold(r, st, before, window, summary, lengths, wear_cycles, real)

@@ -111,6 +111,16 @@ def _put(f: Any, data: memoryview) -> None:
             rest = rest[n:]
 
 
+class _Rows:
+    """The rows held for a group of streams (:meth:`Spool.rows`): ``buf[i, :fill]`` are the
+    held values of ``names[i]``."""
+
+    def __init__(self, names: tuple[str, ...], capacity: int) -> None:
+        self.names = names
+        self.buf = np.empty((len(names), capacity))
+        self.fill = 0
+
+
 class Spool:
     """The recorded streams of a running wear run, on disk: one append-only file of raw
     float64 values per stream in ``folder``, written unbuffered in large pieces.  Memory stays
@@ -121,11 +131,12 @@ class Spool:
     chunk.  An I/O error (a full disk) names the stream's file.
 
     Appended values are held in memory and handed to their files when a stream holds
-    :data:`HOLD_ROWS` of them (:meth:`append`, :meth:`append_rows`: the profiles, a recorded
-    cycle's series) or :data:`HOLD` (:meth:`append_scalars`: the per-cycle summaries, one value
-    per stream and cycle), and before anything reads, cuts, syncs or closes the streams: a
-    value costs an ``array.append`` instead of a packing and a file write, a cycle's series
-    one copy instead of a write per stream.  What a checkpoint counts is on disk (:meth:`sync`
+    :data:`HOLD_ROWS` of them (:meth:`append`: the profiles; :meth:`rows`, :meth:`append_rows`:
+    a recorded cycle's series, held for a group of streams in one block) or :data:`HOLD`
+    (:meth:`append_scalars`: the per-cycle summaries, one value per stream and cycle), and
+    before anything reads, cuts, syncs or closes the streams: a value costs an
+    ``array.append`` instead of a packing and a file write, a cycle's series one copy into the
+    group's block instead of a write per stream.  What a checkpoint counts is on disk (:meth:`sync`
     hands everything over first); what a killed run held after it is lost like what it
     appended after it, and cut off on resume.  A full disk is reported when the held values go
     to their files: at the latest at the next checkpoint."""
@@ -147,6 +158,8 @@ class Spool:
         self._files = {}
         self.lengths = {}
         self._held = {n: array("d") for n in self.names}
+        self._groups: dict[tuple[str, ...], _Rows] = {}      # rows(): names -> their held block
+        self._group_of: dict[str, _Rows] = {}
         for n in self.names:
             path = self._path(n)
             try:
@@ -175,8 +188,11 @@ class Spool:
         return self.folder / (name.replace("/", "%2F") + ".f64")
 
     def _release(self, names: Iterable[str] | None = None) -> None:
-        """The held scalars of ``names`` (default all) written to their files."""
+        """The held values of ``names`` (default all) written to their files."""
         for n in self.names if names is None else names:
+            g = self._group_of.get(n)
+            if g is not None and g.fill:
+                self._release_rows(g)
             held = self._held[n]
             if held:
                 if sys.byteorder != "little":
@@ -187,30 +203,75 @@ class Spool:
                     raise named(exc, self._path(n)) from None
                 del held[:]
 
-    def _take(self, name: str, a: np.ndarray) -> None:
-        """The contiguous 1-D float64 array ``a`` appended to the values held for ``name``."""
-        self._held[name].frombytes(a.data.cast("B"))
-        self.lengths[name] += a.shape[0]
+    def _release_rows(self, g: "_Rows") -> None:
+        """The rows held in the block ``g`` written to their streams' files."""
+        buf = g.buf
+        if sys.byteorder != "little":
+            buf = buf.astype("<f8")
+        for i, n in enumerate(g.names):
+            try:
+                _put(self._files[n], memoryview(buf[i, :g.fill]))
+            except OSError as exc:
+                raise named(exc, self._path(n)) from None
+        g.fill = 0
+
+    def _unrow(self, name: str) -> None:
+        """Rows held for ``name`` written first: its values stay in order when it is appended
+        to by :meth:`rows` and by another method."""
+        g = self._group_of.get(name)
+        if g is not None and g.fill:
+            self._release_rows(g)
 
     def append(self, name: str, values: np.ndarray | Sequence[float] | float) -> None:
         """``values`` to the stream ``name`` (held, see the class's docstring)."""
-        self._take(name, np.ascontiguousarray(values, dtype=np.float64).reshape(-1))
+        a = np.ascontiguousarray(values, dtype=np.float64).reshape(-1)
+        self._unrow(name)
+        self._held[name].frombytes(a.data.cast("B"))
+        self.lengths[name] += a.shape[0]
         if len(self._held[name]) >= self.HOLD_ROWS:
             self._release((name,))
 
+    def rows(self, names: Sequence[str], width: int) -> np.ndarray:
+        """Room for ``width`` more values of each stream of ``names``: a (len(names), width)
+        float64 array, row ``i`` for ``names[i]``, in the block held for this group of streams,
+        which the caller fills in place (a recorded cycle's series, copied straight from the
+        cycle's buffer).  The values count as appended now: fill them before anything reads,
+        cuts, syncs or closes the streams (held, see the class's docstring)."""
+        key = tuple(names)
+        g = self._groups.get(key)
+        if g is None:
+            g = self._groups[key] = _Rows(key, max(self.HOLD_ROWS, width))
+            for n in key:
+                self._release((n,))           # (whatever was held for it goes first)
+                self._group_of[n] = g
+        else:
+            for n in key:
+                if self._held[n]:
+                    self._release((n,))
+        if g.fill + width > g.buf.shape[1]:
+            if g.fill:
+                self._release_rows(g)
+            if width > g.buf.shape[1]:
+                g.buf = np.empty((len(key), width))
+        lengths = self.lengths
+        for n in key:
+            lengths[n] += width
+        g.fill += width
+        return g.buf[:, g.fill - width:g.fill]
+
     def append_rows(self, names: Sequence[str], block: np.ndarray) -> None:
-        """Row ``i`` of the 2-D float64 array ``block`` to the stream ``names[i]`` (a recorded
-        cycle's series, gathered into one block by one copy; held, see the class's docstring)."""
-        for n, row in zip(names, block):
-            self._take(n, row)
-        if names and len(self._held[names[0]]) >= self.HOLD_ROWS:
-            self._release(names)
+        """Row ``i`` of the 2-D float64 array ``block`` to the stream ``names[i]`` (:meth:`rows`
+        filled with ``block``)."""
+        block = np.asarray(block, dtype=np.float64)
+        self.rows(names, block.shape[1])[...] = block
 
     def append_scalars(self, names: Sequence[str], values: Sequence[float]) -> None:
         """One value to each stream of ``names`` (the per-cycle summaries: held, see the
         class's docstring)."""
-        held, lengths = self._held, self.lengths
+        held, lengths, grouped = self._held, self.lengths, self._group_of
         for n, v in zip(names, values):
+            if n in grouped:
+                self._unrow(n)
             held[n].append(v)
             lengths[n] += 1
         if names and len(held[names[0]]) >= self.HOLD:
@@ -287,6 +348,8 @@ class Spool:
     def remove(self) -> None:
         for held in self._held.values():      # (nothing of them is kept)
             del held[:]
+        for g in self._groups.values():
+            g.fill = 0
         self.close()
         shutil.rmtree(self.folder, ignore_errors=True)
 
@@ -314,6 +377,14 @@ class MemorySpool:
     def append_rows(self, names: Sequence[str], block: np.ndarray) -> None:
         for n, row in zip(names, block):
             self.append(n, row)
+
+    def rows(self, names: Sequence[str], width: int) -> np.ndarray:
+        """:meth:`Spool.rows`: a new block whose rows are the streams' next values."""
+        block = np.empty((len(names), width))
+        for n, row in zip(names, block):
+            self._data[n].append(row)
+            self.lengths[n] += width
+        return block
 
     def truncate(self, lengths: dict[str, int], keep: Iterable[str] = ()) -> None:
         keep = set(keep)

@@ -22,7 +22,10 @@
  * Most patch edges lie outside the patch (|edge - xc| >= b: the cdf's end values); they are
  * recognised without the division x / b, which is exact (x <= -b gives x / b <= -1 rounded,
  * and the formula at a u rounded to -1 is the end value too), so the results are those of
- * the code that divided at every edge, bit for bit.  wc_archard_add takes its arguments in
+ * the code that divided at every edge, bit for bit.  A sector whose edges both lie before
+ * the patch, or both after it, has share 0 (the difference of equal end values): it is not
+ * visited, as adding w * 0 = +0 changes no sum (the accumulator starts at +0 and never holds
+ * -0), so the results are those of the code that visited every sector of the reach.  wc_archard_add takes its arguments in
  * one struct (prepared once by the master: one ctypes call per cycle without conversions)
  * and adds the increment to an accumulator, as numpy's ``acc += archard_depth(...)`` would.
  */
@@ -103,9 +106,15 @@ long wc_archard(long m, const double *pos_, const double *Fn_, const double *b_,
         c0 = cdf((double)(i0 + lo) * arc - xc, b(s), ends);
         for (j = lo; j <= hi; j++) {
             const long i = i0 + j;
-            const double c1 = cdf((double)(i + 1) * arc - xc, b(s), ends);
-            double share = c1 - c0;
+            const double e1 = (double)(i + 1) * arc - xc;
+            double c1, share;
             long idx;
+            if (e1 <= -b(s)) {      /* the sector lies before the patch: share 0, nothing added */
+                c0 = ends[0];
+                continue;
+            }
+            c1 = cdf(e1, b(s), ends);
+            share = c1 - c0;
             c0 = c1;
             if (circular) {
                 idx = i >= 0 && i < n ? i : i % n;   /* (no division in the common case) */
@@ -115,6 +124,7 @@ long wc_archard(long m, const double *pos_, const double *Fn_, const double *b_,
                 idx = i < 0 ? 0 : (i > n - 1 ? n - 1 : i);
             }
             out[idx] += w * share;
+            if (e1 >= b(s)) break;  /* the later sectors lie after the patch: shares 0 */
         }
     }
     for (j = 0; j < n; j++) out[j] = k_over_h * out[j] / arc;

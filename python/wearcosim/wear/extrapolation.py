@@ -140,14 +140,17 @@ class AdaptiveExtrapolation:
         self.done += J
         return J
 
-    def judge(self, rate: np.ndarray) -> Judgement:
+    def judge(self, rate: np.ndarray,
+              errors: Callable[[float, np.ndarray, np.ndarray, float, float], tuple[float, np.ndarray]] = _errors
+              ) -> Judgement:
         """Judge the last jump from the rate measured after it; on acceptance the next
         jump's factor is set, on rejection the jump is taken back (``done`` decreases) and
-        the factor to redo it with is set (the caller restores the profile and the FMU)."""
+        the factor to redo it with is set (the caller restores the profile and the FMU).
+        ``errors``: what computes :func:`_errors` (the master's prepared one: the same bits)."""
         rate = np.asarray(rate, float)
         J, m, before = self.last_jump, self.last_m, self.last_rate
         f_used = J / m
-        err, local = _errors(J, before, rate, self.rtol, self.floor)
+        err, local = errors(J, before, rate, self.rtol, self.floor)
         fac = self.growth if err == 0.0 else min(self.growth, max(self.shrink, self.safety / err))
         if err <= 1.0 or f_used <= self.min_factor * (1 + 1e-12):
             self.accepted += 1

@@ -60,3 +60,18 @@ def update_profile(depth: ArrayLike, increment: ArrayLike, extrapolation: float 
     if inc.size and not (np.minimum.reduce(inc) >= 0 and all_finite(inc)):
         raise ValueError("wear increment must be finite and non-negative")
     return depth + extrapolation * smooth_periodic(inc, smoothing, periodic, copy=False)
+
+
+def guard_stats(old: np.ndarray, new: np.ndarray) -> tuple[int, int, float, int, float]:
+    """What the master's guards look at when the profile ``old`` becomes ``new`` (float
+    arrays of equal shape): ``(bad, i, change, j, deepest)``, ``bad`` the first sector whose
+    new depth is not finite (-1: none; then the other figures are not defined), ``i`` the
+    sector of the largest change ``|new - old|`` and that change, ``j`` the deepest sector of
+    ``new`` and its depth (the first one of equal values)."""
+    if not all_finite(new):
+        return int(np.flatnonzero(~np.isfinite(new))[0]), -1, math.nan, -1, math.nan
+    d = np.subtract(new, old)
+    np.abs(d, out=d)
+    i = int(d.argmax())
+    j = int(new.argmax())
+    return -1, i, float(d[i]), j, float(new[j])

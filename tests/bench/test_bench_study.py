@@ -51,8 +51,11 @@ def test_study_lines_with_the_filing_day_measured():
     lines = study.study_lines(s)
     assert "filing day (abc1234) 5.00x" in lines[-1] and "current unbatched 3.00x" in lines[-1] and "PASS" in lines[-1]
     assert "4/4 cases" in lines[1] and "relative difference" not in lines[1]
+    # the filing day's profiles are reported; the bit-for-bit line is batched against unbatched
     lines = study.study_lines(dict(s, filing=dict(s["filing"], identical_cases=3, max_rel_diff=2e-5)))
-    assert "3/4 cases" in lines[1] and "2e-05" in lines[1] and "MISS" in lines[-1]
+    assert "3/4 cases" in lines[1] and "2e-05" in lines[1] and "PASS" in lines[-1]
+    lines = study.study_lines(dict(s, identical=False))
+    assert "unbatched profiles DIFFER" in lines[-1] and "MISS (profiles)" in lines[-1]
 
 
 def test_history_missing_says_why(tmp_path, fake_checkout):
@@ -187,7 +190,7 @@ def test_study_line_against_the_filing_day(tmp_path, fake_old_code, monkeypatch)
     assert np.isclose(s["ratio"], s["cpu"]["filing"] / s["cpu"]["batched"]) and s["ratio"] == s["ratio_filing"]
     assert np.isclose(s["ratio_unbatched"], s["cpu"]["unbatched"] / s["cpu"]["batched"])
     assert s["filing"]["identical_cases"] == 0 and s["filing"]["batch"] == 2     # the fake's profiles are zeros
-    assert "0/2 cases" in study.study_lines(s)[1] and "MISS" in study.study_lines(s)[-1]
+    assert "0/2 cases" in study.study_lines(s)[1]
     monkeypatch.setenv("FAKE_FAIL_AT", "2")          # its first run fails: the others still measured
     s = study.study_throughput(n=2, repeats=1, commit="HEAD", root=fake_old_code)
     assert s["peer"] == "unbatched" and "the old code broke" in s["filing"]["skipped"] and "filing" not in s["cpu"]

@@ -378,14 +378,24 @@ def sweep_stale(base: str | Path | None = None) -> list[Path]:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except OSError:
                 continue                    # its owner is alive
-            if os.stat(path).st_ino != os.fstat(fd).st_ino:
-                continue                    # replaced meanwhile
+            if not _same_folder(path, fd):
+                continue                    # removed (by another sweep) or replaced meanwhile
             shutil.rmtree(path, ignore_errors=True)
             if not os.path.lexists(path):
                 removed.append(path)
         finally:
             os.close(fd)
     return removed
+
+
+def _same_folder(path: str, fd: int) -> bool:
+    """Whether ``path`` still names the folder open as ``fd``: False once it is gone (another
+    process's sweep may remove it between this one's ``open`` and its ``flock``: the lock is
+    free again when that sweep is done) or replaced."""
+    try:
+        return os.stat(path).st_ino == os.fstat(fd).st_ino
+    except OSError:
+        return False
 
 
 def _remove_created(paths):

@@ -14,6 +14,9 @@ import pytest
 from wearcosim.fmi import archive
 from wearcosim.fmi.archive import TEMP_PREFIX
 
+pytestmark = pytest.mark.skipif(archive.fcntl is None or not hasattr(os, "fork"),
+                                reason="the folders' locks and fork are POSIX's")
+
 
 class _OtherSweepFirst:
     """``fcntl`` whose ``flock`` lets another process's sweep win first: that sweep took the

@@ -292,6 +292,11 @@ def safe_extract(fmu: str | Path, dest: str | Path | None = None, limits: Limits
 # :func:`make_temp_dir` of any process (same temporary directory) removes such folders.  A
 # folder is created under a hidden name, locked, then renamed, so no other process ever sees
 # it unlocked while its owner lives.  Without ``fcntl`` (Windows) there is no sweep.
+#
+# A forked child (a local pool's worker) inherits its parent's lock descriptors and the objects
+# that remove the parent's folders (a runner's finalizer): it closes its copies of the
+# descriptors (the parent's folder is stale once the parent dies, whatever its children) and
+# never removes a folder its parent held (:func:`remove_temp_dir` leaves it).
 
 try:
     import fcntl
@@ -300,6 +305,7 @@ except ImportError:             # pragma: no cover - Windows
 
 _held = {}                      # path -> fd of the lock this process holds
 _held_lock = threading.Lock()
+_parents: set[str] = set()      # paths of the folders held by this process's forked parents
 _HIDDEN = ".wearcosim-new-"
 
 
@@ -332,13 +338,34 @@ def make_temp_dir() -> Path:
 
 
 def remove_temp_dir(path: str | Path) -> None:
-    """Remove a folder made by :func:`make_temp_dir` (or any folder) and drop its lock."""
+    """Remove a folder made by :func:`make_temp_dir` (or any folder) and drop its lock; in a
+    forked child, a folder its parent held is left alone (it is the parent's)."""
     path = str(path)
+    if path in _parents:
+        return
     shutil.rmtree(path, ignore_errors=True)
     with _held_lock:
         fd = _held.pop(path, None)
     if fd is not None:
         os.close(fd)
+
+
+def _forget_parents_folders() -> None:
+    """In a forked child: the parent's folders are the parent's (closes the inherited copies
+    of their lock descriptors; a lock of the parent's other threads is not held here)."""
+    global _held_lock
+    _held_lock = threading.Lock()
+    _parents.update(_held)
+    for fd in _held.values():
+        try:
+            os.close(fd)
+        except OSError:
+            pass
+    _held.clear()
+
+
+if fcntl is not None:
+    os.register_at_fork(after_in_child=_forget_parents_folders)
 
 
 def sweep_stale(base: str | Path | None = None) -> list[Path]:
@@ -378,14 +405,24 @@ def sweep_stale(base: str | Path | None = None) -> list[Path]:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except OSError:
                 continue                    # its owner is alive
-            if os.stat(path).st_ino != os.fstat(fd).st_ino:
-                continue                    # replaced meanwhile
+            if not _same_folder(path, fd):
+                continue                    # removed (by another sweep) or replaced meanwhile
             shutil.rmtree(path, ignore_errors=True)
             if not os.path.lexists(path):
                 removed.append(path)
         finally:
             os.close(fd)
     return removed
+
+
+def _same_folder(path: str, fd: int) -> bool:
+    """Whether ``path`` still names the folder open as ``fd``: False once it is gone (another
+    process's sweep may remove it between this one's ``open`` and its ``flock``: the lock is
+    free again when that sweep is done) or replaced."""
+    try:
+        return os.stat(path).st_ino == os.fstat(fd).st_ino
+    except OSError:
+        return False
 
 
 def _remove_created(paths):

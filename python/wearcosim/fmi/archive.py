@@ -368,7 +368,7 @@ if fcntl is not None:
     os.register_at_fork(after_in_child=_forget_parents_folders)
 
 
-def sweep_stale(base: str | Path | None = None) -> list[Path]:
+def sweep_stale(base: str | Path | None = None) -> list[str]:
     """Remove the ``wearcosim-fmu-*`` folders of ``base`` (default: the temporary directory)
     whose owner is dead (nobody holds their lock; folders made by versions without the lock
     count as stale too), and hidden half-made ones older than 10 minutes; return their paths.  Also drops this process's locks of folders already removed by others."""

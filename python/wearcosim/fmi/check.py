@@ -277,7 +277,6 @@ def _stages2(fmu: Any, md: Any, kind: str, times: tuple[float, float], at: Calla
     """The FMI 2.0 smoke test's calls (``at`` names each stage before it runs): instantiate,
     initialise, one fmi2DoStep (ME: event iteration, continuous-time mode, fmi2GetDerivatives),
     read every Real, terminate, free."""
-    import ctypes
     from fmpy import calloc, free
     from fmpy.fmi2 import (fmi2CallbackAllocateMemoryTYPE, fmi2CallbackFreeMemoryTYPE, fmi2CallbackFunctions,
                            fmi2CallbackLoggerTYPE)
@@ -298,17 +297,8 @@ def _stages2(fmu: Any, md: Any, kind: str, times: tuple[float, float], at: Calla
         at(f"fmi2DoStep (t={t0:g}, h={h:g})")
         fmu.doStep(currentCommunicationPoint=t0, communicationStepSize=h)
     else:
-        at("fmi2NewDiscreteStates")
-        for _ in range(100):
-            needed, terminate = fmu.newDiscreteStates()[:2]
-            if not needed or terminate:
-                break
-        at("fmi2EnterContinuousTimeMode")
-        fmu.enterContinuousTimeMode()
-        nx = len(md.derivatives)
-        at(f"fmi2GetDerivatives (nx={nx})")
-        dx = (ctypes.c_double * max(nx, 1))()
-        fmu.getDerivatives(dx, nx)
+        _first_derivatives(at, 2, ("NewDiscreteStates", "GetDerivatives"), fmu.newDiscreteStates,
+                           fmu.enterContinuousTimeMode, lambda: len(md.derivatives), fmu.getDerivatives)
     reals = [v.valueReference for v in md.modelVariables if v.type == "Real"]
     at(f"fmi2GetReal ({len(reals)} variables)")
     if reals:
@@ -319,12 +309,30 @@ def _stages2(fmu: Any, md: Any, kind: str, times: tuple[float, float], at: Calla
     fmu.freeInstance()
 
 
+def _first_derivatives(at: Callable[[str], None], major: int, names: tuple[str, str], update: Callable[[], Any],
+                       enter_ct: Callable[[], Any], count: Callable[[], int], get: Callable[[Any, int], Any]) -> None:
+    """A Model Exchange FMU's part of the smoke test (FMI ``major``): the event iteration
+    (``update``, at most 100 rounds), continuous-time mode, the derivatives of its ``count()``
+    states (``get``); ``names``: the version's names of the update and derivative functions."""
+    import ctypes
+    at(f"fmi{major}{names[0]}")
+    for _ in range(100):
+        needed, terminate = update()[:2]
+        if not needed or terminate:
+            break
+    at(f"fmi{major}EnterContinuousTimeMode")
+    enter_ct()
+    nx = count()
+    at(f"fmi{major}{names[1]} (nx={nx})")
+    dx = (ctypes.c_double * max(nx, 1))()
+    get(dx, nx)
+
+
 def _stages3(fmu: Any, md: Any, kind: str, times: tuple[float, float], at: Callable[[str], None],
              keep: Callable[[int, Any], None]) -> None:
     """The FMI 3.0 smoke test's calls: instantiate (Co-Simulation when it has it, else Model
     Exchange), initialise, one fmi3DoStep (ME: event iteration, continuous-time mode,
     fmi3GetContinuousStateDerivatives), read every Float64, terminate, free."""
-    import ctypes
     t0, h = times
     at(f"fmi3Instantiate{'CoSimulation' if kind == 'CS' else 'ModelExchange'}")
     fmu.instantiate(loggingOn=True, logMessage=lambda env, status, category, message: keep(status, message))
@@ -336,17 +344,9 @@ def _stages3(fmu: Any, md: Any, kind: str, times: tuple[float, float], at: Calla
         at(f"fmi3DoStep (t={t0:g}, h={h:g})")
         fmu.doStep(currentCommunicationPoint=t0, communicationStepSize=h)
     else:
-        at("fmi3UpdateDiscreteStates")
-        for _ in range(100):
-            needed, terminate = fmu.updateDiscreteStates()[:2]
-            if not needed or terminate:
-                break
-        at("fmi3EnterContinuousTimeMode")
-        fmu.enterContinuousTimeMode()
-        nx = fmu.getNumberOfContinuousStates()
-        at(f"fmi3GetContinuousStateDerivatives (nx={nx})")
-        dx = (ctypes.c_double * max(nx, 1))()
-        fmu.getContinuousStateDerivatives(dx, nx)
+        _first_derivatives(at, 3, ("UpdateDiscreteStates", "GetContinuousStateDerivatives"),
+                           fmu.updateDiscreteStates, fmu.enterContinuousTimeMode,
+                           fmu.getNumberOfContinuousStates, fmu.getContinuousStateDerivatives)
     floats = [v for v in md.modelVariables if v.type == "Float64"]
     n = sum(int(np.prod(v.shape)) if v.shape else 1 for v in floats)
     at(f"fmi3GetFloat64 ({len(floats)} variables, {n} values)")

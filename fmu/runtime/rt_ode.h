@@ -38,7 +38,7 @@
  * 1e-12; auto at 1e-9 with Adams at 1e-12: 7.5e-9.  So auto is as accurate as DOPRI5
  * alone, and the choice between the two is one of cost only.
  *   Measured cost (the probes): after PROBE_FIRST accepted explicit steps, and then after
- *     PROBE_EVERY << pr_level of them (400, 800, 1600), the other explicit method
+ *     PROBE_EVERY << pr_level of them (400, 800, ... 12800), the other explicit method
  *     integrates ahead from the current point, speculatively, inside one step() call: it
  *     starts as it would after a switch (Adams warm from DOPRI5's last step, below), takes
  *     PROBE_WARM_* steps to settle and PROBE_STEPS_* more, whose right-hand-side
@@ -95,7 +95,11 @@
  *     quotient estimate of the dominant eigenvalue along the last stage difference).
  *     If it exceeds 3.25 (DOPRI5's stability boundary on the negative real axis is
  *     ~3.3) on 15 accepted steps without 6 consecutive non-stiff ones in between, the
- *     problem is declared stiff and the next step is taken with RODAS4.
+ *     problem is declared stiff and the next step is taken with RODAS4.  Where kappa
+ *     (below) exceeds 2 the count is 15 kappa/2 (back-off included, at most 960): a look
+ *     with RODAS4 lasts at least 15 of its steps, each kappa DOPRI5 steps' worth, so the
+ *     evidence asked for grows with what the look costs (61-state rotor, kappa ~ 8: four
+ *     looks at rub phases that RODAS4 found not stiff took 9 % of its run).
  *   RODAS4 -> DOPRI5: after every accepted RODAS4 step the spectral radius rho of the
  *     Jacobian J the step used (s->J, no extra evaluation) is estimated by 12 power
  *     iterations from a fixed start vector (geometric mean of the growth over the last
@@ -215,7 +219,9 @@ enum { RT_ODE_AUTO = 0, RT_ODE_DOPRI5 = 1, RT_ODE_RODAS4 = 2, RT_ODE_ADAMS = 3,
 #define PROBE_CALM 0.5       /* probes only where the last step's h*rho is below this       */
 #define PROBE_FIRST 50       /* first probe after this many accepted explicit steps        */
 #define PROBE_EVERY 400      /* then after PROBE_EVERY << pr_level of them                 */
-#define PROBE_LEVEL_MAX 2    /* (probes at most 1600 steps apart: the cheaper method changes
+#define PROBE_LEVEL_MAX 5    /* (probes at most 12800 steps apart, doubling while the method
+                                stays: 1600 as before cost the slider-crank 8 probes, 4 % of
+                                its evaluations, all keeping Adams; the cheaper method changes
                                 with the phase of the motion, docs/fmus.md; a probe of
                                 Dormand-Prince costs ~130 evaluations, 60 Adams steps: 100
                                 steps apart, as before, the probes cost more than half of

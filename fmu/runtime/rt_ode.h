@@ -374,6 +374,9 @@ struct RtOde {
     int alq;                /* order of the coefficients below (cache, 0 = none)              */
     double al[RT_ADAMS_QMAX + 1];  /* corrector polynomial l_0..l_q                           */
     double aerr[3];         /* error constants of orders q-1, q, q+1                          */
+    double atab[RT_ADAMS_QMAX][RT_ADAMS_QMAX + 4];  /* al and aerr of each order q (row q-1)
+                               once computed: bit q of atab_have                               */
+    unsigned atab_have;
 };
 
 /* the probe's snapshot (pr_save): the RtOde in this many doubles, then x, x_old, fx, then

@@ -224,6 +224,13 @@ static double probe_cost(const RtOde *s, const RtOdeMethod *m, long nfev)
     return (double)nfev * (m == &rt_ode_adams && s->stiff_hlam < ADAMS_CALM ? ADAMS_EQUAL : 1.0);
 }
 
+/* the next probe further off (a probe that kept the method, or one an event cut short) */
+static void probe_later(RtOde *s)
+{
+    if (s->pr_level < PROBE_LEVEL_MAX) s->pr_level++;
+    s->pr_count = PROBE_EVERY << s->pr_level;
+}
+
 /* The probe: from the current accepted point, the other explicit method starts as it would
    after a switch (Adams from DOPRI5's last step), takes PROBE_WARM_* steps to settle,
    then PROBE_STEPS_* more whose cost and span [pr_t0, pr_tend] are kept; then the solver is
@@ -246,7 +253,7 @@ static void probe(RtOde *s, double t_bound)
     double *xs = s->pr_save + RT_ODE_PROBE_HDR;
     double cost = 0.0, t0 = s->t, t_end;
     long nfev, njev, nstep, naccept, nreject, nlu;
-    int rc = RT_ODE_OK, k;
+    int rc = RT_ODE_OK, k, cut = 0;
     memcpy(s->pr_save, s, sizeof *s);
     memcpy(xs, s->x, nb);
     memcpy(xs + n, s->x_old, nb);
@@ -262,6 +269,11 @@ static void probe(RtOde *s, double t_bound)
         const long nf = s->nfev;
         rc = sub_step(s, cand, t_bound);
         if (rc != RT_ODE_OK) break;
+        if (s->probe_cut && s->probe_cut(s->user)) {   /* an event within the span: the
+                                                          stepping method stops there */
+            cut = 1;
+            break;
+        }
         if (k == nwarm - 1) t0 = s->t;
         else if (k >= nwarm) cost += probe_cost(s, cand, s->nfev - nf);
     }
@@ -275,7 +287,9 @@ static void probe(RtOde *s, double t_bound)
     s->nfev = nfev; s->njev = njev; s->nstep = nstep; s->naccept = naccept;
     s->nreject = nreject; s->nlu = nlu;
     s->nprobe++;
-    if (rc == RT_ODE_OK && k >= nwarm + PROBE_STEPS_MIN && t_end > t0) {
+    if (cut) {
+        probe_later(s);   /* as a span an event cut short (rt_ode_auto_span_cut) */
+    } else if (rc == RT_ODE_OK && k >= nwarm + PROBE_STEPS_MIN && t_end > t0) {
         s->pr_cand = cand->id;
         s->pr_t0 = t0;
         s->pr_tend = t_end;
@@ -284,13 +298,6 @@ static void probe(RtOde *s, double t_bound)
     } else {
         s->pr_count = PROBE_FIRST;   /* failed, or t_bound too close: again later */
     }
-}
-
-/* the next probe further off (a probe that kept the method, or one an event cut short) */
-static void probe_later(RtOde *s)
-{
-    if (s->pr_level < PROBE_LEVEL_MAX) s->pr_level++;
-    s->pr_count = PROBE_EVERY << s->pr_level;
 }
 
 /* compare the probed method's cost cand with the stepping method's main over the same

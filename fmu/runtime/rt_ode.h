@@ -364,6 +364,9 @@ struct RtOde {
     double *pr_save;        /* snapshot taken before a probe: the RtOde, x, x_old, fx          */
     double t_probe;         /* how far a probe may integrate, beyond t_bound (the FMU's stop
                                time; <= t_bound: to t_bound only, the default)                */
+    int (*probe_cut)(void *user);  /* nonzero: the last call of f lies beyond a state event
+                               (the driver's indicators changed sign since the accepted
+                               point); a probe stops there.  NULL: the probes never know */
     long nprobe;            /* probes taken (statistics)                                      */
     /* Adams method (rt_adams.c); with the Nordsieck array in wk[RT_ODE_ADAMS] this is its
        history (rt_ode_hist_save/load) */

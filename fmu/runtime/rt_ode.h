@@ -52,7 +52,9 @@
  *     Adams is ~100x more accurate than DOPRI5 at the tolerance there, and at equal accuracy
  *     would need about half (rt_auto.c, probe_cost).  An event (restart) inside the span
  *     compares the part done, the probed method's evaluations taken as uniform over its span;
- *     a part under a quarter of it is dropped and pr_level rises as well.  No
+ *     a part under a quarter of it is dropped and pr_level rises as well; a probe whose
+ *     step lies beyond a state event (probe_cut: the CS driver's indicators of the last
+ *     evaluation against the accepted point's) stops there, with the same outcome.  No
  *     probe while a method is stability-limited (h rho >= PROBE_CALM = 0.5) or Adams is
  *     still raising its order after a start.  Both costs belong to the same stretch of the
  *     trajectory, which matters: the cheaper method changes with the phase of the motion

@@ -404,8 +404,8 @@ static int auto_step(RtOde *s, double t_bound)
         if (s->sub == m && m == &rt_ode_dopri5 && s->dp_back) {   /* back to Adams? */
             if (stiff) {
                 s->n_easy = 0;
-            } else if (++s->n_easy >= BACK_COUNT) {
-                switch_to(s, &rt_ode_adams, "not stiff for DOPRI5 on 8 steps");
+            } else if (++s->n_easy >= EASY_COUNT) {
+                switch_to(s, &rt_ode_adams, "not stiff for DOPRI5 on 15 steps");
                 if (s->backoff < STIFF_BACKOFF_MAX) s->backoff++;
             }
         }

@@ -76,11 +76,9 @@
  *     on 15 << backoff accepted steps (without 6 consecutive ones below in between) means
  *     no order of Adams is stable with this step, and DOPRI5 takes over (dp_back = 1); its
  *     own test below goes on to RODAS4 if the problem is stiff, and if it finds the problem
- *     not stiff on BACK_COUNT = 8 consecutive steps, Adams takes over again and backoff
- *     rises (a stability-limited Adams is still cheaper than DOPRI5: 2 evaluations per step
- *     of h rho <= 2 against 6 per 3.3 -- the test is a way to RODAS4, not to DOPRI5; with
- *     15 steps, as on the way back from RODAS4, the two looks at contact phases cost the
- *     hybrid mechanism 4 % of its evaluations at rtol 1e-4).  The
+ *     not stiff on 15 consecutive steps, Adams takes over again and backoff rises (a
+ *     stability-limited Adams is still cheaper than DOPRI5: 2 evaluations per step of
+ *     h rho <= 2 against 6 per 3.3 -- the test is a way to RODAS4, not to DOPRI5).  The
  *     relative test (0.9 of the current order's boundary) fired in every contact of the
  *     dry hybrid mechanism and cost it 20 % more evaluations than Adams alone.
  *   Measured (CS FMUs, 2000 points, orbit error against Radau at rtol 1e-11, evaluations):
@@ -212,7 +210,6 @@ enum { RT_ODE_AUTO = 0, RT_ODE_DOPRI5 = 1, RT_ODE_RODAS4 = 2, RT_ODE_ADAMS = 3,
 #define STIFF_FORGET 6       /* ... unless this many consecutive non-stiff ones intervene */
 #define EASY_HRHO 2.0        /* RODAS4: h*rho(J) below this = DOPRI5 would be stable      */
 #define EASY_COUNT 15        /* ... on this many consecutive accepted steps -> DOPRI5     */
-#define BACK_COUNT 8         /* DOPRI5 after Adams: not stiff on this many in a row -> Adams */
 #define STIFF_BACKOFF_MAX 6  /* switch to RODAS4 after STIFF_COUNT << backoff stiff steps  */
 #define STIFF_SURE 25.0      /* RODAS4: h*rho(J) above this many times max(2, 2 kappa) (it is
                                 >= ~15x cheaper than DOPRI5 here) clears the back-off       */

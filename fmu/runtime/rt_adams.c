@@ -102,11 +102,19 @@
 
 #define ZCOLS (QMAX + 1)
 
-/* corrector coefficients l_0..l_q and error constants of orders q-1, q, q+1 */
+/* corrector coefficients l_0..l_q and error constants of orders q-1, q, q+1; computed once
+   per order and object (their O(q^2) divisions took ~7 % of the Adams step on the
+   slider-crank, where the order changes every few steps), then copied from s->atab */
 static void set_coeffs(RtOde *s, int q)
 {
-    double p[QMAX + 1], g[QMAX + 2], fact = 1.0;
+    double p[QMAX + 1], g[QMAX + 2], fact = 1.0, *tab = s->atab[q - 1];
     int i, j, k;
+    if (s->atab_have & (1u << q)) {
+        memcpy(s->al, tab, (size_t)(q + 1) * sizeof(double));
+        memcpy(s->aerr, tab + q + 1, 3 * sizeof(double));
+        s->alq = q;
+        return;
+    }
     for (j = 0; j <= QMAX; j++) p[j] = 0.0;
     p[0] = 1.0;
     for (i = 1; i <= q - 1; i++)          /* p *= (1 + s/i) */
@@ -127,6 +135,9 @@ static void set_coeffs(RtOde *s, int q)
     s->aerr[1] = fabs(g[q]) * fact * s->al[q];
     s->aerr[2] = fabs(g[q + 1]) * fact * s->al[q];
     s->alq = q;
+    memcpy(tab, s->al, (size_t)(q + 1) * sizeof(double));
+    memcpy(tab + q + 1, s->aerr, 3 * sizeof(double));
+    s->atab_have |= 1u << q;
 }
 
 /* Taylor shift of the Nordsieck columns z_0..z_q (n = nn values each) by sig steps of the

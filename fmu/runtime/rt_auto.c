@@ -100,10 +100,21 @@ double rt_ode_auto_kappa(const RtOde *s)
     return rodas / dopri;
 }
 
-/* stiff DOPRI5 steps needed for a switch to RODAS4 at the current back-off level */
-static int stiff_needed(const RtOde *s)
+/* stiff steps needed for a switch at the current back-off level: Adams' to DOPRI5, and
+   DOPRI5's to RODAS4 times kappa / 2 where that is above 1 (at most the count of the last
+   level): RODAS4 stays at least EASY_COUNT steps once it is there, each kappa DOPRI5 steps'
+   worth, so the evidence asked for grows with what a look costs (the 61-state rotor,
+   kappa ~ 8: four looks of 15 steps at contact phases that RODAS4 found not stiff cost 9 %
+   of its run when 15 stiff steps sent it there) */
+static int stiff_needed(const RtOde *s, const RtOdeMethod *m)
 {
-    return STIFF_COUNT << s->backoff;
+    const int most = STIFF_COUNT << STIFF_BACKOFF_MAX;
+    int k = STIFF_COUNT << s->backoff;
+    if (m == &rt_ode_dopri5) {
+        const double w = 0.5 * rt_ode_auto_kappa(s);
+        if (w > 1.0) k = w * k < most ? (int)(w * k) : most;
+    }
+    return k;
 }
 
 int rt_ode_auto_save(const RtOde *s, int *count)
@@ -130,12 +141,17 @@ void rt_ode_auto_load(RtOde *s, int code, int count)
     bo = (code >> AUTO_CODE_BACKOFF_SHIFT) & 7;
     lv = (code >> AUTO_CODE_LEVEL_SHIFT) & 7;
     if (code < 0 || code >= AUTO_CODE_LIMIT || bo > STIFF_BACKOFF_MAX ||
-        ns >= (STIFF_COUNT << bo) || nn >= STIFF_FORGET || ne >= EASY_COUNT ||
+        ns >= STIFF_COUNT << STIFF_BACKOFF_MAX || nn >= STIFF_FORGET || ne >= EASY_COUNT ||
         lv > PROBE_LEVEL_MAX || ((code & 1) && (code >> AUTO_CODE_DOPRI5_SHIFT) & 1) ||
         count < 0 || count > (PROBE_EVERY << lv))
         return;
     s->sub = (code & 1) ? &rt_ode_rodas4 :
              ((code >> AUTO_CODE_DOPRI5_SHIFT) & 1) ? &rt_ode_dopri5 : &rt_ode_adams;
+    s->backoff = bo;
+    if (ns >= stiff_needed(s, s->sub)) {   /* (a count it would have switched at) */
+        rt_ode_auto_reset(s);
+        return;
+    }
     s->n_stiff = ns;
     s->n_nonstiff = nn;
     s->n_easy = ne;
@@ -208,6 +224,13 @@ static double probe_cost(const RtOde *s, const RtOdeMethod *m, long nfev)
     return (double)nfev * (m == &rt_ode_adams && s->stiff_hlam < ADAMS_CALM ? ADAMS_EQUAL : 1.0);
 }
 
+/* the next probe further off (a probe that kept the method, or one an event cut short) */
+static void probe_later(RtOde *s)
+{
+    if (s->pr_level < PROBE_LEVEL_MAX) s->pr_level++;
+    s->pr_count = PROBE_EVERY << s->pr_level;
+}
+
 /* The probe: from the current accepted point, the other explicit method starts as it would
    after a switch (Adams from DOPRI5's last step), takes PROBE_WARM_* steps to settle,
    then PROBE_STEPS_* more whose cost and span [pr_t0, pr_tend] are kept; then the solver is
@@ -230,7 +253,7 @@ static void probe(RtOde *s, double t_bound)
     double *xs = s->pr_save + RT_ODE_PROBE_HDR;
     double cost = 0.0, t0 = s->t, t_end;
     long nfev, njev, nstep, naccept, nreject, nlu;
-    int rc = RT_ODE_OK, k;
+    int rc = RT_ODE_OK, k, cut = 0;
     memcpy(s->pr_save, s, sizeof *s);
     memcpy(xs, s->x, nb);
     memcpy(xs + n, s->x_old, nb);
@@ -246,6 +269,11 @@ static void probe(RtOde *s, double t_bound)
         const long nf = s->nfev;
         rc = sub_step(s, cand, t_bound);
         if (rc != RT_ODE_OK) break;
+        if (s->probe_cut && s->probe_cut(s->user)) {   /* an event within the span: the
+                                                          stepping method stops there */
+            cut = 1;
+            break;
+        }
         if (k == nwarm - 1) t0 = s->t;
         else if (k >= nwarm) cost += probe_cost(s, cand, s->nfev - nf);
     }
@@ -259,7 +287,9 @@ static void probe(RtOde *s, double t_bound)
     s->nfev = nfev; s->njev = njev; s->nstep = nstep; s->naccept = naccept;
     s->nreject = nreject; s->nlu = nlu;
     s->nprobe++;
-    if (rc == RT_ODE_OK && k >= nwarm + PROBE_STEPS_MIN && t_end > t0) {
+    if (cut) {
+        probe_later(s);   /* as a span an event cut short (rt_ode_auto_span_cut) */
+    } else if (rc == RT_ODE_OK && k >= nwarm + PROBE_STEPS_MIN && t_end > t0) {
         s->pr_cand = cand->id;
         s->pr_t0 = t0;
         s->pr_tend = t_end;
@@ -268,13 +298,6 @@ static void probe(RtOde *s, double t_bound)
     } else {
         s->pr_count = PROBE_FIRST;   /* failed, or t_bound too close: again later */
     }
-}
-
-/* the next probe further off (a probe that kept the method, or one an event cut short) */
-static void probe_later(RtOde *s)
-{
-    if (s->pr_level < PROBE_LEVEL_MAX) s->pr_level++;
-    s->pr_count = PROBE_EVERY << s->pr_level;
 }
 
 /* compare the probed method's cost cand with the stepping method's main over the same
@@ -366,7 +389,7 @@ static int auto_step(RtOde *s, double t_bound)
         const int stiff = s->stiff_hlam > (m == &rt_ode_dopri5 ? STIFF_HLAM : ADAMS_STIFF);
         if (stiff) {
             s->n_nonstiff = 0;
-            if (++s->n_stiff >= stiff_needed(s)) {
+            if (++s->n_stiff >= stiff_needed(s, m)) {
                 if (m == &rt_ode_dopri5) {
                     switch_to(s, &rt_ode_rodas4, "stiff: h*|lambda| > 3.25 on 15 steps");
                 } else {   /* to DOPRI5, whose own test goes on to RODAS4 if the problem is

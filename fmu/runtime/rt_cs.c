@@ -111,6 +111,16 @@ static int cs_rhs(void *user, double t, const double *x, double *dx)
     return 0;
 }
 
+static int crossing(const double *a, const double *b);
+
+/* the auto method's probes: the last evaluation (cs_rhs: its indicators in zf) lies beyond a
+   state event, a sign change since the accepted point (zOld) */
+static int cs_probe_cut(void *user)
+{
+    RtCtx *c = (RtCtx *)user;
+    return N_Z > 0 && crossing(c->zOld, c->zf);
+}
+
 static int cs_jac(void *user, double t, const double *x, const double *fx, double *J)
 {
 #if HAS_JACOBIAN
@@ -200,6 +210,7 @@ static int cs_solver(RtCtx *c, const char *fn)
             rt_logf(c, RT_STATUS_ERROR, RT_LOG_ERROR, "%s: out of memory", fn);
             return 1;
         }
+        s->probe_cut = cs_probe_cut;
 #if defined(MDL_DERIV_CHECKS_FINITE) && MDL_DERIV_CHECKS_FINITE
         s->f_checks_finite = 1;   /* cs_rhs: mdl_deriv refuses NaN/Inf, naming the variable */
 #endif

@@ -38,7 +38,7 @@
  * 1e-12; auto at 1e-9 with Adams at 1e-12: 7.5e-9.  So auto is as accurate as DOPRI5
  * alone, and the choice between the two is one of cost only.
  *   Measured cost (the probes): after PROBE_FIRST accepted explicit steps, and then after
- *     PROBE_EVERY << pr_level of them (400, 800, 1600), the other explicit method
+ *     PROBE_EVERY << pr_level of them (400, 800, ... 12800), the other explicit method
  *     integrates ahead from the current point, speculatively, inside one step() call: it
  *     starts as it would after a switch (Adams warm from DOPRI5's last step, below), takes
  *     PROBE_WARM_* steps to settle and PROBE_STEPS_* more, whose right-hand-side
@@ -52,7 +52,9 @@
  *     Adams is ~100x more accurate than DOPRI5 at the tolerance there, and at equal accuracy
  *     would need about half (rt_auto.c, probe_cost).  An event (restart) inside the span
  *     compares the part done, the probed method's evaluations taken as uniform over its span;
- *     a part under a quarter of it is dropped and pr_level rises as well.  No
+ *     a part under a quarter of it is dropped and pr_level rises as well; a probe whose
+ *     step lies beyond a state event (probe_cut: the CS driver's indicators of the last
+ *     evaluation against the accepted point's) stops there, with the same outcome.  No
  *     probe while a method is stability-limited (h rho >= PROBE_CALM = 0.5) or Adams is
  *     still raising its order after a start.  Both costs belong to the same stretch of the
  *     trajectory, which matters: the cheaper method changes with the phase of the motion
@@ -95,7 +97,11 @@
  *     quotient estimate of the dominant eigenvalue along the last stage difference).
  *     If it exceeds 3.25 (DOPRI5's stability boundary on the negative real axis is
  *     ~3.3) on 15 accepted steps without 6 consecutive non-stiff ones in between, the
- *     problem is declared stiff and the next step is taken with RODAS4.
+ *     problem is declared stiff and the next step is taken with RODAS4.  Where kappa
+ *     (below) exceeds 2 the count is 15 kappa/2 (back-off included, at most 960): a look
+ *     with RODAS4 lasts at least 15 of its steps, each kappa DOPRI5 steps' worth, so the
+ *     evidence asked for grows with what the look costs (61-state rotor, kappa ~ 8: four
+ *     looks at rub phases that RODAS4 found not stiff took 9 % of its run).
  *   RODAS4 -> DOPRI5: after every accepted RODAS4 step the spectral radius rho of the
  *     Jacobian J the step used (s->J, no extra evaluation) is estimated by 12 power
  *     iterations from a fixed start vector (geometric mean of the growth over the last
@@ -215,7 +221,9 @@ enum { RT_ODE_AUTO = 0, RT_ODE_DOPRI5 = 1, RT_ODE_RODAS4 = 2, RT_ODE_ADAMS = 3,
 #define PROBE_CALM 0.5       /* probes only where the last step's h*rho is below this       */
 #define PROBE_FIRST 50       /* first probe after this many accepted explicit steps        */
 #define PROBE_EVERY 400      /* then after PROBE_EVERY << pr_level of them                 */
-#define PROBE_LEVEL_MAX 2    /* (probes at most 1600 steps apart: the cheaper method changes
+#define PROBE_LEVEL_MAX 5    /* (probes at most 12800 steps apart, doubling while the method
+                                stays: 1600 as before cost the slider-crank 8 probes, 4 % of
+                                its evaluations, all keeping Adams; the cheaper method changes
                                 with the phase of the motion, docs/fmus.md; a probe of
                                 Dormand-Prince costs ~130 evaluations, 60 Adams steps: 100
                                 steps apart, as before, the probes cost more than half of
@@ -355,6 +363,9 @@ struct RtOde {
     double *pr_save;        /* snapshot taken before a probe: the RtOde, x, x_old, fx          */
     double t_probe;         /* how far a probe may integrate, beyond t_bound (the FMU's stop
                                time; <= t_bound: to t_bound only, the default)                */
+    int (*probe_cut)(void *user);  /* nonzero: the last call of f lies beyond a state event
+                               (the driver's indicators changed sign since the accepted
+                               point); a probe stops there.  NULL: the probes never know */
     long nprobe;            /* probes taken (statistics)                                      */
     /* Adams method (rt_adams.c); with the Nordsieck array in wk[RT_ODE_ADAMS] this is its
        history (rt_ode_hist_save/load) */
@@ -368,6 +379,9 @@ struct RtOde {
     int alq;                /* order of the coefficients below (cache, 0 = none)              */
     double al[RT_ADAMS_QMAX + 1];  /* corrector polynomial l_0..l_q                           */
     double aerr[3];         /* error constants of orders q-1, q, q+1                          */
+    double atab[RT_ADAMS_QMAX][RT_ADAMS_QMAX + 4];  /* al and aerr of each order q (row q-1)
+                               once computed: bit q of atab_have                               */
+    unsigned atab_have;
 };
 
 /* the probe's snapshot (pr_save): the RtOde in this many doubles, then x, x_old, fx, then

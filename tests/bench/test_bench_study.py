@@ -137,6 +137,9 @@ def run_shipped(cases, blob):
     calls += 1
     if os.environ.get("FAKE_FAIL_AT") == str(calls):
         raise RuntimeError("the old code broke")
+    if os.environ.get("FAKE_HANG_AT") == str(calls):
+        import time
+        time.sleep(600)
     return [{"name": c["name"], "final": np.full(3, float(c.get("v", 0)))} for c in cases]
 '''
 
@@ -181,6 +184,16 @@ def test_filing_study_says_why_the_old_code_stopped(tmp_path, fake_old_code, mon
     old.run()
     with pytest.raises(study.FilingDaySkipped, match="stopped .*the old code broke"):
         old.run()
+
+
+def test_filing_study_ends_a_program_that_hangs(tmp_path, fake_old_code, monkeypatch):
+    from wearcosim.bench import study
+    monkeypatch.setenv("FAKE_HANG_AT", "2")           # its first timed run never answers
+    monkeypatch.setattr(study.FilingDayStudy, "ANSWER_SECONDS", 2.0)
+    old = study.FilingDayStudy([{"name": "c0", "v": 0}], tmp_path / "w", "HEAD", fake_old_code)
+    with pytest.raises(study.FilingDaySkipped, match="no answer within 2 s"):
+        old.run()
+    assert old._proc.poll() is not None               # ended, not left running
 
 
 def test_study_line_against_the_filing_day(tmp_path, fake_old_code, monkeypatch):

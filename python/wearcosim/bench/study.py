@@ -36,6 +36,7 @@ import io
 import json
 import math
 import os
+import select
 import subprocess
 import sys
 import tarfile
@@ -214,10 +215,21 @@ class FilingDayStudy:
         first = self._answer()
         self.build_cpu, self.batch = float(first["build_cpu"]), int(first["batch"])
 
+    #: seconds the program may take for one answer (its FMU's build, or a run of all the
+    #: cases: seconds each); a program that hangs is ended and reported as skipped
+    ANSWER_SECONDS = 600.0
+
     def _answer(self) -> dict[str, Any]:
         """The program's next JSON line; :class:`FilingDaySkipped` with its last error line if
-        it ended instead."""
-        line = self._proc.stdout.readline() if self._proc.stdout else ""
+        it ended instead, or when it gave no answer within :attr:`ANSWER_SECONDS`."""
+        out = self._proc.stdout
+        if out is not None and not select.select([out], [], [], self.ANSWER_SECONDS)[0]:
+            self._proc.kill()
+            self._proc.wait()
+            self._err.close()
+            raise FilingDaySkipped(f"the code of the filing day gave no answer within {self.ANSWER_SECONDS:g} s "
+                                   f"(ended)")
+        line = out.readline() if out is not None else ""
         if not line:
             self._proc.wait()
             why = self._last_error()

@@ -24,8 +24,9 @@ if "WEARCOSIM_BUILD_CACHE" not in os.environ and "PYTEST_XDIST_WORKER" not in os
 
 
 # Caches of other tools the tests call (rumoca keeps parsed files under $XDG_CACHE_HOME/rumoca,
-# ~160 MB per library folder; wearcosim.cext its compiled helpers) go to a folder of the run,
-# never into the user's ~/.cache; removed at the end of the run.
+# ~160 MB per library folder) go to a folder of the run, never into the user's ~/.cache; removed
+# at the end of the run.  (wearcosim.cext keeps its compiled helpers beside the package's files,
+# python/wearcosim/_cext of this checkout, or in $WEARCOSIM_CACHE.)
 _XDG = None
 if "PYTEST_XDIST_WORKER" not in os.environ:
     _XDG = tempfile.mkdtemp(prefix="wctest-xdg-")

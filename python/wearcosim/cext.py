@@ -3,11 +3,13 @@
 Three exist: the co-simulation and runner loops (:mod:`wearcosim.fmi.cloop`, ``cloop.c``), the
 per-cycle Archard accumulation (:mod:`wearcosim.wear.archard`, ``archard.c``) and the arithmetic
 of a wear update (:mod:`wearcosim.wear.update`, ``update.c``).  Each is a
-plain C99 file compiled into a shared library, cached under ``$WEARCOSIM_CACHE`` (default
-``~/.cache/wearcosim``), named by the hash of the source and the compiler, and written
-atomically (temp file + rename), so concurrent first uses (a sweep's workers) never load a
-half-written file.  Without a C compiler (or with a read-only cache) ``build`` returns None and
-the callers keep their Python code, which gives the same results.
+plain C99 file compiled into a shared library, named by the hash of the source and the
+compiler and written atomically (temp file + rename), so concurrent first uses (a sweep's
+workers) never load a half-written file.  It is kept in ``$WEARCOSIM_CACHE`` when the user
+names one, else beside the package's own files (``wearcosim/_cext/``, as Python keeps its
+``__pycache__``): never in a folder the user did not name.  Without a C compiler (or where that
+folder cannot be written: a read-only installation) ``build`` returns None and the callers
+keep their Python code, which gives the same results.
 """
 from __future__ import annotations
 
@@ -27,7 +29,9 @@ def enabled() -> bool:
 
 
 def cache_dir() -> Path:
-    return Path(os.environ.get("WEARCOSIM_CACHE") or Path.home() / ".cache" / "wearcosim")
+    """Where the compiled helpers are kept: ``$WEARCOSIM_CACHE``, else ``wearcosim/_cext``."""
+    named = os.environ.get("WEARCOSIM_CACHE")
+    return Path(named) if named else Path(__file__).resolve().parent / "_cext"
 
 
 def build(src: Path) -> Path | None:

@@ -33,7 +33,7 @@ import itertools
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 OUTPUTS = ("Fn", "Ft", "delta", "theta", "vSlip", "halfWidth")
 FLAG = "inContact"
@@ -79,16 +79,6 @@ def unit_of(v: Any) -> str:
     """The unit of a model variable (its own, else its declared type's); '' if none."""
     u = getattr(v, "unit", None) or (getattr(v.declaredType, "unit", None) if getattr(v, "declaredType", None) else None)
     return u or ""
-
-
-def units_of(md: Any, names: Iterable[str]) -> dict[str, str]:
-    """name -> unit of those of ``names`` that are variables of ``md`` (elements of FMI 3.0
-    arrays too, see :func:`variables`) with a unit."""
-    names = list(names)
-    if not names:
-        return {}
-    found = variables(md)
-    return {n: u for n in names if n in found and (u := unit_of(found[n]))}
 
 
 def describe(md: Any, prefix: str = "") -> WearPorts:

@@ -43,13 +43,11 @@ def build(library: str, name: str, out: str) -> int:
     from wearcosim import cli
     from wearcosim.export import build as _build
     from wearcosim.export import frontend
-    originals = [(_build, "load", getattr(_build, "load", None)),
-                 (frontend, "_rumoca_flat", getattr(frontend, "_rumoca_flat", None))]
-    if originals[0][2] is not None:
-        original = originals[0][2]
-
+    load0 = getattr(_build, "load", None)
+    flat0 = getattr(frontend, "_rumoca_flat", None)      # (_mark_rumoca wraps it)
+    if load0 is not None:
         def load(*args: Any, **kw: Any) -> Any:
-            model = original(*args, **kw)
+            model = load0(*args, **kw)
             print(FRONT_END_DONE, file=sys.stderr, flush=True)
             return model
         _build.load = load  # type: ignore[assignment]
@@ -57,9 +55,10 @@ def build(library: str, name: str, out: str) -> int:
     try:
         return cli.main(["build", "--library", library, name, "--out", out])
     finally:
-        for module, attr, original in originals:
-            if original is not None:
-                setattr(module, attr, original)
+        if load0 is not None:
+            _build.load = load0  # type: ignore[assignment]
+        if flat0 is not None:
+            frontend._rumoca_flat = flat0  # type: ignore[assignment]
 
 
 def serve() -> int:

@@ -416,14 +416,14 @@ def _root_holds(folder: Path, packages: set, names: set) -> bool:
     (WearCosimMSL beside WearCosim), parse, and name none of ``names``.  The bundled examples
     are then loaded from the real folder: rumoca's session is kept between builds (0.5 s of a
     build's front end in a library view of links, 0.03 s in a kept session)."""
-    extra = set(_top_packages(folder).values()) - packages
+    extra = {name for name, p in _top_packages(folder).items() if p not in packages}
     if not extra:
         return True
     try:
         bundled = folder.resolve() == library_root().resolve()
     except OSError:
         return False
-    return bundled and not ({package_name(p) for p in extra} & names)
+    return bundled and not (extra & names)
 
 
 #: the rewritten files of a library view (:func:`_library_view`) -> the files they stand for

@@ -64,7 +64,7 @@ from ..fmi.runner import FMIError, open_fmu
 from ..wear import reconstruction
 from ..wear.archard import CycleWear, SectorSurface
 from ..wear.update import WearUpdate
-from ..wear_interface import describe, units_of
+from ..wear_interface import describe, unit_of
 from . import store
 from .checkpoint import Checkpointer, CheckpointRefused, NoCheckpoints
 from .scenario import Scenario
@@ -379,7 +379,7 @@ class WearMaster:
         if missing:
             raise MasterError(f"{sc.source}: run.record names unknown variables: {', '.join(missing)}")
         self.read_vrs = r.vr(self.contact_names + list(sc.record))
-        self.units = units_of(r.md, sc.record)
+        self.units = {n: u for n in sc.record if (u := unit_of(r.vars[n]))}     # (checked by r.has above)
         self.depth_vrs = tuple(r.vr(self.ports.depth_names))     # (set_reals' key as it is)
         self._set_guard_reference()
 

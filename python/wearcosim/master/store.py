@@ -190,9 +190,7 @@ class Spool:
     def _release(self, names: Iterable[str] | None = None) -> None:
         """The held values of ``names`` (default all) written to their files."""
         for n in self.names if names is None else names:
-            g = self._group_of.get(n)
-            if g is not None and g.fill:
-                self._release_rows(g)
+            self._unrow(n)
             held = self._held[n]
             if held:
                 if sys.byteorder != "little":

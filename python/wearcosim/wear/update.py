@@ -39,10 +39,11 @@ def _functions() -> tuple | None:
     if lib is None:
         return None
     fs = (lib.wc_rate, lib.wc_errors, lib.wc_profile)
-    for f in fs:
-        f.argtypes = [ctypes.c_void_p]
-    fs[0].restype = fs[1].restype = None
-    fs[2].restype = ctypes.c_long
+    if fs[0].argtypes is None:          # first use in this process (cext.library keeps lib)
+        for f in fs:
+            f.argtypes = [ctypes.c_void_p]
+        fs[0].restype = fs[1].restype = None
+        fs[2].restype = ctypes.c_long
     return fs
 
 

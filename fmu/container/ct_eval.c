@@ -356,7 +356,7 @@ int ct_states_in(CtData *d, const double *v, double t)
         if (k->broken && ct_restore(d, k, t)) return 1;
         newX = ci->nx > 0 && (!k->xValid || !same_bits(d->xSet + ci->xoff, x, ci->nx));
         if (!newX && k->timeSet && k->tSet == t) continue;        /* it has both */
-        newT = !newX || !k->timeSet || k->tSet != t;    /* (the time, once: known if !newX) */
+        newT = !k->timeSet || k->tSet != t;
         rc = k->fast ? place_fast(d, k, t, x, newX) : CT_FAST_SLOW;
         if (rc == CT_FAST_SLOW) rc = place_fmi(d, k, t, x, newT, newX);
         if (rc) return 1;

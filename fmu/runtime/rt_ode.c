@@ -298,11 +298,21 @@ double rt_ode_hmin(const RtOde *s, double t)
     return h;
 }
 
+/* A double is not finite when its exponent bits are all set: then adding one unit of the
+   lowest exponent bit to them carries into the sign bit, which no finite value's can reach.
+   Integer operations only (and, add, or), which the compiler vectorises: on the rotor's 57
+   states a third of the instructions of an isfinite per value. */
 int rt_ode_all_finite(int n, const double *x)
 {
+    const unsigned long long expo = 0x7ff0000000000000ULL, low = 0x0010000000000000ULL;
+    unsigned long long acc = 0;
     int i;
-    for (i = 0; i < n; i++) if (!isfinite(x[i])) return 0;
-    return 1;
+    for (i = 0; i < n; i++) {
+        unsigned long long b;
+        memcpy(&b, x + i, sizeof b);
+        acc |= (b & expo) + low;
+    }
+    return !(acc >> 63);
 }
 
 double rt_ode_err_norm(const RtOde *s, const double *e, const double *a, const double *b)

@@ -99,6 +99,7 @@ void wc_errors(WcUpdate *a)
     long i;
     for (i = 0; i < n; i++) {
         const double d = fabs(a->after[i] - a->before[i]);
+        a->work[i] = d;                  /* (read again below) */
         a->local[i] = half * d;
         lmax = np_max(lmax, a->local[i]);
         pb = np_max(pb, fabs(a->before[i]));
@@ -112,8 +113,7 @@ void wc_errors(WcUpdate *a)
     }
     fp = a->floor * peak;
     for (i = 0; i < n; i++) {
-        const double d = fabs(a->after[i] - a->before[i]);
-        const double q = d / (twice * (fabs(a->before[i]) + fp));
+        const double q = a->work[i] / (twice * (fabs(a->before[i]) + fp));
         err = i == 0 ? q : np_max(err, q);
     }
     a->out[0] = err;
